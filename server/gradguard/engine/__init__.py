@@ -1,0 +1,158 @@
+"""The analysis engine: source text and settings in, findings out.
+
+It knows nothing of the CLI, LSP or jedi. One parse, one walk (see flow.py);
+positions are resolved only when there is something to report.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from gradguard.engine.flow import FlowAnalysis
+from gradguard.engine.suppress import is_suppressed, skips_file, suppressions
+from gradguard.findings import Edit, Finding, Fix, Position, Range, Related
+from gradguard.rules import all_rules
+from gradguard.rules.base import Report
+from gradguard.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ParseError:
+    message: str
+    line: int
+    column: int  # 0-based
+
+
+@dataclass
+class Analysis:
+    findings: list[Finding] = field(default_factory=list)
+    error: Optional[ParseError] = None
+    skipped: bool = False  # never mentions torch, or `# gradguard: skip-file`
+    internal_errors: list[str] = field(default_factory=list)  # a rule that crashed (others still ran)
+    flow: Optional[FlowAnalysis] = None
+
+
+def mentions_torch(source: str) -> bool:
+    return "torch" in source
+
+
+def parse(source: str) -> cst.Module | ParseError:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        return ParseError(e.message, e.raw_line, e.raw_column)
+    except (RecursionError, MemoryError):
+        return ParseError("too deeply nested to parse", 1, 0)
+    except Exception as e:  # libcst raises a few other errors on odd input
+        return ParseError(f"cannot parse: {e}", 1, 0)
+
+
+class _Positions:
+    def __init__(self, module: cst.Module):
+        self._map = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+
+    def range(self, node: cst.CSTNode) -> Range:
+        r = self._map[node]
+        return Range(Position(r.start.line, r.start.column), Position(r.end.line, r.end.column))
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self._map[node].start.line
+
+
+def analyze(source: str, settings: Settings | None = None, *, keep_flow: bool = False) -> Analysis:
+    settings = settings or Settings()
+    if not mentions_torch(source) or skips_file(source):
+        return Analysis(skipped=True)
+    module = parse(source)
+    if isinstance(module, ParseError):
+        return Analysis(error=module)
+
+    reports: list[Report] = []
+    internal: list[str] = []
+    hooks: dict = {}
+    flow = FlowAnalysis(module, hooks, module.code_for_node)
+    rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
+    for rule in rules:
+        _register(rule, hooks, internal)
+    flow.on_drop.append(lambda fns: reports.__setitem__(slice(None), [r for r in reports if r.function not in fns]))
+    try:
+        flow.run()
+    except RecursionError:
+        return Analysis(error=ParseError("too deeply nested to analyse", 1, 0))
+    for rule in rules:
+        _guarded(rule, rule.finish, internal)()
+    findings = _resolve(module, source, reports, settings) if reports else []
+    return Analysis(findings=findings, internal_errors=internal, flow=flow if keep_flow else None)
+
+
+def _register(rule, hooks: dict, internal: list) -> None:
+    for name in rule.hook_names():
+        fn = _guarded(rule, getattr(rule, name), internal)
+        if name == "on_store":
+            hooks.setdefault("store", []).append(fn)
+            continue
+        kind, _, node_name = name.partition("_")
+        node_type = getattr(cst, node_name, None)
+        if node_type is None:
+            raise TypeError(f"{type(rule).__name__}.{name}: no libcst node {node_name}")
+        hooks.setdefault(node_type if kind == "visit" else ("leave", node_type), []).append(fn)
+
+
+def _guarded(rule, fn, internal: list):
+    """A crashing rule is switched off and reported; the others keep running."""
+
+    def call(*args):
+        if getattr(rule, "_crashed", False):
+            return
+        try:
+            fn(*args)
+        except Exception as e:  # noqa: BLE001 - isolate rule bugs from the user
+            rule._crashed = True
+            log.exception("rule %s crashed", rule.code)
+            internal.append(f"{rule.code} crashed: {type(e).__name__}: {e}")
+
+    return call
+
+
+def _resolve(module: cst.Module, source: str, reports: list[Report], settings: Settings) -> list[Finding]:
+    positions = _Positions(module)
+    noqa = suppressions(source)
+    findings = []
+    for r in reports:
+        rng = positions.range(r.node)
+        if is_suppressed(r.rule.code, rng.start.line, noqa):
+            continue
+        message = r.message if isinstance(r.message, str) else r.message(positions.line)
+        fixes = tuple(
+            Fix(
+                f.title,
+                f.safety,
+                tuple(
+                    Edit(positions.range(node), new if isinstance(new, str) else module.code_for_node(new))
+                    for node, new in f.replacements
+                ),
+            )
+            for f in r.fixes
+        )
+        related = tuple(Related(positions.range(node), text) for node, text in r.related)
+        findings.append(
+            Finding(
+                code=r.rule.code,
+                name=r.rule.name,
+                severity=settings.severity.get(r.rule.code, r.severity),
+                message=message,
+                range=rng,
+                related=related,
+                fixes=fixes,
+                tags=r.tags,
+            )
+        )
+    unique = {(f.code, f.range, f.message): f for f in findings}
+    return sorted(unique.values(), key=lambda f: f.sort_key)

@@ -1,0 +1,1371 @@
+"""The flow analysis: one walk over a module that knows, at every point, what
+each name holds (grad state, storage alias, loop context) and tells the rules.
+
+The walk follows execution order rather than source order where it matters:
+module statements first, function bodies when they are called (with the
+arguments of that call, so `train(model, loader)` sees a module in `model`) or,
+if never called here, at the end with unknown parameters. A function called
+again in a different context (other argument values, a `no_grad` caller) is
+analysed again, a bounded number of times; its earlier findings are dropped.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.values import (
+    NUMBER,
+    UNKNOWN,
+    Alias,
+    Evidence,
+    Grad,
+    Kind,
+    Value,
+    join_grad,
+    merge,
+)
+
+MAX_ANALYSES_PER_FUNCTION = 3
+
+
+class GradMode(enum.Enum):
+    ON = "on"
+    OFF = "off"  # torch.no_grad(), inference_mode(), set_grad_enabled(False)
+    UNKNOWN = "unknown"  # set_grad_enabled(flag)
+
+
+@dataclass(eq=False)
+class Binding:
+    value: Value
+    loops: tuple  # loop nodes of the function that were running when it was bound
+    node: Optional[cst.CSTNode] = None
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    parameterized: bool
+    scope: "Scope"
+    attrs: dict = field(default_factory=dict)  # self.<attr> -> Value, merged over all methods
+    methods: dict = field(default_factory=dict)  # name -> FunctionInfo
+    lightning: bool = False
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    name: str
+    node: cst.FunctionDef
+    scope: "Scope"  # the defining scope (closures and globals)
+    cls: Optional[ClassInfo] = None
+    decorated_mode: Optional[GradMode] = None
+    context: Optional[tuple] = None  # (mode, params) it was last analysed with
+    analyses: int = 0
+    in_progress: bool = False
+    returns: Value = UNKNOWN
+    callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
+    dirty: bool = False
+    call_modes: set = field(default_factory=set)
+    param_values: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module" | "function" | "class"
+    parent: Optional["Scope"]
+    env: dict = field(default_factory=dict)
+    function: Optional[FunctionInfo] = None
+
+
+@dataclass(eq=False)
+class Store:
+    """A graph-carrying value stored where it outlives the loop iteration."""
+
+    node: cst.BaseExpression  # the stored expression (where a finding goes)
+    value: Value
+    target: str  # how the place reads in code: "losses", "self.last", "stats['loss']"
+    token: object  # identity of the place (for "a later backward reads it")
+    loop: cst.CSTNode  # innermost loop
+    how: str  # "append", "accumulate", "assign", "item"
+    function: Optional[FunctionInfo]
+
+
+@dataclass(eq=False)
+class Backward:
+    node: cst.CSTNode
+    origins: frozenset
+    loops: tuple
+    function: Optional[FunctionInfo]
+
+
+@dataclass(eq=False)
+class Frame:
+    """Walk state of one function (or module) body being analysed."""
+
+    scope: Scope
+    loops: tuple = ()
+    modes: list = field(default_factory=lambda: [GradMode.ON])
+
+    @property
+    def mode(self) -> GradMode:
+        return self.modes[-1]
+
+
+BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def literal_bool(node: cst.BaseExpression) -> Optional[bool]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+def keyword(call: cst.Call, name: str) -> Optional[cst.Arg]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def positional(call: cst.Call) -> list:
+    return [a for a in call.args if a.keyword is None and not a.star]
+
+
+class FlowAnalysis:
+    """Walks a module once and dispatches rule hooks with the flow state at hand.
+
+    Rules read `value(node)` for any expression already evaluated, `frame`
+    for the current loop and grad mode, and the recorded `stores`/`backwards`.
+    """
+
+    def __init__(self, module: cst.Module, hooks: dict, code_for: Callable[[cst.CSTNode], str]):
+        self.module = module
+        self.hooks = hooks  # node type -> [callables(node)]
+        self.code_for = code_for
+        self.values: dict = {}  # expression node -> Value when last evaluated
+        self.stores: list[Store] = []
+        self.backwards: list[Backward] = []
+        self.functions: list[FunctionInfo] = []
+        self.frame: Frame = Frame(Scope("module", None))
+        self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
+
+    # ------------------------------------------------------------------ entry
+    def run(self) -> None:
+        self._block(self.module.body)
+        # Functions never called in this file: analyse with unknown parameters.
+        for fn in list(self.functions):
+            if fn.analyses == 0:
+                self._analyse(fn)
+        for _ in range(MAX_ANALYSES_PER_FUNCTION):
+            dirty = [f for f in self.functions if f.dirty]
+            if not dirty:
+                break
+            for fn in dirty:
+                self._analyse(fn)
+
+    @property
+    def function(self) -> Optional[FunctionInfo]:
+        return self.frame.scope.function
+
+    # -------------------------------------------------------------- rule API
+    def value(self, node: cst.CSTNode) -> Value:
+        return self.values.get(node, UNKNOWN)
+
+    def evaluated(self, node: cst.BaseExpression) -> Value:
+        v = self.values.get(node)
+        return v if v is not None else self._eval(node)
+
+    def in_loop(self) -> bool:
+        return bool(self.frame.loops)
+
+    def lookup(self, name: str) -> Optional[Binding]:
+        scope = self.frame.scope
+        while scope is not None:
+            if scope.kind != "class" or scope is self.frame.scope:
+                b = scope.env.get(name)
+                if b is not None:
+                    return b
+            scope = scope.parent
+        return None
+
+    def outlives_iteration(self, target: cst.BaseExpression) -> Optional[tuple[str, object]]:
+        """If `target` (a name, attribute or item) lives past the innermost loop's
+        iteration, return (its code, an identity token); else None."""
+        if not self.frame.loops:
+            return None
+        loop = self.frame.loops[-1]
+        base = target
+        while isinstance(base, (cst.Subscript, cst.Attribute)) and not (
+            isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self"
+        ):
+            base = base.value
+        if isinstance(base, cst.Attribute):  # self.<attr>: lives on the object
+            return self.code_for(target), ("attr", self.function.cls if self.function else None, base.attr.value)
+        if not isinstance(base, cst.Name):
+            return None
+        b = self.lookup(base.value)
+        if b is None:
+            # Unbound here: a global or closure cell we cannot see - or a typo.
+            return None
+        local = any(v is b for v in self.frame.scope.env.values())
+        if local and loop in b.loops:
+            return None  # created inside this iteration
+        if target is base or isinstance(target, cst.Subscript):
+            return self.code_for(target), b
+        return self.code_for(target), ("attr", b, self.code_for(target))
+
+    # ---------------------------------------------------------------- blocks
+    def _block(self, body) -> None:
+        if isinstance(body, cst.BaseSuite):
+            body = body.body
+        for stmt in body:
+            self._stmt(stmt)
+
+    def _dispatch(self, node: cst.CSTNode) -> None:
+        for hook in self.hooks.get(type(node), ()):
+            hook(node)
+
+    def _stmt(self, stmt: cst.CSTNode) -> None:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._small(small)
+            return
+        self._dispatch(stmt)
+        t = type(stmt)
+        if t is cst.If:
+            self._if(stmt)
+        elif t is cst.For:
+            self._for(stmt)
+        elif t is cst.While:
+            self._while(stmt)
+        elif t is cst.With:
+            self._with(stmt)
+        elif t is cst.FunctionDef:
+            self._funcdef(stmt)
+        elif t is cst.ClassDef:
+            self._classdef(stmt)
+        elif t in (cst.Try, cst.TryStar):
+            self._block(stmt.body)
+            for h in stmt.handlers:
+                if h.name is not None:
+                    self._bind(h.name.name, UNKNOWN)
+                self._block(h.body)
+            if stmt.orelse is not None:
+                self._block(stmt.orelse.body)
+            if stmt.finalbody is not None:
+                self._block(stmt.finalbody.body)
+        elif t is cst.Match:
+            self._eval(stmt.subject)
+            for case in stmt.cases:
+                self._block(case.body)
+        self._leave(stmt)
+
+    def _leave(self, node) -> None:
+        for hook in self.hooks.get(("leave", type(node)), ()):
+            hook(node)
+
+    def _small(self, s: cst.CSTNode) -> None:
+        self._dispatch(s)
+        t = type(s)
+        if t is cst.Expr:
+            self._eval(s.value)
+            if isinstance(s.value, cst.Call):
+                self._statement_call(s.value)
+        elif t is cst.Assign:
+            v = self._eval(s.value)
+            for target in s.targets:
+                self._assign(target.target, v, s.value)
+        elif t is cst.AnnAssign:
+            if s.value is not None:
+                self._assign(s.target, self._eval(s.value), s.value)
+            elif isinstance(s.target, cst.Name):
+                self._bind(s.target, self._annotation(s.annotation.annotation))
+        elif t is cst.AugAssign:
+            self._augassign(s)
+        elif t is cst.Return:
+            if s.value is not None:
+                v = self._eval(s.value)
+                fn = self.function
+                if fn is not None:
+                    fn.returns = v if fn.returns is UNKNOWN and not getattr(fn, "_returned", False) else merge(fn.returns, v)
+                    fn._returned = True
+        elif t in (cst.Import, cst.ImportFrom):
+            self._import(s)
+        elif t is cst.Del:
+            pass
+        elif t in (cst.Raise, cst.Assert):
+            for child in s.children:
+                if isinstance(child, cst.BaseExpression):
+                    self._eval(child)
+        self._leave(s)
+
+    def _if(self, node: cst.If) -> None:
+        self._eval(node.test)
+        env = self.frame.scope.env
+        before = dict(env)
+        self._block(node.body)
+        after_body = dict(env)
+        env.clear()
+        env.update(before)
+        if node.orelse is not None:
+            if isinstance(node.orelse, cst.If):
+                self._stmt(node.orelse)
+            else:
+                self._block(node.orelse.body)
+        self._merge_env(after_body)
+
+    def _merge_env(self, other: dict) -> None:
+        env = self.frame.scope.env
+        for name, b in other.items():
+            mine = env.get(name)
+            if mine is None:
+                env[name] = b
+            elif mine is not b:
+                loops = mine.loops if len(mine.loops) >= len(b.loops) else b.loops
+                env[name] = Binding(merge(mine.value, b.value), loops, b.node)
+
+    def _loop(self, node, body_fn) -> None:
+        self.frame.loops = self.frame.loops + (node,)
+        try:
+            body_fn()
+        finally:
+            self.frame.loops = self.frame.loops[:-1]
+
+    def _for(self, node: cst.For) -> None:
+        it = self._eval(node.iter)
+
+        def body():
+            self._assign(node.target, self._element_of(it, node.iter), node.iter)
+            self._block(node.body)
+
+        self._loop(node, body)
+        if node.orelse is not None:
+            self._block(node.orelse.body)
+
+    def _while(self, node: cst.While) -> None:
+        def body():
+            self._eval(node.test)
+            self._block(node.body)
+
+        self._loop(node, body)
+        if node.orelse is not None:
+            self._block(node.orelse.body)
+
+    def grad_mode_of(self, expr: cst.BaseExpression) -> Optional[GradMode]:
+        """The grad mode a `with` item or decorator sets, or None if it sets none."""
+        if not isinstance(expr, cst.Call):
+            q = self._qualname(expr)
+            if q in K.GRAD_CONTEXTS_OFF:  # @torch.no_grad without parentheses
+                return GradMode.OFF
+            return None
+        q = self._qualname(expr.func)
+        if q in K.GRAD_CONTEXTS_OFF:
+            if q == "torch.inference_mode" and expr.args and literal_bool(expr.args[0].value) is False:
+                return GradMode.ON
+            return GradMode.OFF
+        if q in K.GRAD_CONTEXTS_ON:
+            return GradMode.ON
+        if q in K.SET_GRAD_ENABLED and expr.args:
+            flag = literal_bool(expr.args[0].value)
+            return GradMode.UNKNOWN if flag is None else (GradMode.ON if flag else GradMode.OFF)
+        return None
+
+    def _with(self, node: cst.With) -> None:
+        mode = None
+        for item in node.items:
+            v = self._eval(item.item)
+            m = self.grad_mode_of(item.item)
+            if m is not None:
+                mode = m
+            if item.asname is not None:
+                self._assign(item.asname.name, UNKNOWN if m is None else NUMBER, item.item)
+        if mode is None:
+            self._block(node.body)
+            return
+        self.frame.modes.append(mode)
+        try:
+            self._block(node.body)
+        finally:
+            self.frame.modes.pop()
+
+    def _statement_call(self, call: cst.Call) -> None:
+        # torch.set_grad_enabled(False) as a statement switches the mode for the rest.
+        m = self.grad_mode_of(call)
+        if m is not None and self._qualname(call.func) in K.SET_GRAD_ENABLED:
+            self.frame.modes[-1] = m
+
+    # ------------------------------------------------------------ functions
+    def _funcdef(self, node: cst.FunctionDef) -> None:
+        mode = None
+        for dec in node.decorators:
+            m = self.grad_mode_of(dec.decorator)
+            if m is not None:
+                mode = m
+        scope = self.frame.scope
+        fn = FunctionInfo(node.name.value, node, scope, decorated_mode=mode)
+        self.functions.append(fn)
+        if scope.kind == "class":
+            info = scope.env["__class__"].value.cls
+            fn.cls = info
+            info.methods[fn.name] = fn
+            if fn.name in K.NO_GRAD_HOOKS and info.lightning:
+                fn.decorated_mode = GradMode.OFF
+        self._bind(node.name, Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=fn))
+
+    def _classdef(self, node: cst.ClassDef) -> None:
+        bases = [self._eval(a.value) for a in node.bases]
+        is_module, external, parameterized_base, lightning = False, False, False, False
+        for arg, base in zip(node.bases, bases):
+            q = base.qualname or ""
+            if base.kind is Kind.CLASS and base.cls.is_module:
+                is_module = True
+                parameterized_base |= base.cls.parameterized
+                lightning |= base.cls.lightning
+            elif q in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+                is_module = True
+            elif q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper():
+                is_module, external = True, True
+            elif q.endswith("LightningModule"):
+                is_module, lightning = True, True
+            elif q.endswith(("PreTrainedModel", "ModelMixin")):
+                is_module, external = True, True
+        info = ClassInfo(
+            node.name.value,
+            node,
+            is_module,
+            parameterized=external or parameterized_base or self._init_assigns_state(node),
+            scope=self.frame.scope,
+            lightning=lightning,
+        )
+        class_scope = Scope("class", self.frame.scope)
+        class_scope.env["__class__"] = Binding(Value(kind=Kind.CLASS, grad=Grad.NO, cls=info), ())
+        outer = self.frame
+        self.frame = Frame(class_scope, modes=[GradMode.ON])
+        try:
+            self._block(node.body)
+        finally:
+            self.frame = outer
+        for name, b in class_scope.env.items():
+            if name != "__class__" and b.value.kind is not Kind.FUNCTION:
+                info.attrs.setdefault(name, b.value)
+        self._bind(node.name, Value(kind=Kind.CLASS, grad=Grad.NO, cls=info))
+
+    @staticmethod
+    def _init_assigns_state(node: cst.ClassDef) -> bool:
+        """Does `__init__` give the module any attribute that could hold parameters?"""
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("__init__", "setup", "build"):
+                found = []
+
+                class Finder(cst.CSTVisitor):
+                    def visit_AssignTarget(self, t: cst.AssignTarget) -> None:
+                        tgt = t.target
+                        if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
+                            found.append(tgt)
+
+                    def visit_Call(self, c: cst.Call) -> None:
+                        if isinstance(c.func, cst.Attribute) and c.func.attr.value in (
+                            "register_parameter", "register_module", "add_module"
+                        ):
+                            found.append(c)
+
+                stmt.visit(Finder())
+                return bool(found)
+        return False
+
+    def _call_function(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> Value:
+        params = self._bind_params(fn, call, args, bound_self)
+        mode = self.frame.mode
+        if self.function is not None:
+            fn.callers.add(self.function)
+        fn.call_modes.add(mode)
+        for name, v in params.items():
+            old = fn.param_values.get(name)
+            fn.param_values[name] = v if old is None else merge(old, v)
+        if fn.in_progress:
+            return fn.returns
+        context = self._context_of(fn)
+        if fn.analyses == 0:
+            self._analyse(fn)
+        elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
+            fn.dirty = True
+        return fn.returns
+
+    def _context_of(self, fn: FunctionInfo) -> tuple:
+        if fn.decorated_mode is not None:
+            mode = fn.decorated_mode
+        elif not fn.call_modes:
+            mode = GradMode.ON
+        elif len(fn.call_modes) == 1:
+            mode = next(iter(fn.call_modes))
+        else:
+            mode = GradMode.UNKNOWN
+        sig = tuple(sorted((k, v.kind, v.grad, v.cls is not None and id(v.cls)) for k, v in fn.param_values.items()))
+        return (mode, sig)
+
+    def _bind_params(self, fn: FunctionInfo, call: Optional[cst.Call], args: list, bound_self: Optional[Value]) -> dict:
+        p = fn.node.params
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        values: dict = {}
+        rest = list(args)
+        if bound_self is not None and names:
+            values[names[0]] = bound_self
+            names = names[1:]
+        if call is None:
+            return values
+        pos = [v for a, v in rest if a.keyword is None and not a.star]
+        for name, v in zip(names, pos):
+            values[name] = v
+        kw_names = set(names) | {x.name.value for x in p.kwonly_params}
+        for a, v in rest:
+            if a.keyword is not None and a.keyword.value in kw_names:
+                values[a.keyword.value] = v
+        return values
+
+    def _analyse(self, fn: FunctionInfo) -> None:
+        """Walk the body of `fn` in its current context, replacing earlier results."""
+        if fn.analyses:
+            self._drop({fn})
+        fn.analyses += 1
+        fn.dirty = False
+        fn.context = self._context_of(fn)
+        mode = fn.context[0]
+        scope = Scope("function", fn.scope, function=fn)
+        p = fn.node.params
+        self_value = None
+        if fn.cls is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.node.decorators
+        ):
+            self_value = Value(
+                kind=Kind.MODULE if fn.cls.is_module else Kind.OBJECT,
+                grad=Grad.NO,
+                cls=fn.cls,
+                parameterized=fn.cls.parameterized,
+            )
+        all_params = [*p.posonly_params, *p.params, *p.kwonly_params]
+        for i, param in enumerate(all_params):
+            name = param.name.value
+            if i == 0 and self_value is not None:
+                v = self_value
+            elif name in fn.param_values:
+                v = fn.param_values[name]
+            elif param.annotation is not None:
+                v = self._annotation(param.annotation.annotation)
+            else:
+                v = UNKNOWN
+            scope.env[name] = Binding(v, (), param)
+        for star in (p.star_arg, p.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.env[star.name.value] = Binding(UNKNOWN, (), star)
+        outer = self.frame
+        self.frame = Frame(scope, modes=[mode])
+        fn.in_progress = True
+        old_returns = fn.returns
+        fn.returns = UNKNOWN
+        fn._returned = False
+        try:
+            self._block(fn.node.body)
+            for inner in [f for f in self.functions if f.scope is scope and f.analyses == 0]:
+                self._analyse(inner)
+        finally:
+            fn.in_progress = False
+            self.frame = outer
+        if not fn._returned:
+            fn.returns = NUMBER  # falls off the end: None
+        if (old_returns.kind, old_returns.grad) != (fn.returns.kind, fn.returns.grad) and fn.analyses > 1:
+            for caller in fn.callers:
+                if caller.analyses < MAX_ANALYSES_PER_FUNCTION:
+                    caller.dirty = True
+
+    def _drop(self, fns: set) -> None:
+        nested = {f for f in self.functions if f.scope.function in fns}
+        fns = fns | nested
+        self.stores = [s for s in self.stores if s.function not in fns]
+        self.backwards = [b for b in self.backwards if b.function not in fns]
+        for cb in self.on_drop:
+            cb(fns)
+
+    # --------------------------------------------------------------- binding
+    def _bind(self, name_node, value: Value, node=None) -> None:
+        name = name_node.value if isinstance(name_node, cst.Name) else name_node
+        self.frame.scope.env[name] = Binding(value, self.frame.loops, node or name_node)
+
+    def _assign(self, target: cst.BaseExpression, v: Value, rhs: Optional[cst.BaseExpression]) -> None:
+        t = type(target)
+        if t is cst.Name:
+            if self._maybe_reassign_store(target, v, rhs):
+                return
+            self._bind(target, v, rhs)
+        elif t in (cst.Tuple, cst.List):
+            elems = [e.value for e in target.elements]
+            if v.elements is not None and len(v.elements) == len(elems):
+                parts = list(v.elements)
+            elif v.kind is Kind.CONTAINER and v.item is not None:
+                parts = [v.item] * len(elems)
+            elif v.kind is Kind.TENSOR and v.grad is Grad.YES:
+                parts = [v.but(elements=None)] * len(elems)  # model outputs: (out, hidden)
+            else:
+                parts = [UNKNOWN] * len(elems)
+            for e, part in zip(elems, parts):
+                if isinstance(e, cst.StarredElement):
+                    e = e.value
+                self._assign(e, part, None)
+        elif t is cst.Attribute:
+            base = self._eval(target.value)
+            if target.attr.value == "requires_grad" and isinstance(target.value, cst.Name) and base.kind is Kind.TENSOR:
+                flag = literal_bool(rhs) if rhs is not None else None
+                if flag is not None:  # x.requires_grad = True makes x a leaf that requires grad
+                    self._rebind_mutated(target.value.value, base.but(
+                        grad=Grad.YES if flag else Grad.NO, leaf=flag, why=Evidence(target, "`.requires_grad = True`")))
+                return
+            if v.has_graph and rhs is not None:
+                self._store(target, rhs, v, "assign")
+            self._set_attribute(target, v)
+        elif t is cst.Subscript:
+            base = self._eval(target.value)
+            for el in target.slice:
+                if isinstance(el.slice, cst.Index):
+                    self._eval(el.slice.value)
+            if v.has_graph and rhs is not None and base.kind is not Kind.TENSOR:
+                self._store(target, rhs, v, "item")
+            self._add_item(target.value, v)
+        elif t is cst.StarredElement:
+            self._assign(target.value, UNKNOWN, None)
+
+    def _set_attribute(self, target: cst.Attribute, v: Value) -> None:
+        obj = self.values.get(target.value, UNKNOWN)
+        info = obj.cls if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo) else None
+        if info is not None:
+            name = target.attr.value
+            old = info.attrs.get(name)
+            info.attrs[name] = v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
+
+    def _maybe_reassign_store(self, target: cst.Name, v: Value, rhs) -> bool:
+        """`total = total + loss` is `total += loss` written out: the same
+        loop-carried variable, now holding the graph. Returns True if handled."""
+        if not (v.has_graph and isinstance(rhs, cst.BinaryOperation) and self.frame.loops):
+            return False
+        for own, other in ((rhs.left, rhs.right), (rhs.right, rhs.left)):
+            if isinstance(own, cst.Name) and own.value == target.value:
+                ov = self.values.get(other, UNKNOWN)
+                b = self.lookup(target.value)
+                if not ov.has_graph or b is None:
+                    return False
+                self._store(target, other, ov, "accumulate")
+                self._rebind_mutated(target.value, v.but(origins=v.origins | {b}))
+                return True
+        return False
+
+    def _store(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str) -> None:
+        where = self.outlives_iteration(target)
+        if where is None:
+            return
+        code, token = where
+        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function)
+        self.stores.append(s)
+        for hook in self.hooks.get("store", ()):
+            hook(s)
+
+    def token_of(self, expr: cst.BaseExpression) -> object:
+        where = None
+        if isinstance(expr, cst.Name):
+            return self.lookup(expr.value)
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return ("attr", self.function.cls if self.function else None, expr.attr.value)
+        return where
+
+    def _add_item(self, container: cst.BaseExpression, v: Value) -> None:
+        """`c.append(v)`, `c[k] = v`: c now holds v (and v's graph)."""
+        cv = self.values.get(container, UNKNOWN)
+        token = self.token_of(container)
+        item = v if cv.item is None else merge(cv.item, v) if cv.item.grad is not Grad.NO or v.grad is Grad.NO else v
+        if v.has_graph:
+            item = item.but(grad=Grad.YES, why=v.why, origins=(cv.item.origins if cv.item else frozenset()) | v.origins, leaf=False)
+        origins = item.origins | ({token} if token is not None else set())
+        new = Value(kind=Kind.CONTAINER, grad=item.grad, why=item.why, origins=frozenset(origins), item=item)
+        if isinstance(container, cst.Name):
+            self._rebind_mutated(container.value, new)
+        elif isinstance(container, cst.Attribute):
+            obj = self.values.get(container.value, UNKNOWN)
+            if isinstance(obj.cls, ClassInfo):
+                obj.cls.attrs[container.attr.value] = new
+        elif isinstance(container, cst.Subscript):
+            self._add_item(container.value, v)
+
+    def _rebind_mutated(self, name: str, value: Value) -> None:
+        scope = self.frame.scope
+        while scope is not None:
+            b = scope.env.get(name)
+            if b is not None:
+                b.value = value  # same binding: the same object, mutated
+                return
+            scope = scope.parent
+
+    def _augassign(self, s: cst.AugAssign) -> None:
+        v = self._eval(s.value)
+        target = s.target
+        old = self._eval(target)
+        if v.has_graph:
+            self._store(target, s.value, v, "accumulate")
+        token = self.token_of(target)
+        g, why, origins = join_grad([old, v])
+        if old.kind is Kind.CONTAINER:
+            self._add_item(target, v.item if v.kind is Kind.CONTAINER and v.item else v)
+            return
+        kind = Kind.TENSOR if Kind.TENSOR in (old.kind, v.kind) else old.kind if old.kind is v.kind else Kind.UNKNOWN
+        new = Value(kind=kind, grad=g, why=why, origins=origins | ({token} if token is not None and g is Grad.YES else set()),
+                    scalar=old.scalar or v.scalar, alias=old.alias)
+        new = self._made(new, s)
+        if isinstance(target, cst.Name):
+            self._rebind_mutated(target.value, new)
+        elif isinstance(target, cst.Attribute):
+            self._set_attribute(target, new)
+
+    def _import(self, s) -> None:
+        if isinstance(s, cst.Import):
+            for alias in s.names:
+                full = dotted(alias.name)
+                if alias.asname is not None:
+                    self._bind(alias.asname.name.value, Value(qualname=full), s)
+                else:
+                    root = full.split(".")[0]
+                    self._bind(root, Value(qualname=root), s)
+            return
+        if isinstance(s.names, cst.ImportStar):
+            return
+        mod = dotted(s.module) if s.module is not None else ""
+        mod = "." * len(s.relative) + (mod or "")
+        for alias in s.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            self._bind(local, Value(qualname=f"{mod}.{name}" if mod else name), s)
+
+    def _annotation(self, ann: cst.BaseExpression) -> Value:
+        q = self._qualname(ann) or ""
+        if q in ("torch.Tensor", "torch.nn.Parameter"):
+            return Value(kind=Kind.TENSOR)
+        if q in ("torch.nn.Module",):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if q in ("int", "float", "str", "bool"):
+            return NUMBER
+        return UNKNOWN
+
+    # ----------------------------------------------------------- expressions
+    def _qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            return b.value.qualname if b is not None else None
+        if isinstance(node, cst.Attribute):
+            base = self._qualname(node.value)
+            return f"{base}.{node.attr.value}" if base else None
+        return None
+
+    def _made(self, v: Value, node: cst.CSTNode) -> Value:
+        """A result computed at this point: grad mode decides whether it has a graph."""
+        if v.grad is Grad.YES and not v.leaf:
+            mode = self.frame.mode
+            if mode is GradMode.OFF:
+                return v.but(grad=Grad.NO, why=Evidence(node, "computed inside `torch.no_grad()`"), origins=frozenset())
+            if mode is GradMode.UNKNOWN:
+                return v.but(grad=Grad.UNKNOWN, why=None, origins=frozenset())
+        return v
+
+    def _eval(self, node: cst.BaseExpression) -> Value:
+        method = self._EVAL.get(type(node))
+        v = method(self, node) if method is not None else self._eval_children(node)
+        self.values[node] = v
+        hooks = self.hooks.get(type(node))
+        if hooks:
+            for hook in hooks:
+                hook(node)
+        return v
+
+    def _eval_children(self, node) -> Value:
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self._eval(child)
+            elif isinstance(child, (cst.Arg, cst.Element, cst.DictElement, cst.SubscriptElement,
+                                    cst.FormattedStringExpression, cst.Index, cst.Slice, cst.StarredDictElement)):
+                self._eval_children(child)
+        return UNKNOWN
+
+    def _e_literal(self, node) -> Value:
+        return NUMBER
+
+    def _e_fstring(self, node: cst.FormattedString) -> Value:
+        self._eval_children(node)
+        return NUMBER
+
+    def _e_name(self, node: cst.Name) -> Value:
+        b = self.lookup(node.value)
+        if b is not None:
+            return b.value
+        if node.value in ("True", "False", "None"):
+            return NUMBER
+        return UNKNOWN
+
+    def _e_attribute(self, node: cst.Attribute) -> Value:
+        base = self._eval(node.value)
+        attr = node.attr.value
+        if base.qualname:
+            return Value(qualname=f"{base.qualname}.{attr}")
+        kind = base.kind
+        if kind is Kind.TENSOR:
+            if attr == "data":
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.data`"),
+                             alias=Alias(self._name_of(node.value), "data", node), scalar=base.scalar)
+            if attr in K.VIEW_ATTRIBUTES:
+                return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False)
+            if attr in K.NEVER_GRAD_ATTRIBUTES:
+                return Value(kind=Kind.TENSOR if attr == "grad" else Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`.{attr}`"))
+            if base.grad is Grad.YES:
+                # A field of a model's output (outputs.logits, outputs.loss).
+                return base.but(alias=None, fresh=False, scalar=attr == "loss", elements=None)
+            return Value(kind=Kind.UNKNOWN, grad=base.grad if base.grad is Grad.NO else Grad.UNKNOWN)
+        if kind is Kind.MODULE:
+            if isinstance(base.cls, ClassInfo) and attr in base.cls.attrs:
+                return base.cls.attrs[attr]
+            if isinstance(base.cls, ClassInfo) and attr in base.cls.methods:
+                return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
+            if attr in ("weight", "bias") and base.parameterized:
+                return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
+            return Value(kind=Kind.UNKNOWN)
+        if kind is Kind.OBJECT and isinstance(base.cls, ClassInfo):
+            if attr in base.cls.attrs:
+                return base.cls.attrs[attr]
+            if attr in base.cls.methods:
+                return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
+            return UNKNOWN
+        if kind is Kind.CLASS and isinstance(base.cls, ClassInfo):
+            return base.cls.attrs.get(attr, UNKNOWN)
+        if kind is Kind.NDARRAY:
+            return Value(kind=Kind.UNKNOWN, grad=Grad.NO)
+        return UNKNOWN
+
+    def _name_of(self, node: cst.BaseExpression) -> str:
+        return node.value if isinstance(node, cst.Name) else self.code_for(node)
+
+    def _view_alias(self, base: Value, base_node, node) -> Alias:
+        if base.alias is not None:
+            return base.alias  # a view of a detach() alias still writes to the original
+        return Alias(self._name_of(base_node), "view", node)
+
+    def _e_subscript(self, node: cst.Subscript) -> Value:
+        base = self._eval(node.value)
+        index = None
+        for el in node.slice:
+            if isinstance(el.slice, cst.Index):
+                self._eval(el.slice.value)
+                index = el.slice.value
+            else:
+                for part in (el.slice.lower, el.slice.upper, el.slice.step):
+                    if part is not None:
+                        self._eval(part)
+        if base.elements is not None and len(node.slice) == 1 and isinstance(index, (cst.Integer, cst.UnaryOperation)):
+            try:
+                i = int(self.code_for(index).replace(" ", ""), 0)
+                return base.elements[i]
+            except (ValueError, IndexError):
+                pass
+        if base.kind is Kind.TENSOR:
+            return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False, elements=None)
+        if base.kind is Kind.CONTAINER:
+            return base.item or UNKNOWN
+        if base.kind is Kind.MODULE:
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=base.parameterized)
+        if base.kind is Kind.NDARRAY:
+            return Value(kind=Kind.NDARRAY, grad=Grad.NO)
+        if base.kind is Kind.NUMBER:
+            return NUMBER
+        return UNKNOWN
+
+    def _e_binary(self, node: cst.BinaryOperation) -> Value:
+        a, b = self._eval(node.left), self._eval(node.right)
+        if Kind.CONTAINER in (a.kind, b.kind):
+            items = [x.item for x in (a, b) if x.item is not None]
+            item = items[0] if len(items) == 1 else merge(*items) if items else None
+            return Value(kind=Kind.CONTAINER, grad=item.grad if item else Grad.UNKNOWN, item=item,
+                         origins=a.origins | b.origins)
+        g, why, origins = join_grad([a, b])
+        if Kind.TENSOR in (a.kind, b.kind):
+            kind = Kind.TENSOR
+        elif a.kind is Kind.NUMBER and b.kind is Kind.NUMBER:
+            kind = Kind.NUMBER
+        elif Kind.NDARRAY in (a.kind, b.kind) and g is Grad.NO:
+            kind = Kind.NDARRAY
+        else:
+            kind = Kind.UNKNOWN
+        if kind is Kind.UNKNOWN and g is Grad.YES:
+            kind = Kind.TENSOR  # a graph only lives in tensors
+        scalar = (a.scalar or a.kind is Kind.NUMBER) and (b.scalar or b.kind is Kind.NUMBER) and kind is Kind.TENSOR
+        return self._made(Value(kind=kind, grad=g, why=why, origins=origins, scalar=scalar), node)
+
+    def _e_unary(self, node: cst.UnaryOperation) -> Value:
+        v = self._eval(node.expression)
+        if isinstance(node.operator, cst.Not):
+            return NUMBER
+        return self._made(v.but(alias=None, fresh=False, leaf=False) if v.grad is Grad.YES else v.but(alias=None), node)
+
+    def _e_boolean(self, node: cst.BooleanOperation) -> Value:
+        return merge(self._eval(node.left), self._eval(node.right))
+
+    def _e_compare(self, node: cst.Comparison) -> Value:
+        vals = [self._eval(node.left)] + [self._eval(c.comparator) for c in node.comparisons]
+        kind = Kind.TENSOR if any(v.kind is Kind.TENSOR for v in vals) else Kind.NUMBER
+        return Value(kind=kind, grad=Grad.NO, why=Evidence(node, "a comparison"))
+
+    def _e_ifexp(self, node: cst.IfExp) -> Value:
+        self._eval(node.test)
+        return merge(self._eval(node.body), self._eval(node.orelse))
+
+    def _e_sequence(self, node) -> Value:
+        elems = []
+        for e in node.elements:
+            elems.append(self._eval(e.value) if isinstance(e, cst.Element) else UNKNOWN)
+            if isinstance(e, cst.StarredElement):
+                self._eval(e.value)
+        return self._container(elems, tuple(elems) if isinstance(node, cst.Tuple) else None)
+
+    def _container(self, elems: list, elements=None) -> Value:
+        item = None
+        if elems:
+            item = elems[0]
+            for e in elems[1:]:
+                item = merge(item, e)
+            graph = [e for e in elems if e.has_graph]
+            if graph:
+                item = item.but(grad=Grad.YES, why=graph[0].why, leaf=False,
+                                origins=frozenset().union(*(e.origins for e in graph)))
+        return Value(kind=Kind.CONTAINER, grad=item.grad if item else Grad.NO, item=item, elements=elements,
+                     why=item.why if item else None, origins=item.origins if item else frozenset())
+
+    def _e_dict(self, node: cst.Dict) -> Value:
+        elems = []
+        for e in node.elements:
+            if isinstance(e, cst.DictElement):
+                self._eval(e.key)
+                elems.append(self._eval(e.value))
+            else:
+                self._eval(e.value)
+        return self._container(elems)
+
+    def _e_comprehension(self, node) -> Value:
+        scope = self.frame.scope
+        saved = dict(scope.env)
+        try:
+            comp = node.for_in
+            while comp is not None:
+                it = self._eval(comp.iter)
+                self._assign_quiet(comp.target, self._element_of(it, comp.iter))
+                for cond in comp.ifs:
+                    self._eval(cond.test)
+                comp = comp.inner_for_in
+            if isinstance(node, cst.DictComp):
+                self._eval(node.key)
+                elt = self._eval(node.value)
+            else:
+                elt = self._eval(node.elt)
+        finally:
+            scope.env.clear()
+            scope.env.update(saved)
+        return self._container([elt])
+
+    def _assign_quiet(self, target, v: Value) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target, v)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            elems = [e.value for e in target.elements]
+            parts = list(v.elements) if v.elements is not None and len(v.elements) == len(elems) else [UNKNOWN] * len(elems)
+            for e, part in zip(elems, parts):
+                self._assign_quiet(e, part)
+
+    def _e_lambda(self, node: cst.Lambda) -> Value:
+        return Value(kind=Kind.UNKNOWN, grad=Grad.NO)
+
+    def _e_named(self, node: cst.NamedExpr) -> Value:
+        v = self._eval(node.value)
+        if isinstance(node.target, cst.Name):
+            self._bind(node.target, v, node.value)
+        return v
+
+    def _e_await(self, node: cst.Await) -> Value:
+        self._eval(node.expression)
+        return UNKNOWN
+
+    def _element_of(self, it: Value, node: cst.BaseExpression) -> Value:
+        """What a `for` loop over `it` binds."""
+        if it.kind is Kind.CONTAINER:
+            return it.item or UNKNOWN
+        if it.kind is Kind.PARAMS:
+            return it.item
+        return UNKNOWN
+
+    # ----------------------------------------------------------------- calls
+    def _e_call(self, node: cst.Call) -> Value:
+        func = node.func
+        fv = self._eval(func)
+        args = []
+        for a in node.args:
+            args.append((a, self._eval(a.value)))
+        return self._call(node, fv, args)
+
+    def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
+        func = node.func
+        if fv.qualname:
+            return self._call_qualified(node, fv.qualname, args)
+        if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)
+            return self._module_call(node, fv, args)
+        if isinstance(func, cst.Attribute):
+            recv = self.values.get(func.value, UNKNOWN)
+            name = func.attr.value
+            if name in K.BACKWARD_METHODS:
+                if recv.kind is Kind.TENSOR or (recv.grad is Grad.YES and not args):
+                    self._backward(node, recv)
+                    return NUMBER
+                if args and recv.kind is not Kind.TENSOR:
+                    self._backward(node, args[0][1])  # accelerator.backward(loss)
+                    return NUMBER
+            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
+                bound = fv.elements[0] if fv.elements else None
+                return self._call_function(fv.cls, node, args, bound)
+            if recv.kind is Kind.MODULE:
+                return self._module_method(node, recv, name, args)
+            if recv.kind is Kind.TENSOR:
+                return self._tensor_method(node, recv, name, args)
+            if recv.kind is Kind.CONTAINER:
+                return self._container_method(node, recv, name, args)
+            if recv.kind is Kind.PARAMS:
+                return UNKNOWN
+            if recv.kind is Kind.NDARRAY:
+                return Value(kind=Kind.NDARRAY, grad=Grad.NO) if name not in ("item", "tolist") else NUMBER
+            if recv.kind is Kind.NUMBER:
+                return NUMBER
+            # Unknown receiver: only what holds whatever it is.
+            if name == "item":
+                return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
+            if name == "tolist":
+                return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
+            if name == "detach":
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
+                             alias=Alias(self._name_of(func.value), "detach", node))
+            if name == "from_pretrained" and self._looks_like_model_class(func.value):
+                return Value(kind=Kind.MODULE, grad=Grad.NO)
+            return UNKNOWN
+        if fv.kind is Kind.MODULE:
+            return self._module_call(node, fv, args)
+        if fv.kind is Kind.CLASS and isinstance(fv.cls, ClassInfo):
+            info = fv.cls
+            inst = Value(kind=Kind.MODULE if info.is_module else Kind.OBJECT, grad=Grad.NO, cls=info,
+                         parameterized=info.parameterized)
+            init = info.methods.get("__init__")
+            if init is not None:
+                self._call_function(init, node, args, inst)
+            return inst
+        if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
+            return self._call_function(fv.cls, node, args, fv.elements[0] if fv.elements else None)
+        if isinstance(func, cst.Name) and self.lookup(func.value) is None:
+            return self._builtin(node, func.value, args)
+        return UNKNOWN
+
+    def _looks_like_model_class(self, node: cst.BaseExpression) -> bool:
+        name = self._qualname(node) or (dotted(node) or "")
+        last = name.rsplit(".", 1)[-1]
+        if any(word in last for word in K.PRETRAINED_NOT_MODELS):
+            return False
+        return "Model" in last or "For" in last or last.startswith(("UNet", "Autoencoder", "VAE"))
+
+    def _backward(self, node: cst.CSTNode, v: Value) -> None:
+        b = Backward(node, v.origins, self.frame.loops, self.function)
+        self.backwards.append(b)
+
+    def _module_call(self, node: cst.Call, m: Value, args: list) -> Value:
+        vals = [v for _, v in args]
+        if m.loss:
+            g, why, origins = join_grad(vals) if vals else (Grad.UNKNOWN, None, frozenset())
+            red = keyword(node, "reduction")
+            scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
+            if m.cls is not None and isinstance(m.cls, dict):
+                scalar = scalar and m.cls.get("scalar", True)
+            if g is Grad.YES:
+                why = Evidence(node, f"from `{self._short(node)}`")
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
+        if isinstance(m.cls, ClassInfo) and "forward" in m.cls.methods and not m.cls.parameterized:
+            return self._call_function(m.cls.methods["forward"], node, args, m)
+        if m.parameterized:
+            return self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
+                                    origins=frozenset({node})), node)
+        g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+
+    def _short(self, node: cst.CSTNode) -> str:
+        code = " ".join(self.code_for(node).split())
+        return code if len(code) <= 40 else code[:37] + "..."
+
+    def _module_method(self, node: cst.Call, m: Value, name: str, args: list) -> Value:
+        func = node.func
+        if name in K.MODULE_SELF_METHODS:
+            new = m
+            if name == "requires_grad_":
+                flag = literal_bool(args[0][0].value) if args else True
+                new = m.but(parameterized=flag is not False and m.parameterized)
+                if isinstance(func.value, cst.Name):
+                    self._rebind_mutated(func.value.value, new)
+            return new
+        if name == "forward":
+            return self._module_call(node, m, args)
+        if name in ("parameters",):
+            return Value(kind=Kind.PARAMS, grad=Grad.NO, item=self._param(node) if m.parameterized else UNKNOWN)
+        if name == "named_parameters":
+            p = self._param(node) if m.parameterized else UNKNOWN
+            return Value(kind=Kind.PARAMS, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, p), item=UNKNOWN))
+        if name in ("zero_grad", "load_state_dict", "register_buffer", "register_forward_hook"):
+            return NUMBER
+        return UNKNOWN
+
+    def _param(self, node) -> Value:
+        return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "a parameter"))
+
+    def _tensor_method(self, node: cst.Call, t: Value, name: str, args: list) -> Value:
+        func = node.func
+        vals = [v for _, v in args]
+        if name == "detach":
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
+                         alias=Alias(self._name_of(func.value), "detach", node) if not t.fresh else None,
+                         scalar=t.scalar, fresh=t.fresh)
+        if name in ("item",):
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
+        if name == "tolist":
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
+        if name == "numpy":
+            return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, "`.numpy()`"))
+        if name == "clone":
+            return t.but(alias=None, fresh=True, leaf=False) if t.grad is Grad.YES else t.but(alias=None, fresh=True)
+        if name == "requires_grad_":
+            flag = literal_bool(args[0][0].value) if args else True
+            if flag is False:
+                v = t.but(grad=Grad.NO, leaf=False, why=Evidence(node, "`.requires_grad_(False)`"))
+            else:
+                v = t.but(grad=Grad.YES, leaf=True, why=Evidence(node, "`.requires_grad_()`"), origins=frozenset())
+            if isinstance(func.value, cst.Name):
+                self._rebind_mutated(func.value.value, v)
+            return v
+        if name in K.NEVER_GRAD_METHODS:
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
+        if name in ("to", "type"):
+            for a, _ in args:
+                q = self._qualname(a.value) or ""
+                if q.startswith("torch.") and q.rsplit(".", 1)[-1] in K.INTEGER_DTYPES:
+                    return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a cast to `{q}`"))
+            return t.but(alias=None, fresh=False, leaf=t.leaf and name == "to")
+        if name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
+            return t.but(alias=None, fresh=False)
+        has_dim = bool(positional(node)) or keyword(node, "dim") is not None
+        if name in K.TUPLE_ALWAYS or (name in K.TUPLE_WITH_DIM and has_dim):
+            g, why, origins = join_grad([t] + vals)
+            values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+            indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `.{name}()`"))
+            return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values,
+                         why=values.why, origins=values.origins)
+        if name in ("split", "chunk", "unbind", "tensor_split"):
+            part = t.but(alias=self._view_alias(t, func.value, node), fresh=False, leaf=False)
+            return Value(kind=Kind.CONTAINER, grad=t.grad, item=self._made(part, node), origins=t.origins, why=t.why)
+        if K.is_inplace_method(name):
+            g, why, origins = join_grad([t] + vals)
+            new = t.but(grad=g, why=why if g is Grad.YES and t.grad is not Grad.YES else t.why, origins=origins)
+            new = self._made(new, node) if t.grad is not Grad.YES else new
+            if isinstance(func.value, cst.Name) and new is not t:
+                self._rebind_mutated(func.value.value, new.but(alias=t.alias))
+            return new
+        g, why, origins = join_grad([t] + [v for v in vals if v.kind in (Kind.TENSOR, Kind.UNKNOWN)])
+        scalar = name in K.SCALAR_REDUCTIONS and not has_dim
+        alias = self._view_alias(t, func.value, node) if name in K.VIEW_METHODS else None
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias), node)
+
+    def _container_method(self, node: cst.Call, c: Value, name: str, args: list) -> Value:
+        func = node.func
+        if name in ("append", "add", "appendleft", "insert") and args:
+            a, v = args[-1]
+            if v.has_graph:
+                self._store(func.value, a.value, v, "append")
+            self._add_item(func.value, v)
+            return NUMBER
+        if name == "extend" and args:
+            a, v = args[0]
+            item = v.item if v.kind is Kind.CONTAINER else UNKNOWN
+            if item is not None and item.has_graph:
+                self._store(func.value, a.value, v, "append")
+            if item is not None:
+                self._add_item(func.value, item)
+            return NUMBER
+        if name in ("pop", "get", "popleft", "setdefault"):
+            return c.item or UNKNOWN
+        if name in ("values", "copy"):
+            return c
+        if name == "items":
+            return Value(kind=Kind.CONTAINER, grad=c.grad, item=Value(kind=Kind.CONTAINER, elements=(UNKNOWN, c.item or UNKNOWN)))
+        return UNKNOWN
+
+    def _call_qualified(self, node: cst.Call, q: str, args: list) -> Value:
+        vals = [v for _, v in args]
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional.") and last[:1].isupper():
+            if last == "Parameter":
+                rg = keyword(node, "requires_grad")
+                if rg is not None and literal_bool(rg.value) is False:
+                    return Value(kind=Kind.TENSOR, grad=Grad.NO)
+                return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`nn.Parameter`"))
+            if last.endswith("Loss"):
+                red = keyword(node, "reduction")
+                scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
+                return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, cls={"scalar": scalar})
+            if last in K.PARAMETERLESS_MODULES:
+                return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False)
+            if last in K.MODULE_CONTAINERS:
+                return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO))
+            if last in K.PARAM_CONTAINERS:
+                return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=self._param(node))
+            if q in K.MODULE_WRAPPERS and vals:
+                return vals[0]
+            if last == "Sequential":
+                p = any(v.kind is not Kind.MODULE or v.parameterized for v in vals)
+                return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=p)
+            if last[0].isupper() and "." not in q[len("torch.nn."):].replace("modules.", "", 1).rstrip(last).strip("."):
+                return Value(kind=Kind.MODULE, grad=Grad.NO)
+            return UNKNOWN
+        if q.startswith("torch.nn.functional."):
+            tensors = [v for v in vals if v.kind is not Kind.NUMBER]
+            g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
+            scalar = False
+            if last in K.FUNCTIONAL_LOSSES:
+                red = keyword(node, "reduction")
+                scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
+                if g is Grad.YES:
+                    why = Evidence(node, f"from `{self._short(node)}`")
+            if last == "one_hot":
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`one_hot`"))
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
+        if q in K.MODULE_WRAPPERS and vals:
+            return vals[0]
+        if q.startswith("torchvision.models.") and last[:1].islower() and last not in ("get_weight", "list_models"):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if q in ("timm.create_model",):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if last == "from_pretrained" and self._looks_like_model_class(node.func.value):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if q in K.BACKWARD_FUNCTIONS and vals:
+            self._backward(node, vals[0])
+            return UNKNOWN if last == "grad" else NUMBER
+        if q.startswith("torch."):
+            return self._torch_function(node, q, last, args)
+        if q.startswith("numpy."):
+            return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, f"`{q}`"))
+        return UNKNOWN
+
+    def _torch_function(self, node: cst.Call, q: str, last: str, args: list) -> Value:
+        if q.count(".") == 1 or q.startswith("torch.linalg.") or q.startswith("torch.special.") or q.startswith("torch.fft."):
+            if last in K.FACTORIES:
+                rg = keyword(node, "requires_grad")
+                if rg is not None and literal_bool(rg.value) is not False:
+                    return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`requires_grad=True`"))
+                if last in ("tensor", "as_tensor", "asarray") and args:
+                    src = args[0][1]
+                    if last != "tensor" and src.kind is Kind.TENSOR:
+                        return src.but(alias=None)
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a new tensor from `torch.{last}`"),
+                             scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER)
+            if last in K.NEVER_GRAD_FUNCTIONS:
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`torch.{last}`"))
+            if last in ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "device", "dtype",
+                        "save", "load", "is_grad_enabled", "cuda", "compile", "Generator", "Size"):
+                return NUMBER if last in ("is_grad_enabled",) else UNKNOWN
+            tensors = []
+            for _, v in args:
+                if v.kind is Kind.CONTAINER and v.item is not None:
+                    tensors.append(v.item.but(origins=v.origins))
+                elif v.kind is not Kind.NUMBER:
+                    tensors.append(v)
+            g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
+            has_dim = len(positional(node)) > 1 or keyword(node, "dim") is not None
+            if last in K.TUPLE_ALWAYS or (last in K.TUPLE_WITH_DIM and has_dim):
+                values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+                indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `torch.{last}`"))
+                return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values)
+            scalar = last in K.SCALAR_REDUCTIONS and not has_dim
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
+        return UNKNOWN
+
+    def _builtin(self, node: cst.Call, name: str, args: list) -> Value:
+        vals = [v for _, v in args]
+        if name in ("float", "int", "bool"):
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`{name}()`"))
+        if name in BUILTIN_NUMBER_CALLS:
+            return NUMBER
+        if name in ("list", "tuple", "set", "sorted", "reversed"):
+            if vals and vals[0].kind in (Kind.CONTAINER, Kind.PARAMS):
+                v = vals[0]
+                return Value(kind=Kind.CONTAINER, grad=v.item.grad if v.item else Grad.UNKNOWN, item=v.item,
+                             origins=v.origins, why=v.why)
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO) if not vals else UNKNOWN
+        if name == "dict" and not vals:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO)
+        if name in ("sum", "max", "min") and len(vals) == 1 and vals[0].kind is Kind.CONTAINER and vals[0].item:
+            item = vals[0].item
+            return self._made(item.but(origins=vals[0].origins | item.origins, alias=None, leaf=False, scalar=item.scalar)
+                              if item.grad is Grad.YES else item, node)
+        if name == "enumerate" and vals:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, self._element_of(vals[0], node))))
+        if name == "zip" and vals:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=tuple(self._element_of(v, node) for v in vals)))
+        if name == "range":
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=NUMBER)
+        if name == "round" and vals and vals[0].kind is Kind.TENSOR:
+            return vals[0].but(alias=None)
+        return UNKNOWN
+
+    _EVAL = {
+        cst.Name: _e_name,
+        cst.Attribute: _e_attribute,
+        cst.Call: _e_call,
+        cst.Subscript: _e_subscript,
+        cst.BinaryOperation: _e_binary,
+        cst.UnaryOperation: _e_unary,
+        cst.BooleanOperation: _e_boolean,
+        cst.Comparison: _e_compare,
+        cst.IfExp: _e_ifexp,
+        cst.Tuple: _e_sequence,
+        cst.List: _e_sequence,
+        cst.Set: _e_sequence,
+        cst.Dict: _e_dict,
+        cst.ListComp: _e_comprehension,
+        cst.SetComp: _e_comprehension,
+        cst.GeneratorExp: _e_comprehension,
+        cst.DictComp: _e_comprehension,
+        cst.Lambda: _e_lambda,
+        cst.NamedExpr: _e_named,
+        cst.Await: _e_await,
+        cst.Integer: _e_literal,
+        cst.Float: _e_literal,
+        cst.Imaginary: _e_literal,
+        cst.SimpleString: _e_literal,
+        cst.ConcatenatedString: _e_literal,
+        cst.FormattedString: _e_fstring,
+        cst.Ellipsis: _e_literal,
+    }

@@ -1,0 +1,126 @@
+"""What GradGuard knows about torch without importing it (facts from rules.md)."""
+
+from __future__ import annotations
+
+# Tensor methods whose result never carries a graph.
+NEVER_GRAD_METHODS = frozenset(
+    """argmax argmin item tolist numpy detach size dim ndimension numel nelement
+    element_size eq ne lt le gt ge equal isnan isinf isfinite isneginf isposinf
+    nonzero count_nonzero long int bool byte short char is_contiguous
+    is_floating_point is_complex data_ptr stride storage_offset get_device argsort
+    logical_and logical_or logical_not logical_xor isclose allclose any all
+    bincount signbit""".split()
+)
+# Tensor attributes that are not differentiable tensors.
+NEVER_GRAD_ATTRIBUTES = frozenset(
+    "shape dtype device ndim requires_grad is_leaf grad grad_fn is_cuda layout names data".split()
+)
+# Methods returning (values, indices) - when given a dim, or always.
+TUPLE_WITH_DIM = frozenset("max min median mode nanmedian".split())
+TUPLE_ALWAYS = frozenset("topk sort kthvalue cummax cummin aminmax".split())
+# Views share storage with their base (rules.md; reshape/flatten view when they can).
+VIEW_METHODS = frozenset(
+    """view view_as reshape reshape_as t transpose permute squeeze unsqueeze flatten
+    unflatten expand expand_as narrow select unfold diagonal as_strided movedim
+    moveaxis swapaxes swapdims""".split()
+)
+VIEW_ATTRIBUTES = frozenset("T mT H mH real imag".split())
+# Methods that keep the receiver's grad state and return a tensor.
+SAME_GRAD_METHODS_RETURN_SELF_KIND = frozenset(
+    "to cpu cuda float double half bfloat16 contiguous clone type_as pin_memory".split()
+)
+# Integer/bool dtypes: a cast to one of these has no graph.
+INTEGER_DTYPES = frozenset(
+    "long int int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool short".split()
+)
+# Reductions whose result is a 0-dim tensor when called without a dim.
+SCALAR_REDUCTIONS = frozenset("mean sum norm prod std var max min amax amin logsumexp".split())
+
+# torch.* factories: a new tensor with no graph unless requires_grad=True.
+FACTORIES = frozenset(
+    """tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm
+    arange range linspace logspace eye zeros_like ones_like empty_like full_like
+    rand_like randn_like randint_like normal bernoulli poisson multinomial
+    frombuffer asarray complex polar tril_indices triu_indices""".split()
+)
+# torch.* functions whose result never carries a graph.
+NEVER_GRAD_FUNCTIONS = frozenset(
+    """argmax argmin eq ne lt le gt ge equal isnan isinf isfinite nonzero numel
+    is_tensor is_floating_point count_nonzero bucketize searchsorted argsort
+    logical_and logical_or logical_not logical_xor isclose allclose
+    manual_seed seed initial_seed get_rng_state""".split()
+)
+# torch functions that build no tensor (context managers, settings, I/O).
+GRAD_CONTEXTS_OFF = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"})
+GRAD_CONTEXTS_ON = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})
+SET_GRAD_ENABLED = frozenset({"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"})
+
+# nn classes without parameters: calling them keeps the input's grad state.
+PARAMETERLESS_MODULES = frozenset(
+    """ReLU ReLU6 LeakyReLU ELU SELU CELU GELU SiLU Mish Sigmoid LogSigmoid Tanh
+    Softmax Softmax2d LogSoftmax Softmin Softplus Softsign Softshrink Hardshrink
+    Hardtanh Hardswish Hardsigmoid Tanhshrink Threshold GLU Dropout Dropout1d
+    Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Identity Flatten Unflatten
+    MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d
+    AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d
+    AdaptiveMaxPool3d LPPool1d LPPool2d LPPool3d FractionalMaxPool2d
+    FractionalMaxPool3d MaxUnpool1d MaxUnpool2d MaxUnpool3d Upsample
+    UpsamplingNearest2d UpsamplingBilinear2d PixelShuffle PixelUnshuffle
+    ChannelShuffle ZeroPad1d ZeroPad2d ZeroPad3d ConstantPad1d ConstantPad2d
+    ConstantPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d
+    ReplicationPad1d ReplicationPad2d ReplicationPad3d CircularPad1d
+    CircularPad2d CircularPad3d CosineSimilarity PairwiseDistance Fold Unfold
+    LocalResponseNorm CrossMapLRN2d""".split()
+)
+# nn containers that are not called: their items are modules.
+MODULE_CONTAINERS = frozenset("ModuleList ModuleDict".split())
+PARAM_CONTAINERS = frozenset("ParameterList ParameterDict".split())
+# Methods of a module that return the module itself.
+MODULE_SELF_METHODS = frozenset(
+    "to cuda cpu train eval float half double bfloat16 requires_grad_ type apply share_memory to_empty xpu".split()
+)
+# Wrappers that return a module: DataParallel(model), torch.compile(model).
+MODULE_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.compile",
+        "torch.jit.script",
+    }
+)
+
+# torch.nn.functional losses (their result is a scalar unless reduction="none").
+FUNCTIONAL_LOSSES = frozenset(
+    """cross_entropy nll_loss mse_loss l1_loss binary_cross_entropy
+    binary_cross_entropy_with_logits kl_div smooth_l1_loss huber_loss
+    cosine_embedding_loss margin_ranking_loss triplet_margin_loss
+    triplet_margin_with_distance_loss ctc_loss poisson_nll_loss gaussian_nll_loss
+    hinge_embedding_loss multilabel_margin_loss soft_margin_loss multi_margin_loss
+    multilabel_soft_margin_loss""".split()
+)
+
+# `X.from_pretrained(...)` builds a model only for model classes, not tokenizers.
+PRETRAINED_NOT_MODELS = ("Tokenizer", "Processor", "Config", "FeatureExtractor", "Scheduler", "Pipeline")
+
+# numpy functions that convert their tensor arguments with __array__ (and so
+# raise on a tensor that requires grad); checked with torch 2.13 in tests/runtime.
+NUMPY_CONVERTERS = frozenset(
+    """array asarray asanyarray ascontiguousarray copy concatenate stack vstack
+    hstack log log10 log2 log1p exp expm1 sqrt square abs absolute sin cos tan
+    tanh exp2 negative reciprocal argmax argmin median average""".split()
+)
+# numpy functions that do not convert (they read .shape or just test the type).
+NUMPY_NON_CONVERTING = frozenset("isscalar shape ndim size iterable isrealobj result_type".split())
+
+# Calls that run backward on their argument(s).
+BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+BACKWARD_METHODS = frozenset({"backward", "manual_backward"})  # loss.backward(), accelerator.backward(loss)
+
+# Lightning hooks the framework already runs under no_grad.
+NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
+
+
+def is_inplace_method(name: str) -> bool:
+    """`add_`, `mul_`, `copy_` ... (rules.md: any `*_` method); not dunders."""
+    return name.endswith("_") and not name.startswith("_") and name != "requires_grad_"

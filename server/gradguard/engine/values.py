@@ -1,0 +1,126 @@
+"""The abstract values the flow analysis tracks for names and expressions.
+
+A value answers the two questions of rules.md: does it carry an autograd graph
+(`grad`, with `why`), and does it share storage with another tensor (`alias`)?
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import libcst as cst
+
+
+class Grad(enum.Enum):
+    YES = "yes"  # requires grad: carries a graph, or is a leaf that requires grad
+    NO = "no"
+    UNKNOWN = "unknown"
+
+
+class Kind(enum.Enum):
+    TENSOR = "tensor"
+    MODULE = "module"  # an nn.Module instance (a loss function is a MODULE with loss=True)
+    CONTAINER = "container"  # list / dict / set / tuple we can see being built
+    PARAMS = "params"  # model.parameters(): iterating yields leaves that require grad
+    NUMBER = "number"  # Python scalars, strings, None, bools
+    NDARRAY = "ndarray"
+    CLASS = "class"  # a class object defined in this file
+    OBJECT = "object"  # an instance of a class defined in this file
+    FUNCTION = "function"  # a function defined in this file
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, eq=False)
+class Evidence:
+    """Why a value is what it is: a node of the file and a short reason."""
+
+    node: cst.CSTNode
+    text: str  # e.g. "from `model(x)`", "`.item()`"
+
+
+@dataclass(frozen=True, eq=False)
+class Alias:
+    """Shared storage: this value is `how` applied to the tensor bound to `name`."""
+
+    name: str
+    how: str  # "detach", "data", "view"
+    node: cst.CSTNode  # the expression that made the alias (x.detach())
+
+
+@dataclass(frozen=True, eq=False)
+class Value:
+    kind: Kind = Kind.UNKNOWN
+    grad: Grad = Grad.UNKNOWN
+    why: Optional[Evidence] = None
+    leaf: bool = False  # requires grad without a grad_fn (a parameter, requires_grad=True)
+    scalar: bool = False  # 0-dim: a loss, .mean(), .sum() ... (.item() fits)
+    origins: frozenset = frozenset()  # graph identities (see FlowAnalysis.origin)
+    alias: Optional[Alias] = None
+    fresh: bool = False  # a copy with its own storage (clone())
+    parameterized: bool = True  # MODULE: do its calls build a graph by themselves?
+    loss: bool = False  # MODULE: a loss function (nn.*Loss)
+    elements: Optional[tuple["Value", ...]] = None  # known tuple structure
+    item: Optional["Value"] = None  # CONTAINER/PARAMS: what an element is
+    cls: object = None  # CLASS / OBJECT / FUNCTION: the engine's info record
+    qualname: Optional[str] = None  # an imported object: "torch.nn.functional"
+
+    def but(self, **changes) -> "Value":
+        return replace(self, **changes)
+
+    @property
+    def has_graph(self) -> bool:
+        """Carries a grad_fn chain (not just a leaf that requires grad)."""
+        return self.grad is Grad.YES and not self.leaf
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind is Kind.TENSOR
+
+
+UNKNOWN = Value()
+NUMBER = Value(kind=Kind.NUMBER, grad=Grad.NO)
+
+
+def no_grad(kind: Kind, node: cst.CSTNode, reason: str, **kw) -> Value:
+    return Value(kind=kind, grad=Grad.NO, why=Evidence(node, reason), **kw)
+
+
+def join_grad(values) -> tuple[Grad, Optional[Evidence], frozenset]:
+    """Grad of a result computed from `values` (arithmetic, torch.* functions).
+
+    Any operand with a graph gives the result a graph; all operands without a
+    graph give none; otherwise unknown.
+    """
+    yes = [v for v in values if v.grad is Grad.YES]
+    if yes:
+        origins = frozenset().union(*(v.origins for v in yes))
+        return Grad.YES, yes[0].why, origins
+    if all(v.grad is Grad.NO for v in values):
+        return Grad.NO, None, frozenset()
+    return Grad.UNKNOWN, None, frozenset()
+
+
+def merge(a: Value, b: Value) -> Value:
+    """The value of a name after two branches bound it to `a` and `b`."""
+    if a is b:
+        return a
+    kind = a.kind if a.kind is b.kind else Kind.UNKNOWN
+    if a.grad is b.grad:
+        grad = a.grad
+    else:
+        grad = Grad.UNKNOWN
+    if kind is Kind.MODULE:
+        return a.but(parameterized=a.parameterized or b.parameterized)
+    return Value(
+        kind=kind,
+        grad=grad,
+        why=a.why if grad is not Grad.UNKNOWN else None,
+        leaf=a.leaf and b.leaf,
+        scalar=a.scalar and b.scalar,
+        origins=a.origins | b.origins,
+        alias=a.alias if a.alias is b.alias else None,
+        item=a.item if a.item is b.item else None,
+        cls=a.cls if a.cls is b.cls else None,
+    )

@@ -1,0 +1,70 @@
+"""What the engine reports: findings, their evidence and their fixes.
+
+Positions are 1-based lines and 0-based columns counted in Unicode code points
+(what libcst reports); front ends convert to UTF-16 or UTF-8 at their edge.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Safety(enum.Enum):
+    SAFE = "safe"  # behaviour kept: applied by --fix and fix-all
+    UNSAFE = "unsafe"  # changes a type or semantics: only on request
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 0-based, code points
+
+
+@dataclass(frozen=True, order=True)
+class Range:
+    start: Position
+    end: Position
+
+
+@dataclass(frozen=True)
+class Edit:
+    range: Range
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    safety: Safety
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Related:
+    """A place that explains a finding: where the graph came from, where backward runs."""
+
+    range: Range
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    range: Range
+    related: tuple[Related, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    tags: tuple[str, ...] = field(default=())  # e.g. "unnecessary"
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.range.start, self.range.end, self.code)

@@ -1,0 +1,470 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine.values import Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import method_chain, short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+
+class GraphKeptAcrossIterations(Rule):
+    """
+    ## What it does
+    Finds a value that carries an autograd graph stored somewhere that outlives
+    the loop iteration: `losses.append(loss)`, `total_loss += loss`,
+    `stats["loss"] = loss`, `self.last = out`, a list defined before the loop, a
+    module-level list or one from a closure.
+
+    ## Why is this bad?
+    A stored tensor keeps its whole graph (`grad_fn` chain) alive. When nothing
+    ever back-propagates it - an evaluation loop without `torch.no_grad()`, an
+    output kept "for later" - every saved activation of every iteration stays in
+    memory: the classic out-of-memory by epoch three (reported as an **error**).
+    When `backward()` already ran on it, its saved activations are freed, but the
+    graph's nodes still pile up in host memory with every iteration and the
+    stored value stays differentiable (a **warning**).
+
+    Retention that a later backward depends on is left alone: collecting losses
+    in `chunks` and calling `torch.stack(chunks).mean().backward()` after the
+    loop (gradient accumulation, pipeline schedules) needs the graphs.
+
+    ## Example
+    ```python
+    losses = []
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+    ```
+
+    ## Use instead
+    ```python
+    losses = []
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())  # or loss.detach().item() for a number
+    ```
+
+    ## Fix safety
+    Storing `x.detach()` is safe: the stored value is the same tensor data, on the
+    same device, without the graph, and nothing waits on the device. For a scalar
+    (a loss, `.mean()`, `.sum()`) a second fix stores `x.detach().item()`; it is
+    unsafe because it changes the stored type to a Python float and synchronises
+    with the device on every iteration.
+    """
+
+    code = "GG101"
+    name = "graph-kept-across-iterations"
+    severity = Severity.ERROR
+    summary = "A value with an autograd graph is stored past the loop iteration"
+
+    def finish(self) -> None:
+        backwards = self.flow.backwards
+        for store in self.flow.stores:
+            # Retention a later backward depends on: detaching would break training.
+            if any(store.token in b.origins for b in backwards):
+                continue
+            origins = store.value.origins
+            done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
+            self._report(store, done[0] if done else None)
+
+    def _report(self, store, backward) -> None:
+        stored = store.node
+        parts = _graph_parts(stored, self.flow)
+        name = short(self.code_of(parts[0] if parts else stored))
+        why = store.value.why
+        target = short(store.target)
+        if backward is None:
+            def message(line_of, why=why):
+                origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+                return (
+                    f"`{name}` carries an autograd graph{origin} that is never back-propagated; storing it in "
+                    f"`{target}` keeps every saved activation alive across iterations"
+                )
+            severity = Severity.ERROR
+            related = [(why.node, "the graph is created here")] if why is not None else []
+        else:
+            def message(line_of, backward=backward):
+                return (
+                    f"`{name}` carries an autograd graph; `.backward()` on line {line_of(backward.node)} freed its "
+                    f"activations, but storing it in `{target}` keeps the graph's nodes alive across iterations"
+                )
+            severity = Severity.WARNING
+            related = ([(why.node, "the graph is created here")] if why is not None else []) + [
+                (backward.node, "backward runs here")
+            ]
+        fixes = []
+        if parts:
+            detached = [(p, method_chain(p, "detach")) for p in parts]
+            fixes.append(PendingFix(f"Store `{short(self.code_of(detached[0][1]))}`", Safety.SAFE, detached))
+            if len(parts) == 1 and self.flow.value(parts[0]).scalar:
+                item = method_chain(parts[0], "detach", "item")
+                fixes.append(PendingFix(f"Store `{short(self.code_of(item))}`", Safety.UNSAFE, [(parts[0], item)]))
+        # The squiggle goes on the graph-carrying part: `[out * 2, acc]` marks `out * 2`.
+        self.report(parts[0] if parts else stored, message, fixes=fixes, related=related, severity=severity)
+
+    VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+losses = []
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss.item())
+""",
+            note="`.item()` is a Python number",
+            runtime="assert all(isinstance(v, float) for v in losses)",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+batches = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+correct = 0
+total = 0
+for inputs, labels in batches:
+    logits = net(inputs)
+    correct += (logits.argmax(1) == labels).sum()
+    total += labels.size(0)
+""",
+            note="argmax and comparisons never carry a graph",
+            runtime="assert not has_graph(correct)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+loader = [torch.randn(8, 4) for _ in range(3)]
+outputs = []
+model.eval()
+with torch.no_grad():
+    for x in loader:
+        outputs.append(model(x))
+""",
+            note="created under no_grad: no graph",
+            runtime="assert not any(has_graph(o) for o in outputs)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+micro_batches = [torch.randn(2, 4) for _ in range(4)]
+chunks = []
+for mb in micro_batches:
+    chunks.append(model(mb).pow(2).mean())
+torch.stack(chunks).mean().backward()
+optimizer.step()
+""",
+            note="retention a later backward depends on (gradient accumulation)",
+            runtime="assert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.Adam(model.parameters())
+
+    def epoch(self, data):
+        for x, y in data:
+            step_logs = []  # lives for one iteration only
+            out = self.model(x)
+            loss = F.mse_loss(out, y)
+            step_logs.append(loss)
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+
+
+trainer = Trainer(nn.Linear(3, 1))
+trainer.epoch([(torch.randn(5, 3), torch.randn(5, 1)) for _ in range(2)])
+""",
+            note="a container local to the iteration",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+data = [torch.randn(8, 4) for _ in range(3)]
+history = []
+for phase in ["train", "val"]:
+    for x in data:
+        with torch.set_grad_enabled(phase == "train"):
+            out = model(x).mean()
+        history.append(out.detach())
+""",
+            note="`.detach()` stores no graph",
+            runtime="assert not any(has_graph(h) for h in history)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+accumulated = 0
+for x in [torch.randn(8, 4) for _ in range(4)]:
+    accumulated = accumulated + model(x).mean()
+accumulated.backward()
+""",
+            note="the accumulated graph is back-propagated once after the loop",
+            runtime="assert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+
+
+def train(model, loader, history):
+    for x, y in loader:
+        history.append(model(x))
+""",
+            note="`model` is a parameter nothing in this file gives a value: unknown, so silent",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+val_losses = []
+model.eval()
+for x, y in loader:
+    loss = criterion(model(x), y)
+    val_losses.append(loss)
+""",
+            range=(12, 22, 12, 26),
+            message="`loss` carries an autograd graph (from `criterion(model(x), y)` on line 11) that is never "
+            "back-propagated; storing it in `val_losses` keeps every saved activation alive across iterations",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
+                "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nval_losses = []\n"
+                "model.eval()\nfor x, y in loader:\n    loss = criterion(model(x), y)\n"
+                "    val_losses.append(loss.detach())\n",
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
+                "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nval_losses = []\n"
+                "model.eval()\nfor x, y in loader:\n    loss = criterion(model(x), y)\n"
+                "    val_losses.append(loss.detach().item())\n",
+            ),
+            note="eval() does not stop graph building; nothing back-propagates these",
+            runtime="assert has_graph(val_losses[0]) and activations_alive(val_losses[0])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+losses = []
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    losses.append(loss)  # kept for the plot
+""",
+            range=(15, 18, 15, 22),
+            message="`loss` carries an autograd graph; `.backward()` on line 13 freed its activations, but storing it "
+            "in `losses` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
+                "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nlosses = []\n"
+                "for x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n"
+                "    loss.backward()\n    optimizer.step()\n    losses.append(loss.detach())  # kept for the plot\n",
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
+                "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nlosses = []\n"
+                "for x, y in loader:\n    optimizer.zero_grad()\n    loss = criterion(model(x), y)\n"
+                "    loss.backward()\n    optimizer.step()\n    losses.append(loss.detach().item())  # kept for the plot\n",
+            ),
+            runtime="assert has_graph(losses[0]) and not activations_alive(losses[0])",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_epoch(net, batches, opt):
+    running = 0.0
+    for step, (inputs, targets) in enumerate(batches):
+        opt.zero_grad()
+        batch_loss = F.cross_entropy(net(inputs), targets)
+        batch_loss.backward()
+        opt.step()
+        running += batch_loss
+    return running / len(batches)
+
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+avg = train_epoch(net, [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(4)], opt)
+""",
+            range=(14, 19, 14, 29),
+            message="`batch_loss` carries an autograd graph; `.backward()` on line 12 freed its activations, but "
+            "storing it in `running` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def train_epoch(net, batches, opt):\n    running = 0.0\n"
+                "    for step, (inputs, targets) in enumerate(batches):\n        opt.zero_grad()\n"
+                "        batch_loss = F.cross_entropy(net(inputs), targets)\n        batch_loss.backward()\n"
+                "        opt.step()\n        running += batch_loss.detach()\n    return running / len(batches)\n\n\n"
+                "net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))\n"
+                "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                "avg = train_epoch(net, [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(4)], opt)\n",
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def train_epoch(net, batches, opt):\n    running = 0.0\n"
+                "    for step, (inputs, targets) in enumerate(batches):\n        opt.zero_grad()\n"
+                "        batch_loss = F.cross_entropy(net(inputs), targets)\n        batch_loss.backward()\n"
+                "        opt.step()\n        running += batch_loss.detach().item()\n    return running / len(batches)\n\n\n"
+                "net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))\n"
+                "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                "avg = train_epoch(net, [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(4)], opt)\n",
+            ),
+            note="the PyTorch FAQ's `total_loss += loss`, in a function called with a real model",
+            runtime="assert has_graph(avg) and graph_size(avg) >= 4",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.head(torch.relu(self.body(x)))
+
+
+class Evaluator:
+    def __init__(self, model):
+        self.model = model
+        self.predictions = []
+
+    def run(self, samples):
+        for sample in samples:
+            pred = self.model(sample)
+            self.predictions.append(pred)
+
+
+ev = Evaluator(Net())
+ev.run([torch.randn(2, 4) for _ in range(3)])
+""",
+            range=(24, 36, 24, 40),
+            message="`pred` carries an autograd graph (from `self.model(sample)` on line 23) that is never "
+            "back-propagated; storing it in `self.predictions` keeps every saved activation alive across iterations",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.body = nn.Linear(4, 4)\n        self.head = nn.Linear(4, 1)\n\n"
+                "    def forward(self, x):\n        return self.head(torch.relu(self.body(x)))\n\n\n"
+                "class Evaluator:\n    def __init__(self, model):\n        self.model = model\n"
+                "        self.predictions = []\n\n    def run(self, samples):\n        for sample in samples:\n"
+                "            pred = self.model(sample)\n            self.predictions.append(pred.detach())\n\n\n"
+                "ev = Evaluator(Net())\nev.run([torch.randn(2, 4) for _ in range(3)])\n",
+            ),
+            note="a trainer-style class holding a model from this file",
+            runtime="assert has_graph(ev.predictions[0]) and activations_alive(ev.predictions[0])",
+        ),
+        Invalid(
+            """
+import torch as T
+
+encoder = T.nn.GRU(3, 5)
+metrics = {}
+step = 0
+while step < 3:
+    seq = T.randn(4, 2, 3)
+    features, _ = encoder(seq)
+    metrics["last_features"] = features  # shown in the dashboard
+    step += 1
+""",
+            range=(10, 31, 10, 39),
+            message="`features` carries an autograd graph (from `encoder(seq)` on line 9) that is never "
+            "back-propagated; storing it in `metrics[\"last_features\"]` keeps every saved activation alive across "
+            "iterations",
+            fixes=(
+                "\nimport torch as T\n\nencoder = T.nn.GRU(3, 5)\nmetrics = {}\nstep = 0\nwhile step < 3:\n"
+                "    seq = T.randn(4, 2, 3)\n    features, _ = encoder(seq)\n"
+                "    metrics[\"last_features\"] = features.detach()  # shown in the dashboard\n    step += 1\n",
+            ),
+            note="`import torch as T`, a `while` loop, a dict entry, tuple unpacking of an RNN's output",
+            runtime="assert has_graph(metrics['last_features']) and activations_alive(metrics['last_features'])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+epoch_logits = []
+for epoch in range(2):
+    for x in [torch.randn(8, 4) for _ in range(3)]:
+        epoch_logits.append([model(x) * 2, x.sum().item()])
+""",
+            range=(9, 29, 9, 41),
+            message="`model(x) * 2` carries an autograd graph (from `model(x)` on line 9) that is never "
+            "back-propagated; storing it in `epoch_logits` keeps every saved activation alive across iterations",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\nepoch_logits = []\n"
+                "for epoch in range(2):\n    for x in [torch.randn(8, 4) for _ in range(3)]:\n"
+                "        epoch_logits.append([(model(x) * 2).detach(), x.sum().item()])\n",
+            ),
+            note="nested loops; a graph inside a list literal",
+            runtime="assert has_graph(epoch_logits[0][0]) and activations_alive(epoch_logits[0][0])",
+        ),
+    ]
+
+
+def _graph_parts(node: cst.BaseExpression, flow) -> list:
+    """The sub-expressions of a stored value that carry a tensor graph (a fix detaches each)."""
+    value = flow.value(node)
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return [p for e in node.elements if isinstance(e, cst.Element) for p in _graph_parts(e.value, flow)]
+    if isinstance(node, cst.Dict):
+        return [p for e in node.elements if isinstance(e, cst.DictElement) for p in _graph_parts(e.value, flow)]
+    if value.has_graph and value.kind is Kind.TENSOR:
+        return [node]
+    return []

@@ -1,0 +1,28 @@
+"""The settings the engine understands (front ends build these from flags and files)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gradguard.findings import Severity
+
+COPY_ORDERS = ("clone-detach", "detach-clone")
+
+
+@dataclass(frozen=True)
+class Settings:
+    select: tuple[str, ...] = ("GG",)  # codes or prefixes
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, Severity] = field(default_factory=dict)  # per-rule overrides
+    strict: bool = False  # report where the grad state is only likely, not proven
+    copy_order: str = "clone-detach"
+
+    def enabled(self, code: str) -> bool:
+        """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""
+        sel = max((len(p) for p in self.select if code.startswith(p)), default=-1)
+        ign = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
+        return sel >= 0 and sel > ign
+
+    def copy_suffix(self) -> str:
+        """The method chain a fix appends to make an independent copy."""
+        return ".clone().detach()" if self.copy_order == "clone-detach" else ".detach().clone()"
