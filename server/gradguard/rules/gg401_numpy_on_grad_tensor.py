@@ -1,0 +1,272 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.flow import GradMode, keyword, positional
+from gradguard.engine.values import Grad, Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import method_chain, short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+ERROR = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+# Calls between the tensor and .numpy() that a fix keeps: t.cpu().numpy() -> t.detach().cpu().numpy()
+PASS_THROUGH = frozenset({"cpu", "to", "contiguous", "float", "double", "half", "cuda"})
+
+
+class NumpyOnGradTensor(Rule):
+    """
+    ## What it does
+    Finds `.numpy()` (also after `.cpu()`), `np.array(t)`, `np.asarray(t)` and
+    other NumPy calls that convert a tensor which requires grad - a model's
+    output, a loss, a parameter - outside `torch.no_grad()`. A list of such
+    tensors passed to NumPy (`np.mean(losses)`) counts too.
+
+    ## Why is this bad?
+    It raises at run time: `RuntimeError: Can't call numpy() on Tensor that
+    requires grad. Use tensor.detach().numpy() instead.` - usually at the end of
+    the first epoch, when the metrics are computed. Under `torch.no_grad()` the
+    same call works.
+
+    ## Example
+    ```python
+    probs = model(x).softmax(1)
+    np.save("probs.npy", probs.cpu().numpy())
+    ```
+
+    ## Use instead
+    ```python
+    probs = model(x).softmax(1)
+    np.save("probs.npy", probs.detach().cpu().numpy())
+    ```
+
+    ## Fix safety
+    Inserting `.detach()` before the conversion (and before any `.cpu()`, so the
+    copy to the host records no graph) is safe: the NumPy array gets the same
+    values. A list of tensors gets no automatic fix: detach them where they are
+    stored (see GG101).
+    """
+
+    code = "GG401"
+    name = "numpy-on-grad-tensor"
+    severity = Severity.ERROR
+    summary = "A tensor that requires grad is converted to NumPy: it raises"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.flow.frame.mode is not GradMode.ON:
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
+            recv = self.flow.value(func.value)
+            if recv.kind is Kind.TENSOR and recv.grad is Grad.YES:
+                self._report(node, _base_of(func.value), recv, ".numpy()")
+            return
+        q = self.flow._qualname(func) or ""
+        if not q.startswith("numpy.") or keyword(node, "force") is not None:
+            return
+        fname = q.rsplit(".", 1)[-1]
+        args = positional(node)
+        if not args or fname in K.NUMPY_NON_CONVERTING:
+            return
+        arg = args[0].value
+        v = self.flow.value(arg)
+        if v.kind is Kind.TENSOR and v.grad is Grad.YES and fname in K.NUMPY_CONVERTERS:
+            self._report(node, arg, v, f"`np.{fname}()`", tensor=True)
+        elif v.kind is Kind.CONTAINER and v.item is not None and v.item.kind is Kind.TENSOR and v.item.grad is Grad.YES:
+            self._report(node, arg, v.item, f"`np.{fname}()`", tensor=False)
+
+    def _report(self, node: cst.Call, base: cst.BaseExpression, v, call: str, tensor: bool = True) -> None:
+        name = short(self.code_of(base))
+        why = v.why
+        call_text = call if call.startswith("`") else f"`{call}`"
+        holds = "requires grad" if tensor else "holds tensors that require grad"
+
+        def message(line_of):
+            origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+            return f"`{name}` {holds}{origin}; {call_text} on it raises \"{ERROR}\""
+
+        fixes = []
+        if tensor:
+            new = method_chain(base, "detach")
+            fixes.append(PendingFix(f"Insert `.detach()`: `{short(self.code_of(new))}`", Safety.SAFE, [(base, new)]))
+        related = [(why.node, "requires grad from here")] if why is not None else []
+        self.report(node, message, fixes=fixes, related=related)
+
+    VALID = [
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+model = nn.Linear(4, 3)
+x = torch.randn(5, 4)
+model.eval()
+with torch.no_grad():
+    probs = model(x).softmax(1).cpu().numpy()
+""",
+            note="computed under no_grad",
+            runtime="assert probs.shape == (5, 3)",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+model = nn.Linear(4, 3)
+scores = model(torch.randn(5, 4))
+table = scores.detach().cpu().numpy()
+mean = np.mean(table)
+""",
+            note="already detached",
+            runtime="assert table.shape == (5, 3)",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+weights = np.ones(4)
+weights.copy()
+ratio = np.array(weights) / 2
+batch = torch.randn(3, 4)
+pixels = batch.numpy()
+""",
+            note="NumPy arrays, and a tensor that does not require grad",
+            runtime="assert pixels.shape == (3, 4)",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+net = nn.Linear(2, 1)
+losses = []
+for _ in range(3):
+    loss = net(torch.randn(4, 2)).pow(2).mean()
+    loss.backward()
+    losses.append(loss.item())
+print(np.mean(losses))
+""",
+            note="a list of Python floats",
+        ),
+        Valid(
+            """
+import torch
+
+
+def to_numpy(t):
+    return t.cpu().numpy()
+""",
+            note="`t` could be anything: unknown, so silent",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+model = nn.Linear(4, 3)
+x = torch.randn(5, 4)
+probs = model(x).softmax(1)
+np.save("probs.npy", probs.cpu().numpy())
+""",
+            range=(9, 21, 9, 40),
+            message="`probs` requires grad (from `model(x)` on line 8); `.numpy()` on it raises \"" + ERROR + "\"",
+            fixes=(
+                "\nimport numpy as np\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 3)\n"
+                "x = torch.randn(5, 4)\nprobs = model(x).softmax(1)\n"
+                "np.save(\"probs.npy\", probs.detach().cpu().numpy())\n",
+            ),
+            raises=ERROR,
+        ),
+        Invalid(
+            """
+import numpy
+import torch
+
+w = torch.zeros(3, requires_grad=True)
+snapshot = numpy.array(w)
+""",
+            range=(6, 11, 6, 25),
+            message="`w` requires grad (`requires_grad=True` on line 5); `np.array()` on it raises \"" + ERROR + "\"",
+            fixes=("\nimport numpy\nimport torch\n\nw = torch.zeros(3, requires_grad=True)\nsnapshot = numpy.array(w.detach())\n",),
+            raises=ERROR,
+            note="a leaf that requires grad; numpy imported without an alias",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def evaluate(network, samples):
+    network.eval()
+    history = []
+    for inputs, labels in samples:
+        history.append(F.cross_entropy(network(inputs), labels))
+    return np.mean(history)
+
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+avg = evaluate(net, [(torch.randn(6, 4), torch.randint(0, 2, (6,))) for _ in range(2)])
+""",
+            range=(13, 11, 13, 27),
+            message="`history` holds tensors that require grad (from `F.cross_entropy(network(inputs), labels)` on "
+            "line 12); `np.mean()` on it raises \"" + ERROR + "\"",
+            raises=ERROR,
+            note="a list of losses handed to NumPy; in a helper function (GG101 also flags the append)",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Probe(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.proj(x)
+
+    def embed(self, x):
+        emb = self.forward(x)
+        return emb.numpy()
+
+
+Probe().embed(torch.randn(4, 3))
+""",
+            range=(17, 15, 17, 26),
+            message="`emb` requires grad (from `self.proj(x)` on line 13); `.numpy()` on it raises \"" + ERROR + "\"",
+            fixes=(
+                "\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\nclass Probe(nn.Module):\n"
+                "    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(3, 2)\n\n"
+                "    def forward(self, x):\n        return self.proj(x)\n\n    def embed(self, x):\n"
+                "        emb = self.forward(x)\n        return emb.detach().numpy()\n\n\n"
+                "Probe().embed(torch.randn(4, 3))\n",
+            ),
+            raises=ERROR,
+            note="a method of a module",
+        ),
+    ]
+
+
+def _base_of(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The tensor before any `.cpu()` / `.to(...)` chain, where `.detach()` belongs."""
+    while (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in PASS_THROUGH
+    ):
+        node = node.func.value
+    return node

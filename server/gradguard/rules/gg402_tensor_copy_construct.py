@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine.flow import keyword, positional
+from gradguard.engine.values import Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import copy_methods, method_chain, short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
+)
+
+
+class TensorCopyConstruct(Rule):
+    """
+    ## What it does
+    Finds `torch.tensor(t)` where `t` is already a tensor.
+
+    ## Why is this bad?
+    `torch.tensor()` always copies and never keeps the graph, so it is a hidden
+    `detach().clone()`: gradients stop there without a word, and PyTorch warns
+    on every call: `UserWarning: To copy construct from a tensor, it is
+    recommended to use sourceTensor.detach().clone() or
+    sourceTensor.detach().clone().requires_grad_(True), rather than
+    torch.tensor(sourceTensor).` Writing the copy out says what happens.
+    (`torch.as_tensor(t)`, `torch.Tensor(t)` and `torch.tensor([t0, t1])` of
+    0-dim tensors do not warn and are left alone.)
+
+    ## Example
+    ```python
+    target = torch.tensor(pred, dtype=torch.float32, requires_grad=True)
+    ```
+
+    ## Use instead
+    ```python
+    target = pred.clone().detach().to(dtype=torch.float32).requires_grad_(True)
+    ```
+
+    ## Fix safety
+    Safe: `t.clone().detach()` (or `t.detach().clone()` with
+    `copy-order = "detach-clone"`) is the same copy without the warning;
+    `dtype=` and `device=` become `.to(dtype=..., device=...)` and
+    `requires_grad=True` becomes `.requires_grad_(True)`. A call with other
+    keywords (`pin_memory=`) gets no automatic fix.
+    """
+
+    code = "GG402"
+    name = "tensor-copy-construct"
+    severity = Severity.WARNING
+    summary = "`torch.tensor(t)` copy-constructs from a tensor (warns, drops the graph)"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.flow._qualname(node.func) != "torch.tensor":
+            return
+        args = positional(node)
+        if len(args) != 1 or self.flow.value(args[0].value).kind is not Kind.TENSOR:
+            return
+        src = args[0].value
+        name = short(self.code_of(src))
+        copy = method_chain(src, *copy_methods(self.settings))
+        suffix = ".clone().detach()" if self.settings.copy_order == "clone-detach" else ".detach().clone()"
+        message = (
+            f"`{name}` is already a tensor: `torch.tensor()` copies it without its graph and warns "
+            f"\"To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; "
+            f"use `{name}{suffix}`"
+        )
+        fix = _copy_fix(node, copy)
+        fixes = [PendingFix(f"Use `{short(self.code_of(fix))}`", Safety.SAFE, [(node, fix)])] if fix is not None else []
+        self.report(node, message, fixes=fixes)
+
+    VALID = [
+        Valid(
+            """
+import torch
+
+t0, t1 = torch.tensor(1.0), torch.tensor(2.0)
+pair = torch.tensor([t0, t1])
+""",
+            note="a list of 0-dim tensors does not warn",
+            runtime="assert pair.tolist() == [1.0, 2.0]",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+labels = torch.tensor(np.arange(4))
+scale = torch.tensor(3.5)
+raw = [[1, 2], [3, 4]]
+grid = torch.tensor(raw, dtype=torch.float32)
+""",
+            note="NumPy arrays, numbers and lists",
+        ),
+        Valid(
+            """
+import torch
+
+x = torch.randn(3)
+y = torch.as_tensor(x)
+z = torch.Tensor(x)
+w = torch.tensor(x.sum().item())
+""",
+            note="`as_tensor`, `torch.Tensor` and a Python number do not warn",
+        ),
+        Valid(
+            """
+import torch
+
+
+def wrap(value):
+    return torch.tensor(value)
+""",
+            note="`value` could be a list: unknown, so silent",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+
+x = torch.randn(3)
+y = torch.tensor(x)
+""",
+            range=(5, 4, 5, 19),
+            message="`x` is already a tensor: `torch.tensor()` copies it without its graph and warns \"To copy "
+            "construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; use `x.clone().detach()`",
+            fixes=("\nimport torch\n\nx = torch.randn(3)\ny = x.clone().detach()\n",),
+            warns=WARNING,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+pred = model(torch.randn(3, 4))
+target = torch.tensor(pred, dtype=torch.float64, requires_grad=True)
+""",
+            range=(7, 9, 7, 68),
+            message="`pred` is already a tensor: `torch.tensor()` copies it without its graph and warns \"To copy "
+            "construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; use `pred.clone().detach()`",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\npred = model(torch.randn(3, 4))\n"
+                "target = pred.clone().detach().to(dtype=torch.float64).requires_grad_(True)\n",
+            ),
+            warns=WARNING,
+            runtime="assert target.dtype == torch.float64 and target.requires_grad and target.is_leaf",
+        ),
+        Invalid(
+            """
+import torch as T
+
+frames = T.zeros(2, 3)
+copy = T.tensor(frames[0], device="cpu")
+""",
+            range=(5, 7, 5, 40),
+            message="`frames[0]` is already a tensor: `torch.tensor()` copies it without its graph and warns \"To copy "
+            "construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; use "
+            "`frames[0].detach().clone()`",
+            fixes=("\nimport torch as T\n\nframes = T.zeros(2, 3)\ncopy = frames[0].detach().clone().to(device=\"cpu\")\n",),
+            warns=WARNING,
+            settings={"copy_order": "detach-clone"},
+            note="`import torch as T`, the `detach-clone` copy order, a view as source",
+        ),
+    ]
+
+
+def _copy_fix(call: cst.Call, copy: cst.BaseExpression) -> cst.BaseExpression | None:
+    """`copy` plus `.to(dtype=, device=)` and `.requires_grad_(True)` for the call's keywords."""
+    to_args = []
+    requires_grad = None
+    for arg in call.args[1:]:
+        kw = arg.keyword.value if arg.keyword is not None else None
+        if kw in ("dtype", "device"):
+            to_args.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        elif kw == "requires_grad":
+            requires_grad = arg.value
+        else:
+            return None
+    out = copy
+    if to_args:
+        out = cst.Call(func=cst.Attribute(value=out, attr=cst.Name("to")), args=_commas(to_args))
+    if requires_grad is not None and not (isinstance(requires_grad, cst.Name) and requires_grad.value == "False"):
+        # .to() first: requires_grad_ must be the last step or the result is not a leaf.
+        out = cst.Call(func=cst.Attribute(value=out, attr=cst.Name("requires_grad_")), args=[cst.Arg(requires_grad)])
+    return out
+
+
+def _commas(args: list) -> list:
+    return [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args[:-1]] + args[-1:]
