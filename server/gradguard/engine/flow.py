@@ -72,6 +72,7 @@ class FunctionInfo:
     callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
     dirty: bool = False
     call_modes: set = field(default_factory=set)
+    call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
     param_values: dict = field(default_factory=dict)
 
 
@@ -377,6 +378,10 @@ class FlowAnalysis:
                 return GradMode.OFF
             return None
         q = self._qualname(expr.func)
+        if q is None:
+            name = (dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
+            # inference_context(), maybe_no_grad(): a switch we cannot read.
+            return GradMode.UNKNOWN if "no_grad" in name or "inference" in name or "grad_enabled" in name else None
         if q in K.GRAD_CONTEXTS_OFF:
             if q == "torch.inference_mode" and expr.args and literal_bool(expr.args[0].value) is False:
                 return GradMode.ON
@@ -497,6 +502,7 @@ class FlowAnalysis:
         if self.function is not None:
             fn.callers.add(self.function)
         fn.call_modes.add(mode)
+        fn.call_sites += 1
         for name, v in params.items():
             old = fn.param_values.get(name)
             fn.param_values[name] = v if old is None else merge(old, v)
@@ -1293,9 +1299,8 @@ class FlowAnalysis:
                              scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER)
             if last in K.NEVER_GRAD_FUNCTIONS:
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`torch.{last}`"))
-            if last in ("no_grad", "enable_grad", "inference_mode", "set_grad_enabled", "device", "dtype",
-                        "save", "load", "is_grad_enabled", "cuda", "compile", "Generator", "Size"):
-                return NUMBER if last in ("is_grad_enabled",) else UNKNOWN
+            if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
+                return UNKNOWN
             tensors = []
             for _, v in args:
                 if v.kind is Kind.CONTAINER and v.item is not None:

@@ -50,6 +50,15 @@ NEVER_GRAD_FUNCTIONS = frozenset(
     logical_and logical_or logical_not logical_xor isclose allclose
     manual_seed seed initial_seed get_rng_state""".split()
 )
+# torch.* functions that return something other than a new tensor.
+NOT_TENSOR_FUNCTIONS = frozenset(
+    """no_grad enable_grad inference_mode set_grad_enabled is_grad_enabled device dtype save
+    load cuda compile finfo iinfo get_default_dtype set_default_dtype is_tensor
+    is_floating_point is_complex numel typename promote_types result_type can_cast
+    is_autocast_enabled get_autocast_gpu_dtype autocast use_deterministic_algorithms
+    set_printoptions set_num_threads get_num_threads is_inference_mode_enabled
+    broadcast_shapes jit distributed""".split()
+)
 # torch functions that build no tensor (context managers, settings, I/O).
 GRAD_CONTEXTS_OFF = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad"})
 GRAD_CONTEXTS_ON = frozenset({"torch.enable_grad", "torch.autograd.enable_grad"})

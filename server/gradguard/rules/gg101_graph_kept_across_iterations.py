@@ -66,7 +66,12 @@ class GraphKeptAcrossIterations(Rule):
         backwards = self.flow.backwards
         for store in self.flow.stores:
             # Retention a later backward depends on: detaching would break training.
-            if any(store.token in b.origins for b in backwards):
+            if any(store.token in b.origins for b in backwards) or _returned_to_unknown_caller(store):
+                continue
+            # Inside a model's own methods (forward over layers, hidden-state tuples)
+            # the graphs are the model's output: its callers back-propagate them.
+            fn = store.function
+            if fn is not None and fn.cls is not None and fn.cls.is_module:
                 continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
@@ -247,6 +252,48 @@ def train(model, loader, history):
         history.append(model(x))
 """,
             note="`model` is a parameter nothing in this file gives a value: unknown, so silent",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, x):
+        all_hidden = ()
+        for layer in self.layers:
+            x = layer(x)
+            all_hidden = all_hidden + (x,)
+        return x, all_hidden
+
+
+enc = Encoder()
+out, hidden = enc(torch.randn(2, 4))
+torch.stack(hidden).sum().backward()
+""",
+            note="a model's forward collecting hidden states: its caller back-propagates them",
+            runtime="assert enc.layers[0].weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+backbone = nn.Linear(4, 4)
+
+
+def multi_crop_features(crops):
+    feats = []
+    for crop in crops:
+        feats.append(backbone(crop))
+    return torch.cat(feats)
+""",
+            note="returned to a caller elsewhere, which may back-propagate it",
         ),
     ]
 
@@ -456,6 +503,13 @@ for epoch in range(2):
             runtime="assert has_graph(epoch_logits[0][0]) and activations_alive(epoch_logits[0][0])",
         ),
     ]
+
+
+def _returned_to_unknown_caller(store) -> bool:
+    """The stored-into place is (part of) what a function nobody here calls returns:
+    its caller, elsewhere, may well back-propagate it."""
+    fn = store.function
+    return fn is not None and fn.call_sites == 0 and store.token in fn.returns.origins
 
 
 def _graph_parts(node: cst.BaseExpression, flow) -> list:

@@ -61,11 +61,10 @@ class TensorCopyConstruct(Rule):
         src = args[0].value
         name = short(self.code_of(src))
         copy = method_chain(src, *copy_methods(self.settings))
-        suffix = ".clone().detach()" if self.settings.copy_order == "clone-detach" else ".detach().clone()"
         message = (
             f"`{name}` is already a tensor: `torch.tensor()` copies it without its graph and warns "
             f"\"To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; "
-            f"use `{name}{suffix}`"
+            f"use `{short(self.code_of(copy))}`"
         )
         fix = _copy_fix(node, copy)
         fixes = [PendingFix(f"Use `{short(self.code_of(fix))}`", Safety.SAFE, [(node, fix)])] if fix is not None else []
