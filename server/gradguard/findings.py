@@ -68,3 +68,13 @@ class Finding:
     @property
     def sort_key(self) -> tuple:
         return (self.range.start, self.range.end, self.code)
+
+
+def utf16_column(line_text: str, column: int) -> int:
+    """A code-point column on `line_text` in UTF-16 code units (LSP's default)."""
+    return len(line_text[:column].encode("utf-16-le")) // 2
+
+
+def utf8_column(line_text: str, column: int) -> int:
+    """A code-point column on `line_text` in UTF-8 bytes (Neovim, ruff's LSP option)."""
+    return len(line_text[:column].encode("utf-8"))

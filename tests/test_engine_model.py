@@ -1,0 +1,189 @@
+"""The engine's model of a program: grad state with evidence, storage aliasing,
+loop context and import aliases - read back through `describe_at`."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gradguard.engine import analyze
+from gradguard.engine.describe import describe_at
+
+
+def state(source: str, marker: str, offset: int = 0) -> str | None:
+    """Describe the expression at the first occurrence of `marker` (plus `offset` characters)."""
+    source = textwrap.dedent(source)
+    analysis = analyze(source, keep_flow=True)
+    assert analysis.error is None and analysis.flow is not None
+    for lineno, line in enumerate(source.splitlines(), 1):
+        col = line.find(marker)
+        if col != -1:
+            return describe_at(analysis, lineno, col + offset)
+    raise AssertionError(f"{marker!r} not in source")
+
+
+PROGRAM = """
+import torch as T
+from torch import nn
+import torch.nn.functional as F
+
+model = nn.Linear(4, 2)
+x = T.randn(3, 4)
+out = model(x)
+loss = F.mse_loss(out, T.zeros(3, 2))
+y = out.detach()
+v = out[:2]
+c = out.clone()
+n = loss.item()
+k = out.argmax(1)
+w = T.zeros(2, requires_grad=True)
+with T.no_grad():
+    quiet = model(x)
+use(out, loss, y, v, c, n, k, w, quiet, model)
+"""
+
+
+@pytest.mark.parametrize(
+    "marker,expected",
+    [
+        ("out, loss", "`out` carries an autograd graph: from `model(x)` on line 8"),
+        ("loss, y", "`loss` carries an autograd graph: from `F.mse_loss(out, T.zeros(3, 2))` on line 9"),
+        ("y, v", "`y` carries no graph (`.detach()` on line 10); `y` shares storage with `out` (from `out.detach()` on line 10)"),
+        ("v, c", "`v` carries an autograd graph: from `model(x)` on line 8; `v` shares storage with `out` (from `out[:2]` on line 11)"),
+        ("c, n", "`c` carries an autograd graph: from `model(x)` on line 8; `c` has its own storage (a copy)"),
+        ("n, k", None),  # a Python number: nothing to say
+        ("k, w", "`k` carries no graph (`.argmax()` on line 14)"),
+        ("w, quiet", "`w` requires grad (`requires_grad=True` on line 15); it is a leaf, with no graph behind it"),
+        ("quiet, model", "`quiet` carries no graph (computed inside `torch.no_grad()` on line 17)"),
+        ("model)", "`model` is an `nn.Module`"),
+    ],
+)
+def test_grad_state_and_storage(marker, expected):
+    assert state(PROGRAM, marker) == expected
+
+
+def test_hover_on_a_method_describes_its_receiver():
+    src = """
+    import torch
+    from torch import nn
+    net = nn.Linear(2, 2)
+    feat = net(torch.ones(1, 2))
+    copy = feat.detach()
+    """
+    assert state(src, "detach()") == "`feat` carries an autograd graph: from `net(torch.ones(1, 2))` on line 5"
+
+
+def test_a_view_of_a_detach_alias_still_aliases_the_original():
+    src = """
+    import torch
+    from torch import nn
+    net = nn.Linear(2, 2)
+    h = net(torch.ones(1, 2))
+    d = h.detach()
+    row = d[0]
+    row
+    """
+    assert state(src, "row = ") is None  # the target of an assignment is not an evaluated expression
+    analysis = analyze(textwrap.dedent(src), keep_flow=True)
+    assert describe_at(analysis, 8, 0) == (
+        "`row` carries no graph (`.detach()` on line 6); `row` shares storage with `h` (from `h.detach()` on line 6)"
+    )
+
+
+def test_arguments_flow_into_functions_called_here():
+    src = """
+    import torch
+    from torch import nn
+
+    def step(m, batch):
+        pred = m(batch)
+        return pred
+
+    step(nn.Linear(2, 1), torch.ones(1, 2))
+    """
+    assert state(src, "return pred", 7) == "`pred` carries an autograd graph: from `m(batch)` on line 6"
+
+
+def test_parameters_of_uncalled_functions_are_unknown():
+    src = """
+    import torch
+
+    def step(m, batch):
+        pred = m(batch)
+        return pred
+    """
+    assert state(src, "return pred", 7) is None
+
+
+def test_no_grad_decorator_and_set_grad_enabled():
+    src = """
+    import torch
+    from torch import nn
+    net = nn.Linear(2, 2)
+
+    @torch.no_grad()
+    def infer(x):
+        a = net(x)
+        return a
+
+    def maybe(x, train):
+        with torch.set_grad_enabled(train):
+            b = net(x)
+        return b
+
+    infer(torch.ones(1, 2))
+    maybe(torch.ones(1, 2), True)
+    """
+    assert state(src, "return a", 7) == "`a` carries no graph (computed inside `torch.no_grad()` on line 8)"
+    assert state(src, "return b", 7) is None  # grad mode unknown: nothing claimed
+
+
+def test_a_caller_under_no_grad_reaches_the_callee():
+    src = """
+    import torch
+    from torch import nn
+    net = nn.Linear(2, 2)
+
+    def forward_only(x):
+        z = net(x)
+        return z
+
+    with torch.no_grad():
+        forward_only(torch.ones(1, 2))
+    """
+    assert state(src, "return z", 7) == "`z` carries no graph (computed inside `torch.no_grad()` on line 7)"
+
+
+def test_self_submodules_of_module_classes():
+    src = """
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(2, 2)
+            self.act = nn.ReLU()
+
+        def forward(self, x):
+            h = self.fc(x)
+            return self.act(h)
+    """
+    assert state(src, "h = ") is None
+    assert state(src, "h)") == "`h` carries an autograd graph: from `self.fc(x)` on line 12"
+    assert state(src, "self.act(", 5) == "`self.act` is an `nn.Module`"
+
+
+def test_file_without_torch_is_skipped_before_parsing():
+    result = analyze("this is not python at all (((")
+    assert result.skipped and result.error is None
+
+
+def test_skip_file_comment():
+    assert analyze("# gradguard: skip-file\nimport torch\n").skipped
+
+
+def test_syntax_error_position():
+    result = analyze("import torch\nx = (1,\n")
+    assert result.error is not None and result.error.line >= 2
