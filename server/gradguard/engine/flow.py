@@ -133,6 +133,15 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def _literal_key(node: cst.Subscript) -> Optional[str]:
+    """`d["loss"]` -> "loss"; None for any other index."""
+    if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        value = node.slice[0].slice.value
+        if isinstance(value, cst.SimpleString):
+            return value.evaluated_value
+    return None
+
+
 def literal_bool(node: cst.BaseExpression) -> Optional[bool]:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
@@ -652,7 +661,7 @@ class FlowAnalysis:
                     self._eval(el.slice.value)
             if v.has_graph and rhs is not None and base.kind is not Kind.TENSOR:
                 self._store(target, rhs, v, "item")
-            self._add_item(target.value, v)
+            self._add_item(target.value, v, key=_literal_key(target))
         elif t is cst.StarredElement:
             self._assign(target.value, UNKNOWN, None)
 
@@ -698,15 +707,24 @@ class FlowAnalysis:
             return ("attr", self.function.cls if self.function else None, expr.attr.value)
         return where
 
-    def _add_item(self, container: cst.BaseExpression, v: Value) -> None:
+    def _add_item(self, container: cst.BaseExpression, v: Value, key: Optional[str] = None) -> None:
         """`c.append(v)`, `c[k] = v`: c now holds v (and v's graph)."""
         cv = self.values.get(container, UNKNOWN)
         token = self.token_of(container)
-        item = v if cv.item is None else merge(cv.item, v) if cv.item.grad is not Grad.NO or v.grad is Grad.NO else v
-        if v.has_graph:
-            item = item.but(grad=Grad.YES, why=v.why, origins=(cv.item.origins if cv.item else frozenset()) | v.origins, leaf=False)
-        origins = item.origins | ({token} if token is not None else set())
-        new = Value(kind=Kind.CONTAINER, grad=item.grad, why=item.why, origins=frozenset(origins), item=item)
+        if key is not None:  # d["loss"] = v says nothing about d["acc"]
+            keyed = tuple((k, x) for k, x in cv.keyed if k != key) + ((key, v),)
+            item = cv.item
+            origins = cv.origins | v.origins | ({token} if token is not None else set())
+            grad = Grad.YES if v.has_graph or cv.grad is Grad.YES else cv.grad
+            new = Value(kind=Kind.CONTAINER, grad=grad, why=v.why if v.has_graph else cv.why,
+                        origins=frozenset(origins), item=item, keyed=keyed)
+        else:
+            item = v if cv.item is None else merge(cv.item, v) if cv.item.grad is not Grad.NO or v.grad is Grad.NO else v
+            if v.has_graph:
+                item = item.but(grad=Grad.YES, why=v.why, origins=(cv.item.origins if cv.item else frozenset()) | v.origins, leaf=False)
+            origins = item.origins | ({token} if token is not None else set())
+            new = Value(kind=Kind.CONTAINER, grad=item.grad, why=item.why, origins=frozenset(origins), item=item,
+                        keyed=cv.keyed)
         if isinstance(container, cst.Name):
             self._rebind_mutated(container.value, new)
         elif isinstance(container, cst.Attribute):
@@ -894,6 +912,9 @@ class FlowAnalysis:
         if base.kind is Kind.TENSOR:
             return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False, elements=None)
         if base.kind is Kind.CONTAINER:
+            key = _literal_key(node)
+            if key is not None:
+                return next((x for k, x in base.keyed if k == key), UNKNOWN)
             return base.item or UNKNOWN
         if base.kind is Kind.MODULE:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=base.parameterized)
@@ -964,14 +985,17 @@ class FlowAnalysis:
                      why=item.why if item else None, origins=item.origins if item else frozenset())
 
     def _e_dict(self, node: cst.Dict) -> Value:
-        elems = []
+        elems, keyed = [], []
         for e in node.elements:
             if isinstance(e, cst.DictElement):
                 self._eval(e.key)
-                elems.append(self._eval(e.value))
+                v = self._eval(e.value)
+                elems.append(v)
+                if isinstance(e.key, cst.SimpleString):
+                    keyed.append((e.key.evaluated_value, v))
             else:
                 self._eval(e.value)
-        return self._container(elems)
+        return self._container(elems).but(keyed=tuple(keyed))
 
     def _e_comprehension(self, node) -> Value:
         scope = self.frame.scope

@@ -63,6 +63,7 @@ class Value:
     loss: bool = False  # MODULE: a loss function (nn.*Loss)
     elements: Optional[tuple["Value", ...]] = None  # known tuple structure
     item: Optional["Value"] = None  # CONTAINER/PARAMS: what an element is
+    keyed: tuple = ()  # CONTAINER: ((literal key, Value), ...) - dict entries differ from each other
     cls: object = None  # CLASS / OBJECT / FUNCTION: the engine's info record
     qualname: Optional[str] = None  # an imported object: "torch.nn.functional"
 
