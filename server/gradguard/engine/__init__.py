@@ -121,8 +121,38 @@ def _guarded(rule, fn, internal: list):
     return call
 
 
+@dataclass(frozen=True)
+class Spot:
+    """What a text-building replacement sees of the place it replaces."""
+
+    indent: str  # the leading whitespace of the node's first line
+    text: str  # the node's source text (its range)
+
+
+def _edit(module: cst.Module, positions: _Positions, lines: list[str], node, new) -> Edit:
+    """A replacement becomes an edit: `node` may be ("before", n) for an insertion;
+    `new` a node, source text, or a function of the Spot (for re-indenting)."""
+    if isinstance(node, tuple):
+        start = positions.range(node[1]).start
+        rng = Range(start, start)
+    else:
+        rng = positions.range(node)
+    if isinstance(new, str):
+        text = new
+    elif callable(new):
+        line = lines[rng.start.line - 1]
+        body = "\n".join(lines[rng.start.line - 1 : rng.end.line])
+        offset_end = len(body) - len(lines[rng.end.line - 1]) + rng.end.column
+        spot = Spot(line[: len(line) - len(line.lstrip())], body[rng.start.column : offset_end])
+        text = new(spot)
+    else:
+        text = module.code_for_node(new)
+    return Edit(rng, text)
+
+
 def _resolve(module: cst.Module, source: str, reports: list[Report], settings: Settings) -> list[Finding]:
     positions = _Positions(module)
+    lines = source.split("\n")
     noqa = suppressions(source)
     findings = []
     for r in reports:
@@ -131,14 +161,7 @@ def _resolve(module: cst.Module, source: str, reports: list[Report], settings: S
             continue
         message = r.message if isinstance(r.message, str) else r.message(positions.line)
         fixes = tuple(
-            Fix(
-                f.title,
-                f.safety,
-                tuple(
-                    Edit(positions.range(node), new if isinstance(new, str) else module.code_for_node(new))
-                    for node, new in f.replacements
-                ),
-            )
+            Fix(f.title, f.safety, tuple(_edit(module, positions, lines, node, new) for node, new in f.replacements))
             for f in r.fixes
         )
         related = tuple(Related(positions.range(node), text) for node, text in r.related)

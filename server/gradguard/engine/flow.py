@@ -175,6 +175,7 @@ class FlowAnalysis:
         self.backwards: list[Backward] = []
         self.functions: list[FunctionInfo] = []
         self.frame: Frame = Frame(Scope("module", None))
+        self.statement: Optional[cst.CSTNode] = None
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
 
     # ------------------------------------------------------------------ entry
@@ -254,6 +255,7 @@ class FlowAnalysis:
             hook(node)
 
     def _stmt(self, stmt: cst.CSTNode) -> None:
+        self.statement = stmt  # the statement being run (fixes that wrap or precede it)
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self._small(small)
@@ -754,10 +756,23 @@ class FlowAnalysis:
         if old.kind is Kind.CONTAINER:
             self._add_item(target, v.item if v.kind is Kind.CONTAINER and v.item else v)
             return
-        kind = Kind.TENSOR if Kind.TENSOR in (old.kind, v.kind) else old.kind if old.kind is v.kind else Kind.UNKNOWN
-        new = Value(kind=kind, grad=g, why=why, origins=origins | ({token} if token is not None and g is Grad.YES else set()),
-                    scalar=old.scalar or v.scalar, alias=old.alias)
-        new = self._made(new, s)
+        extra = {token} if token is not None else set()
+        if old.kind is Kind.TENSOR:
+            # In place: the tensor keeps its identity; requires_grad never goes away.
+            if old.grad is Grad.YES:
+                grows = v.origins if self.frame.mode is GradMode.ON else frozenset()
+                new = old.but(origins=old.origins | grows | extra)
+            elif v.grad is Grad.YES and self.frame.mode is GradMode.ON:
+                new = old.but(grad=Grad.YES, why=v.why, origins=v.origins | extra, leaf=False)
+            elif old.grad is Grad.NO and v.grad is Grad.NO:
+                new = old
+            else:
+                new = old.but(grad=Grad.UNKNOWN, why=None)
+        else:
+            kind = Kind.TENSOR if Kind.TENSOR in (old.kind, v.kind) else old.kind if old.kind is v.kind else Kind.UNKNOWN
+            new = Value(kind=kind, grad=g, why=why, origins=origins | (extra if g is Grad.YES else set()),
+                        scalar=old.scalar or v.scalar, alias=old.alias)
+            new = self._made(new, s)
         if isinstance(target, cst.Name):
             self._rebind_mutated(target.value, new)
         elif isinstance(target, cst.Attribute):

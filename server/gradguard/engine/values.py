@@ -99,7 +99,8 @@ def join_grad(values) -> tuple[Grad, Optional[Evidence], frozenset]:
         origins = frozenset().union(*(v.origins for v in yes))
         return Grad.YES, yes[0].why, origins
     if all(v.grad is Grad.NO for v in values):
-        return Grad.NO, None, frozenset()
+        why = next((v.why for v in values if v.why is not None and v.kind is Kind.TENSOR), None)
+        return Grad.NO, why, frozenset()
     return Grad.UNKNOWN, None, frozenset()
 
 

@@ -31,3 +31,54 @@ def copy_methods(settings) -> tuple[str, str]:
 def short(code: str, limit: int = 40) -> str:
     code = " ".join(code.split())
     return code if len(code) <= limit else code[: limit - 3] + "..."
+
+
+def torch_name(flow) -> str | None:
+    """The name `torch` is imported under at module level (`import torch as T` -> "T")."""
+    module_scope = flow.frame.scope
+    while module_scope.parent is not None:
+        module_scope = module_scope.parent
+    for name, b in module_scope.env.items():
+        if b.value.qualname == "torch":
+            return name
+    return None
+
+
+def import_torch(flow) -> list:
+    """Replacements adding `import torch` before the module's first statement, if it lacks one."""
+    if torch_name(flow) is not None:
+        return []
+    body = flow.module.body
+    first = 0
+    # after a module docstring and `from __future__` imports
+    while first < len(body) and _is_docstring_or_future(body[first]):
+        first += 1
+    if first >= len(body):
+        return []
+    return [(("before", body[first]), "import torch\n")]
+
+
+def _is_docstring_or_future(stmt) -> bool:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return False
+    small = stmt.body[0]
+    if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    return isinstance(small, cst.ImportFrom) and small.module is not None and getattr(small.module, "value", "") == "__future__"
+
+
+def wrap_in_no_grad(torch: str, step: str = "    "):
+    """A text builder: the statement(s) at a Spot, inside `with torch.no_grad():`.
+    Returns None for code it cannot re-indent safely (multi-line strings)."""
+
+    def build(spot) -> str:
+        first, *rest = spot.text.split("\n")
+        # Later lines carry their own full indentation: one more step each (blank lines stay blank).
+        body = first + "".join("\n" + (step + line if line.strip() else line) for line in rest)
+        return f"with {torch}.no_grad():\n{spot.indent}{step}{body}"
+
+    return build
+
+
+def has_multiline_string(code: str) -> bool:
+    return '"""' in code or "'''" in code

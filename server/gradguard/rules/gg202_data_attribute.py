@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.flow import GradMode
+from gradguard.engine.values import Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import has_multiline_string, import_torch, method_chain, short, torch_name, wrap_in_no_grad
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+
+class DataAttribute(Rule):
+    """
+    ## What it does
+    Finds `x.data` on a tensor: reads (`info`) and in-place writes through it
+    (`x.data.mul_(...)`, `x.data += ...`, `x.data[i] = ...`, a **warning**).
+
+    ## Why is this bad?
+    `x.data` is like `x.detach()` - the same storage, no graph - but writes
+    through it do not bump the tensor's version counter. Autograd cannot detect
+    them: if `x` was saved for backward, `backward()` runs without complaint and
+    the gradients are silently wrong (with `detach()` the same write raises "one
+    of the variables needed for gradient computation has been modified by an
+    inplace operation"). Reads are harmless on their own, but they hand out an
+    alias that writes can later go through.
+
+    ## Example
+    ```python
+    snapshot = weight.data
+    weight.data.mul_(0.5)
+    ```
+
+    ## Use instead
+    ```python
+    snapshot = weight.detach()
+    with torch.no_grad():
+        weight.mul_(0.5)
+    ```
+
+    ## Fix safety
+    Reads: `x.data` -> `x.detach()` is safe (same values, same storage, no
+    graph). Writes: dropping `.data` and wrapping the statement in
+    `with torch.no_grad():` is unsafe: the write is now seen by autograd, so code
+    that silently computed wrong gradients starts raising instead.
+    """
+
+    code = "GG202"
+    name = "data-attribute"
+    severity = Severity.INFO
+    summary = "`.data` bypasses autograd's version counter (in-place writes: silently wrong gradients)"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._reads: list = []  # [(attribute node, statement)]
+        self._writes: set = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "data" and self.flow.value(node.value).kind is Kind.TENSOR:
+            self._reads.append((node, self.flow.statement, self.flow.frame.mode))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value) and _is_data(func.value):
+            self._writes.add(func.value)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        if _is_data(node.target):
+            self._writes.add(node.target)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript) and _is_data(t.target.value):
+                self._writes.add(t.target.value)
+
+    def finish(self) -> None:
+        for node, stmt, mode in self._reads:
+            base = short(self.code_of(node.value))
+            if node in self._writes:
+                self._write(node, stmt, mode, base)
+            else:
+                new = method_chain(node.value, "detach")
+                self.report(
+                    node,
+                    f"`{base}.data` hands out `{base}`'s storage behind autograd's back: writes through it are never "
+                    f"detected; use `{base}.detach()`",
+                    fixes=[PendingFix(f"Use `{short(self.code_of(new))}`", Safety.SAFE, [(node, new)])],
+                )
+
+    def _write(self, node: cst.Attribute, stmt, mode, base: str) -> None:
+        fixes = []
+        small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if small is not None and not has_multiline_string(self.code_of(stmt)):
+            code = self.flow.module.code_for_node(small.deep_replace(node, node.value))
+            if mode is GradMode.OFF:  # already under no_grad: just drop .data
+                fixes.append(PendingFix("Write through the tensor itself (drop `.data`)", Safety.UNSAFE, [(small, code)]))
+            else:
+                torch = torch_name(self.flow) or "torch"
+                wrap = wrap_in_no_grad(torch)
+                fixes.append(PendingFix(
+                    "Drop `.data`, wrap in `with torch.no_grad():`", Safety.UNSAFE,
+                    [(stmt, lambda spot, code=code: wrap(type(spot)(spot.indent, code)))] + import_torch(self.flow),
+                ))
+        self.report(
+            node,
+            f"in-place write through `{base}.data` is invisible to autograd: if `{base}` was saved for backward, "
+            "its gradients become silently wrong",
+            fixes=fixes,
+            severity=Severity.WARNING,
+        )
+
+    VALID = [
+        Valid(
+            """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+snapshot = w.detach()
+with torch.no_grad():
+    w.mul_(0.5)
+""",
+            note="detach() and no_grad: the intended forms",
+            runtime="assert w.tolist() == [0.5, 0.5, 0.5]",
+        ),
+        Valid(
+            """
+import torch
+
+
+class Batch:
+    def __init__(self, data):
+        self.data = data
+
+
+batch = Batch([1, 2, 3])
+values = batch.data
+""",
+            note="`.data` of something that is not a tensor",
+        ),
+        Valid(
+            """
+import torch
+
+
+def unwrap(x):
+    return x.data
+""",
+            note="unknown receiver: silent",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+snapshot = w.data
+""",
+            range=(5, 11, 5, 17),
+            message="`w.data` hands out `w`'s storage behind autograd's back: writes through it are never detected; "
+            "use `w.detach()`",
+            fixes=("\nimport torch\n\nw = torch.ones(3, requires_grad=True)\nsnapshot = w.detach()\n",),
+            runtime="assert not snapshot.requires_grad and snapshot.data_ptr() == w.data_ptr()",
+        ),
+        Invalid(
+            """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+y = (w * w).sum()
+w.data.mul_(2)  # rescale
+y.backward()
+""",
+            range=(6, 0, 6, 6),
+            message="in-place write through `w.data` is invisible to autograd: if `w` was saved for backward, its "
+            "gradients become silently wrong",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\n\nw = torch.ones(3, requires_grad=True)\ny = (w * w).sum()\n"
+                "with torch.no_grad():\n    w.mul_(2)  # rescale\ny.backward()\n",
+            ),
+            # d(w*w)/dw at w=1 is 2; the write through .data went unseen, so 2 * 2 = 4 comes out.
+            runtime="assert w.grad.tolist() == [4.0, 4.0, 4.0]",
+            note="the gradient is computed at the new value without an error",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+layer = nn.Linear(2, 2)
+out = layer(torch.ones(1, 2)).sum()
+with torch.no_grad():
+    layer.weight.data[0] = 0.0
+out.backward()
+""",
+            range=(8, 4, 8, 21),
+            message="in-place write through `layer.weight.data` is invisible to autograd: if `layer.weight` was saved "
+            "for backward, its gradients become silently wrong",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nlayer = nn.Linear(2, 2)\nout = layer(torch.ones(1, 2)).sum()\n"
+                "with torch.no_grad():\n    layer.weight[0] = 0.0\nout.backward()\n",
+            ),
+            runtime="assert layer.weight.grad is not None",
+            note="an indexed write under no_grad: backward still runs, on a weight it never saw change",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(3, 3)
+for step in range(2):
+    current = net.weight.data.clone()
+""",
+            range=(7, 14, 7, 29),
+            message="`net.weight.data` hands out `net.weight`'s storage behind autograd's back: writes through it are "
+            "never detected; use `net.weight.detach()`",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nnet = nn.Linear(3, 3)\nfor step in range(2):\n"
+                "    current = net.weight.detach().clone()\n",
+            ),
+            runtime="assert not current.requires_grad",
+        ),
+    ]
+
+
+def _is_data(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "data"

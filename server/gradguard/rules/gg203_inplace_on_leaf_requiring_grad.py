@@ -1,0 +1,208 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.flow import GradMode
+from gradguard.engine.values import Grad, Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+class InplaceOnLeafRequiringGrad(Rule):
+    """
+    ## What it does
+    Finds an in-place operation - `w -= lr * w.grad`, `w.add_(...)`, `w[0] = 0`,
+    `w.copy_(...)` - on a leaf tensor that requires grad (created with
+    `requires_grad=True`, an `nn.Parameter`, a model's parameter) outside
+    `torch.no_grad()`.
+
+    ## Why is this bad?
+    Autograd refuses it at run time: `RuntimeError: a leaf Variable that requires
+    grad is being used in an in-place operation.` (for indexed assignment: `a view
+    of a leaf Variable that requires grad is being used in an in-place
+    operation.`). The classic case is a hand-written SGD step.
+
+    ## Example
+    ```python
+    for p in model.parameters():
+        p -= lr * p.grad
+    ```
+
+    ## Use instead
+    ```python
+    for p in model.parameters():
+        with torch.no_grad():
+            p -= lr * p.grad
+    ```
+
+    ## Fix safety
+    Safe: wrapping the statement in `with torch.no_grad():` is what PyTorch asks
+    for - the update is applied to the tensor's data and kept out of the graph
+    (`import torch` is added when the file lacks it).
+    """
+
+    code = "GG203"
+    name = "inplace-on-leaf-requiring-grad"
+    severity = Severity.ERROR
+    summary = "An in-place op on a leaf tensor that requires grad, outside `no_grad`: it raises"
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        op = node.operator
+        self._check(node, node.target, f"the in-place `{self.code_of(op).strip()}`", LEAF)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript):
+                self._check(node, t.target.value, "indexed assignment", VIEW)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value):
+            self._check(node, func.value, f"`.{func.attr.value}()`", LEAF)
+
+    def _check(self, node, tensor: cst.BaseExpression, op: str, error: str) -> None:
+        if self.flow.frame.mode is not GradMode.ON:
+            return
+        v = self.flow.value(tensor)
+        if not (v.kind is Kind.TENSOR and v.grad is Grad.YES and v.leaf):
+            return
+        name = short(self.code_of(tensor))
+        why = v.why
+
+        def message(line_of):
+            origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+            return f"`{name}` is a leaf tensor that requires grad{origin}; {op} on it raises \"{error}\""
+
+        fixes = []
+        stmt = self.flow.statement
+        whole = isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and (
+            stmt.body[0] is node or isinstance(stmt.body[0], cst.Expr) and stmt.body[0].value is node
+        )
+        if whole and not has_multiline_string(self.code_of(stmt)):
+            torch = torch_name(self.flow) or "torch"
+            fixes.append(PendingFix("Wrap in `with torch.no_grad():`", Safety.SAFE,
+                                    [(stmt, wrap_in_no_grad(torch))] + import_torch(self.flow)))
+        related = [(why.node, "requires grad from here")] if why is not None else []
+        self.report(node, message, fixes=fixes, related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 1)
+model(torch.randn(4, 3)).sum().backward()
+lr = 0.1
+with torch.no_grad():
+    for p in model.parameters():
+        p -= lr * p.grad
+""",
+            note="the manual SGD step under no_grad",
+            runtime="assert model.weight.is_leaf and model.weight.requires_grad",
+        ),
+        Valid(
+            """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+y = w * 2
+y += 1
+y[0] = 0.0
+""",
+            note="`y` is not a leaf: in-place ops on it are recorded",
+            runtime="assert y.grad_fn is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+layer = nn.Linear(2, 2)
+layer.weight.data.mul_(0.5)
+layer.weight.grad = None
+buffer = torch.zeros(2)
+buffer.add_(1)
+""",
+            note="`.data` (GG202's business) and tensors that do not require grad",
+        ),
+        Valid(
+            """
+import torch
+
+
+@torch.no_grad()
+def ema_update(target, source, decay=0.99):
+    for t, s in zip(target.parameters(), source.parameters()):
+        t.mul_(decay).add_(s, alpha=1 - decay)
+""",
+            note="a no_grad decorator",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 1)
+model(torch.randn(4, 3)).sum().backward()
+lr = 0.1
+for p in model.parameters():
+    p -= lr * p.grad  # SGD step
+""",
+            range=(9, 4, 9, 20),
+            message=f"`p` is a leaf tensor that requires grad (a parameter on line 8); the in-place `-=` on it raises \"{LEAF}\"",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(3, 1)\nmodel(torch.randn(4, 3)).sum().backward()\n"
+                "lr = 0.1\nfor p in model.parameters():\n    with torch.no_grad():\n        p -= lr * p.grad  # SGD step\n",
+            ),
+            raises=LEAF,
+        ),
+        Invalid(
+            """
+import torch as T
+
+w = T.randn(3, requires_grad=True)
+w.add_(1.0)
+""",
+            range=(5, 0, 5, 11),
+            message=f"`w` is a leaf tensor that requires grad (`requires_grad=True` on line 4); `.add_()` on it raises \"{LEAF}\"",
+            fixes=("\nimport torch as T\n\nw = T.randn(3, requires_grad=True)\nwith T.no_grad():\n    w.add_(1.0)\n",),
+            raises=LEAF,
+            note="`import torch as T`",
+        ),
+        Invalid(
+            """
+from torch import nn, ones
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(ones(4))
+
+    def reset(self):
+        self.scale[0] = 1.0
+
+
+Gate().reset()
+""",
+            range=(11, 8, 11, 27),
+            message=f"`self.scale` is a leaf tensor that requires grad (`nn.Parameter` on line 8); indexed assignment on it "
+            f"raises \"{VIEW}\"",
+            fixes=(
+                "\nimport torch\nfrom torch import nn, ones\n\n\nclass Gate(nn.Module):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.scale = nn.Parameter(ones(4))\n\n    def reset(self):\n"
+                "        with torch.no_grad():\n            self.scale[0] = 1.0\n\n\nGate().reset()\n",
+            ),
+            raises=VIEW,
+            note="an nn.Parameter in a module method; the fix adds `import torch`",
+        ),
+    ]
