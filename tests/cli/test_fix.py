@@ -1,0 +1,186 @@
+"""`--fix`, `--unsafe-fixes` and `--diff`: what is written, how, and what is left to say."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIterations as GG101
+
+BAD = GG101.INVALID[0]
+
+
+def snapshot(path):
+    st = path.stat()
+    return path.read_bytes(), st.st_mtime_ns, st.st_ino
+
+
+def test_fix_writes_the_first_fix(gradguard, write):
+    path = write("bad.py", BAD.code)
+    run = gradguard("check", "--fix", "bad.py")
+    assert path.read_text() == BAD.fixes[0]
+    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 1 finding.\n", "", 0)
+
+
+def test_second_fix_changes_nothing(gradguard, write):
+    path = write("bad.py", BAD.code)
+    gradguard("check", "--fix", "bad.py")
+    before = snapshot(path)
+    run = gradguard("check", "--fix", "bad.py")
+    assert snapshot(path) == before
+    assert (run.stdout, run.returncode) == ("All checks passed!\n", 0)
+
+
+def test_fix_never_touches_a_clean_file(gradguard, write):
+    path = write("clean.py", GG101.VALID[0].code)
+    before = snapshot(path)
+    gradguard("check", "--fix", "clean.py")
+    assert snapshot(path) == before
+
+
+def test_fix_every_invalid_example(gradguard, write):
+    paths = [write(f"ex{i}.py", invalid.code) for i, invalid in enumerate(GG101.INVALID)]
+    run = gradguard("check", "--fix", ".")
+    assert [p.read_text() for p in paths] == [invalid.fixes[0] for invalid in GG101.INVALID]
+    assert (run.stdout, run.returncode) == (f"Fixed {len(paths)} findings.\n", 0)
+
+
+def test_fix_json_reports_what_remains(gradguard, write):
+    write("bad.py", BAD.code)
+    run = gradguard("check", "--fix", "--output-format", "json", "bad.py")
+    assert (json.loads(run.stdout), run.stderr, run.returncode) == ([], "Fixed 1 finding.\n", 0)
+
+
+def test_unsafe_fixes_apply_the_first_fix_of_any_safety(gradguard, write):
+    # GG101 offers the safe `.detach()` first, so it stays the choice; a rule whose first
+    # fix is unsafe is covered in test_in_process.py.
+    path = write("bad.py", BAD.code)
+    run = gradguard("check", "--fix", "--unsafe-fixes", "bad.py")
+    assert path.read_text() == BAD.fixes[0]
+    assert run.returncode == 0
+
+
+def test_diff_prints_without_writing(gradguard, write, mine):
+    path = write("a.py", mine.source)
+    before = snapshot(path)
+    run = gradguard("check", "--diff", "a.py")
+    assert snapshot(path) == before
+    assert run.stdout == (
+        "--- a.py\n"
+        "+++ a.py\n"
+        "@@ -4,4 +4,4 @@\n"
+        " kept = []\n"
+        " for x in [torch.randn(3, 2)]:\n"
+        "     out = net(x).sum()\n"
+        "-    kept.append(out)\n"
+        "+    kept.append(out.detach())\n"
+    )
+    assert (run.stderr, run.returncode) == ("Would fix 1 finding.\n", 1)
+
+
+def test_diff_marks_a_missing_final_newline(gradguard, write, mine):
+    write("a.py", mine.source.rstrip("\n"))
+    run = gradguard("check", "--diff", "a.py")
+    no_newline = "\\ No newline at end of file\n"
+    assert run.stdout.endswith(f"-    kept.append(out)\n{no_newline}+    kept.append(out.detach())\n{no_newline}")
+
+
+def test_diff_wins_over_fix(gradguard, write, mine):
+    path = write("a.py", mine.source)
+    run = gradguard("check", "--diff", "--fix", "a.py")
+    assert path.read_text() == mine.source
+    assert run.returncode == 1
+
+
+def test_diff_with_nothing_to_fix(gradguard, write):
+    write("clean.py", GG101.VALID[0].code)
+    run = gradguard("check", "--diff", "clean.py")
+    assert (run.stdout, run.stderr, run.returncode) == ("", "No fixes available.\n", 0)
+
+
+@pytest.mark.skipif(shutil.which("patch") is None, reason="needs patch(1)")
+def test_diff_applies_with_patch(gradguard, write, mine, tmp_path):
+    path = write("a.py", mine.source)
+    diff = gradguard("check", "--diff", "a.py").stdout
+    subprocess.run(["patch", "-s", "-p0"], input=diff.encode(), cwd=tmp_path, check=True)
+    assert path.read_text() == mine.fixed
+
+
+def test_fix_keeps_crlf(gradguard, write):
+    path = write("crlf.py", BAD.code.replace("\n", "\r\n"))
+    gradguard("check", "--fix", "crlf.py")
+    assert path.read_bytes() == BAD.fixes[0].replace("\n", "\r\n").encode()
+
+
+def test_fix_keeps_mixed_line_endings(gradguard, write, mine):
+    source = mine.source.replace("\n", "\r\n", 2)  # only the first two lines end in CRLF
+    path = write("mixed.py", source)
+    gradguard("check", "--fix", "mixed.py")
+    assert path.read_bytes() == mine.fixed.replace("\n", "\r\n", 2).encode()
+
+
+def test_fix_keeps_the_bom(gradguard, write):
+    path = write("bom.py", b"\xef\xbb\xbf" + BAD.code.encode())
+    gradguard("check", "--fix", "bom.py")
+    assert path.read_bytes() == b"\xef\xbb\xbf" + BAD.fixes[0].encode()
+
+
+def test_fix_keeps_permissions(gradguard, write):
+    path = write("tool.py", BAD.code)
+    path.chmod(0o751)
+    gradguard("check", "--fix", "tool.py")
+    assert path.read_text() == BAD.fixes[0]
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+
+
+def test_fix_through_a_symlink_keeps_the_link(gradguard, write, tmp_path):
+    target = write("real/target.py", BAD.code)
+    os.symlink("real/target.py", tmp_path / "link.py")
+    gradguard("check", "--fix", "link.py")
+    assert (tmp_path / "link.py").is_symlink()
+    assert target.read_text() == BAD.fixes[0]
+
+
+def test_fix_leaves_no_temporary_files(gradguard, write, tmp_path):
+    write("bad.py", BAD.code)
+    gradguard("check", "--fix", "bad.py")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.py"]
+
+
+def test_fix_skips_a_file_that_does_not_parse(gradguard, write):
+    broken = BAD.code + "def oops(:\n"
+    path = write("broken.py", broken)
+    run = gradguard("check", "--fix", "broken.py")
+    assert path.read_text() == broken
+    assert run.returncode == 2
+
+
+def test_parallel_fix(gradguard, write):
+    paths = [write(f"m{i}.py", invalid.code) for i, invalid in enumerate(GG101.INVALID)]
+    run = gradguard("check", "--fix", "--jobs", "2", ".")
+    assert [p.read_text() for p in paths] == [invalid.fixes[0] for invalid in GG101.INVALID]
+    assert run.stdout == f"Fixed {len(paths)} findings.\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file away")
+def test_fix_keeps_the_owner(gradguard, write):
+    path = write("theirs.py", BAD.code)
+    os.chown(path, 12345, 23456)
+    gradguard("check", "--fix", "theirs.py")
+    assert path.read_text() == BAD.fixes[0]
+    assert (path.stat().st_uid, path.stat().st_gid) == (12345, 23456)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write any file")
+def test_fix_does_not_replace_a_read_only_file(gradguard, write):
+    path = write("ro.py", BAD.code)
+    path.chmod(0o444)
+    run = gradguard("check", "--fix", "ro.py")
+    assert path.read_text() == BAD.code
+    assert run.stderr == "ro.py: error: cannot write fixes: Permission denied\n"
+    assert run.returncode == 2

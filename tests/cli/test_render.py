@@ -1,0 +1,67 @@
+"""The text pieces the CLI prints: code frames, summaries, diffs."""
+
+from __future__ import annotations
+
+from gradguard import render
+from gradguard.findings import Edit, Finding, Fix, Position, Range, Safety, Severity
+
+
+def finding(start, end, fixes=()) -> Finding:
+    return Finding("GG101", "x", Severity.ERROR, "msg", Range(Position(*start), Position(*end)), fixes=fixes)
+
+
+def fix(safety: Safety) -> Fix:
+    return Fix("Do it", safety, (Edit(Range(Position(1, 0), Position(1, 1)), "y"),))
+
+
+def test_carets_follow_tabs_and_wide_characters():
+    source = "import torch\nif x:\n\ty = '漢' + loss\n"
+    col = source.splitlines()[2].index("loss")
+    frame = render.code_frame(source, finding((3, col), (3, col + 4)))
+    assert frame[3] == "3 |     y = '漢' + loss"
+    assert frame[4] == "  | " + " " * 15 + "^^^^"
+
+
+def test_multi_line_range_underlines_each_line():
+    source = "a = f(\n    1,\n    2)\n"
+    frame = render.code_frame(source, finding((1, 4), (3, 6)))
+    assert frame == [
+        "  |",
+        "1 | a = f(",
+        "  |     ^^",
+        "2 |     1,",
+        "  |     ^^",
+        "3 |     2)",
+        "  |     ^^",
+        "  |",
+    ]
+
+
+def test_long_ranges_are_elided():
+    source = "".join(f"x{i}\n" for i in range(1, 21))
+    frame = render.code_frame(source, finding((2, 0), (19, 3)))
+    numbers = [line.split(" |")[0].strip() for line in frame if line[:2].strip().isdigit() or line.startswith("..")]
+    assert numbers == ["1", "2", "3", "4", "..", "17", "18", "19", "20"]
+
+
+def test_help_names_the_first_fix_and_its_safety():
+    assert render.code_frame("x\n", finding((1, 0), (1, 1), (fix(Safety.UNSAFE),)))[-1] == "  = help: Do it (unsafe)"
+    assert render.code_frame("x\n", finding((1, 0), (1, 1), (fix(Safety.SAFE),)))[-1] == "  = help: Do it"
+
+
+def test_summaries():
+    safe, unsafe, none = (finding((1, 0), (1, 1), f) for f in [(fix(Safety.SAFE),), (fix(Safety.UNSAFE),), ()])
+    assert render.summary([], unsafe=False) == ["All checks passed!"]
+    assert render.summary([none], unsafe=False) == ["Found 1 finding."]
+    assert render.summary([safe, safe, none], unsafe=False) == ["Found 3 findings (2 fixable with --fix)."]
+    assert render.summary([safe, unsafe], unsafe=False) == [
+        "Found 2 findings (1 fixable with --fix, 1 more with --unsafe-fixes)."
+    ]
+    assert render.summary([safe, unsafe], unsafe=True) == ["Found 2 findings (2 fixable with --fix)."]
+    assert render.summary([], unsafe=False, fixed=3) == ["Fixed 3 findings."]
+    assert render.summary([none], unsafe=False, fixed=1) == ["Fixed 1 finding.", "Found 1 finding."]
+    assert render.summary([none], unsafe=False, failed=2) == ["Found 1 finding; 2 files had errors."]
+
+
+def test_diff_of_identical_text_is_empty():
+    assert render.unified_diff("a.py", "x\n", "x\n") == ""
