@@ -870,7 +870,7 @@ class FlowAnalysis:
         if kind is Kind.TENSOR:
             if attr == "data":
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.data`"),
-                             alias=Alias(self._name_of(node.value), "data", node), scalar=base.scalar)
+                             alias=self._alias(node.value, "data", node, base), scalar=base.scalar)
             if attr in K.VIEW_ATTRIBUTES:
                 return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False)
             if attr in K.NEVER_GRAD_ATTRIBUTES:
@@ -899,13 +899,17 @@ class FlowAnalysis:
             return Value(kind=Kind.UNKNOWN, grad=Grad.NO)
         return UNKNOWN
 
+    def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:
+        binding = self.lookup(base_node.value) if isinstance(base_node, cst.Name) else None
+        return Alias(self._name_of(base_node), how, node, binding, base.leaf)
+
     def _name_of(self, node: cst.BaseExpression) -> str:
         return node.value if isinstance(node, cst.Name) else self.code_for(node)
 
     def _view_alias(self, base: Value, base_node, node) -> Alias:
         if base.alias is not None:
             return base.alias  # a view of a detach() alias still writes to the original
-        return Alias(self._name_of(base_node), "view", node)
+        return self._alias(base_node, "view", node, base)
 
     def _e_subscript(self, node: cst.Subscript) -> Value:
         base = self._eval(node.value)
@@ -1110,7 +1114,7 @@ class FlowAnalysis:
                 return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
             if name == "detach":
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
-                             alias=Alias(self._name_of(func.value), "detach", node))
+                             alias=self._alias(func.value, "detach", node, UNKNOWN))
             if name == "from_pretrained" and self._looks_like_model_class(func.value):
                 return Value(kind=Kind.MODULE, grad=Grad.NO)
             return UNKNOWN
@@ -1193,7 +1197,7 @@ class FlowAnalysis:
         vals = [v for _, v in args]
         if name == "detach":
             return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
-                         alias=Alias(self._name_of(func.value), "detach", node) if not t.fresh else None,
+                         alias=self._alias(func.value, "detach", node, t) if not t.fresh else None,
                          scalar=t.scalar, fresh=t.fresh)
         if name in ("item",):
             return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))

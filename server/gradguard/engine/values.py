@@ -47,6 +47,8 @@ class Alias:
     name: str
     how: str  # "detach", "data", "view"
     node: cst.CSTNode  # the expression that made the alias (x.detach())
+    binding: object = None  # the Binding of `name` when the alias was made
+    leaf: bool = False  # the original was a leaf that requires grad (a parameter)
 
 
 @dataclass(frozen=True, eq=False)

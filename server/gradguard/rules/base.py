@@ -100,6 +100,16 @@ class Rule:
             Report(self, node, message, list(fixes), list(related), severity or self.severity, self.flow.function, tags)
         )
 
+    def stamp(self) -> tuple:
+        """Marks state a rule keeps for finish(): which analysis of which function it came from."""
+        fn = self.flow.function
+        return (fn, fn.analyses if fn is not None else 0)
+
+    def current(self, stamp: tuple) -> bool:
+        """Was `stamp` made by the last analysis of its function (not one dropped for re-analysis)?"""
+        fn, n = stamp
+        return fn is None or fn.analyses == n
+
     def code_of(self, node: cst.CSTNode) -> str:
         return self.flow.code_for(node)
 

@@ -57,7 +57,7 @@ class DataAttribute(Rule):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "data" and self.flow.value(node.value).kind is Kind.TENSOR:
-            self._reads.append((node, self.flow.statement, self.flow.frame.mode))
+            self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -74,7 +74,9 @@ class DataAttribute(Rule):
                 self._writes.add(t.target.value)
 
     def finish(self) -> None:
-        for node, stmt, mode in self._reads:
+        for node, stmt, mode, stamp in self._reads:
+            if not self.current(stamp):
+                continue
             base = short(self.code_of(node.value))
             if node in self._writes:
                 self._write(node, stmt, mode, base)

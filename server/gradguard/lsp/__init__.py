@@ -1,0 +1,1 @@
+"""GradGuard's language server: a thin LSP layer over `gradguard.engine`."""

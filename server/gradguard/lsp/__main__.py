@@ -1,0 +1,3 @@
+from gradguard.lsp.server import main
+
+main()

@@ -1,0 +1,82 @@
+"""Engine findings as LSP diagnostics, each placed in its client document.
+
+A diagnostic carries everything its code actions need in `data` (the fixes'
+edits and the ignore comment, already in client positions), so answering a
+code-action request needs neither the text nor another analysis.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Optional
+
+from lsprotocol import types
+
+from gradguard import docs
+from gradguard.findings import Finding, Position, Range, Safety, Severity
+from gradguard.lsp.actions import SOURCE, ignore_edit, range_data
+from gradguard.lsp.documents import Snapshot
+
+SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+}
+
+
+@lru_cache(maxsize=None)
+def _href(code: str) -> Optional[str]:
+    return docs.url_for(code)  # a file check: once per code
+
+
+def diagnostics(snapshot: Snapshot, findings: list[Finding]) -> dict[str, list[types.Diagnostic]]:
+    """Diagnostics per client URI; every part of the snapshot gets a list (maybe empty)."""
+    out: dict[str, list[types.Diagnostic]] = {p.uri: [] for p in snapshot.parts}
+    for finding in findings:
+        placed = snapshot.place(finding.range)
+        if placed is None:
+            continue
+        part, rng = placed
+        out[part.uri].append(
+            types.Diagnostic(
+                range=rng,
+                message=finding.message,
+                severity=SEVERITY[finding.severity],
+                code=finding.code,
+                code_description=types.CodeDescription(href) if (href := _href(finding.code)) else None,
+                source=SOURCE,
+                tags=[types.DiagnosticTag.Unnecessary] if "unnecessary" in finding.tags else None,
+                related_information=[_related(snapshot, r.range, r.message) for r in finding.related] or None,
+                data=_data(snapshot, finding),
+            )
+        )
+    return out
+
+
+def _related(snapshot: Snapshot, rng: Range, message: str) -> types.DiagnosticRelatedInformation:
+    part, placed = snapshot.place(rng)
+    return types.DiagnosticRelatedInformation(types.Location(part.uri, placed), message)
+
+
+def _data(snapshot: Snapshot, finding: Finding) -> dict:
+    fixes = []
+    for fix in finding.fixes:
+        edits = [_edit(snapshot, e.range, e.new_text) for e in fix.edits]
+        if all(edits):  # a fix straddling two notebook cells cannot be expressed
+            fixes.append({"title": fix.title, "safe": fix.safety is Safety.SAFE, "edits": edits})
+    data: dict = {"fixes": fixes}
+    line = finding.range.start.line
+    part = snapshot.part_at(line)
+    ignore = ignore_edit(part.table.line(line - part.offset), finding.code)
+    if ignore is not None:
+        start, end, text = ignore
+        data["ignore"] = _edit(snapshot, Range(Position(line, start), Position(line, end)), text)
+    return data
+
+
+def _edit(snapshot: Snapshot, rng: Range, text: str) -> Optional[dict]:
+    placed = snapshot.place(rng, clamp=False)
+    if placed is None:
+        return None
+    part, lsp_range = placed
+    return {"uri": part.uri, "version": part.version, "range": range_data(lsp_range), "newText": text}

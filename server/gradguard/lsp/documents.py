@@ -1,0 +1,98 @@
+"""What one analysis reads: a text document, or a notebook's code cells joined,
+frozen at one version, and how its engine positions map to client documents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from gradguard.findings import Position, Range
+from gradguard.lsp import notebook
+from gradguard.lsp.positions import LineTable, LineTables
+
+PYTHON = "python"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One client document of a snapshot: the whole file, or one notebook cell."""
+
+    uri: str
+    version: Optional[int]
+    table: LineTable
+    offset: int  # program lines before it
+    size: int  # program lines it holds
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    key: str  # the text document's or the notebook's URI
+    version: Optional[int]  # of that document or notebook
+    source: str  # the program the engine reads
+    parts: tuple[Part, ...]
+    encoding: str
+    path: Optional[str]  # file path, for the project's settings
+
+    def part_at(self, line: int) -> Part:
+        """The part holding a 1-based program line."""
+        part = self.parts[0]
+        for candidate in self.parts:
+            if candidate.offset >= line:
+                break
+            part = candidate
+        return part
+
+    def part(self, uri: str) -> Optional[Part]:
+        return next((p for p in self.parts if p.uri == uri), None)
+
+    def place(self, rng: Range, *, clamp: bool = True) -> Optional[tuple[Part, types.Range]]:
+        """A program range in its client document. A range that leaves its cell is cut at
+        the cell's end (`clamp`) or has no place (edits must not straddle cells)."""
+        part = self.part_at(rng.start.line)
+        last = part.offset + part.size
+        if rng.end.line > last:
+            if not clamp:
+                return None
+            rng = Range(rng.start, Position(last, len(part.table.line(part.size))))
+        return part, part.table.range_to_lsp(rng, self.encoding, part.offset)
+
+    def to_program(self, uri: str, position: types.Position) -> Optional[Position]:
+        """A client position in one of the parts as a program position."""
+        part = self.part(uri)
+        if part is None:
+            return None
+        pos = part.table.from_lsp(position, self.encoding)
+        return Position(pos.line + part.offset, pos.column)
+
+
+def text_snapshot(uri: str, version: Optional[int], text: str, encoding: str, tables: LineTables) -> Snapshot:
+    table = tables.get(uri, version, text)
+    part = Part(uri, version, table, 0, len(table.lines))
+    return Snapshot(uri, version, text, (part,), encoding, _path(uri))
+
+
+def notebook_snapshot(nb: types.NotebookDocument, workspace, encoding: str, tables: LineTables) -> Snapshot:
+    """The notebook's Python code cells, in order, as one program."""
+    cells = []
+    for cell in nb.cells:
+        if cell.kind != types.NotebookCellKind.Code:
+            continue
+        doc = workspace.get_text_document(cell.document)
+        if doc.language_id not in (None, PYTHON):
+            continue
+        cells.append(notebook.Cell(cell.document, doc.version, doc.source))
+    program = notebook.join(cells)
+    ends = (*program.starts[1:], program.source.count("\n") + 1)
+    parts = tuple(
+        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start)
+        for cell, start, end in zip(program.cells, program.starts, ends)
+    )
+    return Snapshot(nb.uri, nb.version, program.source, parts, encoding, _path(nb.uri))
+
+
+def _path(uri: str) -> Optional[str]:
+    return to_fs_path(uri) if uri.startswith("file:") else None

@@ -1,0 +1,169 @@
+"""The GradGuard language server: LSP messages in, engine calls out.
+
+Handlers stay thin: scheduling and state live in `session`, the translation of
+findings in `diagnostics`, code actions in `actions`, hover texts in `hover`.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Optional
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from gradguard import __version__
+from gradguard.findings import Position, Range
+from gradguard.lsp import actions, hover
+from gradguard.lsp.session import Session
+
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    notebook_selector=[
+        types.NotebookDocumentFilterWithNotebook(
+            notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")]
+        )
+    ],
+    save=True,
+)
+
+server = LanguageServer(
+    "gradguard",
+    __version__,
+    text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+    notebook_document_sync=NOTEBOOK_SYNC,
+)
+session = Session(server)
+
+
+# -------------------------------------------------------------------- lifecycle
+@server.feature(types.INITIALIZE)
+def initialize(ls: LanguageServer, params: types.InitializeParams) -> None:
+    """Keep the initializationOptions until the client's configuration is read too."""
+    session.initialization = params.initialization_options
+
+
+@server.feature(types.INITIALIZED)
+async def initialized(ls: LanguageServer, params: types.InitializedParams) -> None:
+    """Read the configuration; analyses wait for it."""
+    await session.load_configuration()
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: LanguageServer, params: types.DidChangeConfigurationParams) -> None:
+    """Re-read the settings and re-publish every open document."""
+    if session._client_has("workspace.configuration"):
+        await session.load_configuration()
+    else:
+        pushed = params.settings.get("gradguard") if isinstance(params.settings, dict) else None
+        session.configure(session.initialization if pushed is None else pushed)
+    session.schedule_all()
+
+
+# -------------------------------------------------------------------- text documents
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    """Analyse a newly opened document at once."""
+    session.open_texts.add(params.text_document.uri)
+    session.schedule(params.text_document.uri, now=True)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    """Re-analyse after the debounce delay."""
+    session.schedule(session.key_for(params.text_document.uri))
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    """Re-analyse at once."""
+    session.schedule(session.key_for(params.text_document.uri), now=True)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: LanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    """Clear the document's diagnostics."""
+    session.open_texts.discard(params.text_document.uri)
+    session.close(params.text_document.uri)
+
+
+# -------------------------------------------------------------------- notebooks
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_did_open(ls: LanguageServer, params: types.DidOpenNotebookDocumentParams) -> None:
+    """Analyse the notebook's cells together at once."""
+    session.schedule(params.notebook_document.uri, now=True)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_did_change(ls: LanguageServer, params: types.DidChangeNotebookDocumentParams) -> None:
+    """Re-analyse the whole notebook after the debounce delay."""
+    session.schedule(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def notebook_did_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
+    """Re-analyse at once."""
+    session.schedule(params.notebook_document.uri, now=True)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: LanguageServer, params: types.DidCloseNotebookDocumentParams) -> None:
+    """Clear every cell's diagnostics."""
+    session.close(params.notebook_document.uri)
+
+
+# -------------------------------------------------------------------- features
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, actions.FIX_ALL]),
+)
+async def code_action(ls: LanguageServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+    """Quick fixes from the diagnostics' data; fix-all when asked for source actions."""
+    if not session.options.enable:
+        return None
+    uri, only = params.text_document.uri, params.context.only
+    changes = session.document_changes()
+    result: list[types.CodeAction] = []
+    if actions.wanted(types.CodeActionKind.QuickFix, only):
+        for diagnostic in params.context.diagnostics:
+            result += actions.quick_fixes(diagnostic, session.version_of, changes)
+    if actions.wanted(actions.FIX_ALL, only):
+        fix_all = actions.fix_all(await session.fix_all_edits(uri), changes)
+        if fix_all is not None:
+            result.append(fix_all)
+    return result or None
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
+    """Facts about the call under the cursor, the receiver's state, and rule docs."""
+    located = session.locate(params.text_document.uri, params.position) if session.options.enable else None
+    if located is None:
+        return None
+    snapshot, part, pos = located
+    outcome = session.current_outcome(params.text_document.uri)
+    found = hover.describe(
+        part.table.line(pos.line - part.offset),
+        pos,
+        snapshot.source,
+        session.settings_for(snapshot).copy_order,
+        outcome.analysis if outcome is not None else None,
+        [str(d.code) for d in session.diagnostics_at(params.text_document.uri, params.position)],
+    )
+    if found is None:
+        return None
+    markdown, span = found
+    rng = None
+    if span is not None:
+        line_range = Range(Position(pos.line, span[0]), Position(pos.line, span[1]))
+        rng = part.table.range_to_lsp(line_range, snapshot.encoding, part.offset)
+    return types.Hover(types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=rng)
+
+
+def main() -> None:
+    """Serve over stdio."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # INFO logs every message
+    stdout = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol stream
+    server.start_io(sys.stdin.buffer, stdout)

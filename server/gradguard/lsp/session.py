@@ -1,0 +1,294 @@
+"""The server's state between messages, and the analysis schedule.
+
+Analyses run one at a time on a single worker thread, never on the event loop
+(pygls reads `didChange` and `$/cancelRequest` there): one thread also means one
+owner for anything in the engine that is not thread-safe. Each document (a
+text document, or a notebook as a whole) has at most one pending run; a newer
+request cancels it (a run not yet started is dropped, one already running
+finishes and its result is discarded). A result is published only while its
+document version and the settings it was computed with are still current.
+
+On a syntax error (mid-typing) nothing is published for that version: the
+client keeps showing the last good diagnostics, whose markers it moves along
+with the edits (VS Code and Neovim both do), instead of flickering to empty and
+back on every keystroke. Their quick fixes are withheld until a good version
+is analysed, since their edits belong to the older text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from lsprotocol import types
+
+from gradguard import engine
+from gradguard.engine.fixes import fix_source
+from gradguard.lsp import actions, diagnostics, hover, options
+from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
+from gradguard.lsp.positions import LineTables
+from gradguard.findings import Position
+from gradguard.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CONFIGURATION_TIMEOUT_S = 5.0
+
+
+@dataclass
+class Outcome:
+    """One finished analysis."""
+
+    snapshot: Snapshot
+    generation: int  # of the settings it ran with
+    settings: Settings
+    analysis: Optional[engine.Analysis] = None
+    published: Optional[dict[str, list[types.Diagnostic]]] = None  # None: nothing new to publish
+    log: list[tuple[types.MessageType, str]] = field(default_factory=list)
+
+
+def analyse(snapshot: Snapshot, settings: Settings, generation: int) -> Outcome:
+    """Runs on the worker thread: the engine, then the translation to diagnostics."""
+    outcome = Outcome(snapshot, generation, settings)
+    name = snapshot.key.rsplit("/", 1)[-1]
+    try:
+        analysis = engine.analyze(snapshot.source, settings, keep_flow=hover.wants_flow())
+    except Exception:  # noqa: BLE001 - an engine bug must not take the server down
+        outcome.log.append((types.MessageType.Error, f"GradGuard failed on {name}:\n{traceback.format_exc()}"))
+        return outcome
+    outcome.analysis = analysis
+    for error in analysis.internal_errors:
+        outcome.log.append((types.MessageType.Error, f"GradGuard internal error on {name}: {error}"))
+    if analysis.error is not None:
+        e = analysis.error
+        outcome.log.append(
+            (
+                types.MessageType.Log,
+                f"{name} v{snapshot.version}: syntax error at line {e.line}: {e.message}; "
+                "keeping the last diagnostics",
+            )
+        )
+        return outcome
+    outcome.published = diagnostics.diagnostics(snapshot, analysis.findings)
+    return outcome
+
+
+class Session:
+    def __init__(self, server):
+        self.server = server
+        self.options = options.Options()
+        self.generation = 0  # bumped by every configuration change
+        self.initialization: Any = None
+        self.configured = asyncio.Event()
+        self.tables = LineTables()
+        self.open_texts: set[str] = set()
+        self.outcomes: dict[str, Outcome] = {}  # the last analysis per document
+        self.published: dict[str, tuple[Optional[int], list[types.Diagnostic]]] = {}  # per client URI
+        self._published_by_key: dict[str, set[str]] = {}
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-analysis")
+        self._tasks: dict[str, asyncio.Task] = {}
+        self._fix_all: dict[tuple, list] = {}
+
+    # ---------------------------------------------------------------- configuration
+    async def load_configuration(self) -> None:
+        """initializationOptions merged with the client's `gradguard` section, if it has one."""
+        section = None
+        if self._client_has("workspace.configuration"):
+            try:
+                request = self.server.workspace_configuration_async(
+                    types.ConfigurationParams([types.ConfigurationItem(section=options.SECTION)])
+                )
+                section = (await asyncio.wait_for(request, CONFIGURATION_TIMEOUT_S))[0]
+            except Exception as e:  # noqa: BLE001 - a client that cannot answer: use what we have
+                self.log(types.MessageType.Warning, f"workspace/configuration failed ({e!r}); using initializationOptions")
+        self.configure(options.merged(self.initialization, section))
+
+    def configure(self, raw: Any) -> None:
+        self.options, problems = options.parse(raw)
+        self.generation += 1
+        self._fix_all.clear()
+        if problems:
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message="GradGuard settings: " + "; ".join(problems))
+            )
+        self.configured.set()
+
+    def settings_for(self, snapshot: Snapshot) -> Settings:
+        return self.options.settings(options.project_settings(snapshot.path))
+
+    # ---------------------------------------------------------------- documents
+    def key_for(self, uri: str) -> str:
+        """The document an analysis covers: a cell's notebook, or the text document itself."""
+        nb = self.server.workspace.get_notebook_document(cell_uri=uri)
+        return nb.uri if nb is not None else uri
+
+    def snapshot(self, key: str) -> Optional[Snapshot]:
+        ws = self.server.workspace
+        encoding = ws.position_encoding or types.PositionEncodingKind.Utf16
+        nb = ws.get_notebook_document(notebook_uri=key)
+        if nb is not None:
+            return notebook_snapshot(nb, ws, encoding, self.tables)
+        if key not in self.open_texts:
+            return None
+        doc = ws.get_text_document(key)
+        if doc.language_id not in (None, PYTHON):
+            return None
+        return text_snapshot(key, doc.version, doc.source, encoding, self.tables)
+
+    def current_version(self, key: str) -> Optional[int]:
+        nb = self.server.workspace.get_notebook_document(notebook_uri=key)
+        if nb is not None:
+            return nb.version
+        return self.server.workspace.get_text_document(key).version if key in self.open_texts else None
+
+    def version_of(self, uri: str) -> Optional[int]:
+        """A client document's current version (a text document or one notebook cell)."""
+        return self.server.workspace.get_text_document(uri).version
+
+    def is_current(self, outcome: Outcome) -> bool:
+        key = outcome.snapshot.key
+        return (
+            outcome.generation == self.generation
+            and (key in self.open_texts or self.server.workspace.get_notebook_document(notebook_uri=key) is not None)
+            and self.current_version(key) == outcome.snapshot.version
+        )
+
+    def current_outcome(self, uri: str) -> Optional[Outcome]:
+        outcome = self.outcomes.get(self.key_for(uri))
+        return outcome if outcome is not None and self.is_current(outcome) else None
+
+    def locate(self, uri: str, position: types.Position) -> Optional[tuple[Snapshot, Part, Position]]:
+        """The current snapshot holding `uri`, its part, and `position` in program coordinates."""
+        snapshot = self.snapshot(self.key_for(uri))
+        part = snapshot.part(uri) if snapshot is not None else None
+        if part is None:
+            return None
+        return snapshot, part, snapshot.to_program(uri, position)
+
+    # ---------------------------------------------------------------- scheduling
+    def schedule(self, key: str, *, now: bool = False) -> None:
+        """(Re-)analyse a document after the debounce delay (at once for open/save/settings)."""
+        self.cancel(key)
+        delay = 0.0 if now else self.options.debounce_ms / 1000
+        self._tasks[key] = asyncio.ensure_future(self._run(key, delay))
+
+    def schedule_all(self) -> None:
+        for key in {*self.open_texts, *self.server.workspace.notebook_documents}:
+            self.schedule(key, now=True)
+
+    def cancel(self, key: str) -> None:
+        task = self._tasks.pop(key, None)
+        if task is not None:
+            task.cancel()
+
+    async def _run(self, key: str, delay: float) -> None:
+        try:
+            await self.configured.wait()  # didOpen may arrive while the configuration is still coming
+            if delay:
+                await asyncio.sleep(delay)
+            snapshot = self.snapshot(key)
+            if snapshot is None:
+                return
+            if not self.options.enable:
+                self._publish(key, {p.uri: [] for p in snapshot.parts}, snapshot)
+                return
+            settings = self.settings_for(snapshot)
+            loop = asyncio.get_running_loop()
+            outcome = await loop.run_in_executor(self._pool, analyse, snapshot, settings, self.generation)
+            for level, message in outcome.log:
+                self.log(level, message)
+            if not self.is_current(outcome):
+                return  # superseded while it ran: a newer run is scheduled or the document closed
+            self.outcomes[key] = outcome
+            if outcome.published is not None:
+                self._publish(key, outcome.published, snapshot)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - the server keeps serving
+            log.exception("analysis of %s failed", key)
+            self.log(types.MessageType.Error, f"GradGuard failed on {key}:\n{traceback.format_exc()}")
+        finally:
+            if self._tasks.get(key) is asyncio.current_task():
+                del self._tasks[key]
+
+    def _publish(self, key: str, by_uri: dict[str, list[types.Diagnostic]], snapshot: Snapshot) -> None:
+        versions = {p.uri: p.version for p in snapshot.parts}
+        gone = self._published_by_key.get(key, set()) - by_uri.keys()  # notebook cells deleted since
+        for uri in gone:
+            self._send(uri, [], None)
+        for uri, items in by_uri.items():
+            self._send(uri, items, versions.get(uri))
+        self._published_by_key[key] = set(by_uri)
+
+    def _send(self, uri: str, items: list[types.Diagnostic], version: Optional[int]) -> None:
+        if version is None:
+            self.published.pop(uri, None)
+        else:
+            self.published[uri] = (version, items)
+        self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version))
+
+    def close(self, key: str) -> None:
+        """Forget a closed document and clear what was published for it."""
+        self.cancel(key)
+        self.outcomes.pop(key, None)
+        for uri in self._published_by_key.pop(key, {key}):
+            self.tables.drop(uri)
+            self._send(uri, [], None)
+
+    # ---------------------------------------------------------------- reads
+    def diagnostics_at(self, uri: str, position: types.Position) -> list[types.Diagnostic]:
+        """Published diagnostics of the current version whose range holds `position`."""
+        version, items = self.published.get(uri, (None, []))
+        if version is None or version != self.version_of(uri):
+            return []
+        at = (position.line, position.character)
+        return [
+            d for d in items if (d.range.start.line, d.range.start.character) <= at <= (d.range.end.line, d.range.end.character)
+        ]
+
+    async def fix_all_edits(self, uri: str) -> list[actions.DataEdit]:
+        """The edits of `source.fixAll.gradguard`: every safe fix of the document."""
+        key = self.key_for(uri)
+        snapshot = self.snapshot(key)
+        if snapshot is None:
+            return []
+        outcome = self.outcomes.get(key)
+        current = outcome if outcome is not None and self.is_current(outcome) else None
+        published = [d for p in snapshot.parts for d in self.published.get(p.uri, (None, []))[1]]
+        if current is not None and not actions.safe_edits(published):
+            return []  # the cheap answer: nothing safe to fix in the current findings
+        if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:
+            # A notebook: one round of its current safe fixes (the cells' edits are known;
+            # a re-fixed joined program could not be split back into cells reliably).
+            return actions.safe_edits(published) if current is not None else []
+        cache_key = (key, snapshot.version, self.generation)
+        if cache_key not in self._fix_all:
+            loop = asyncio.get_running_loop()
+            result = await loop.run_in_executor(self._pool, fix_source, snapshot.source, self.settings_for(snapshot))
+            change = actions.text_change(snapshot.source, result.source)
+            edits = []
+            if change is not None:
+                rng, text = change
+                placed = snapshot.place(rng, clamp=False)
+                if placed is not None:
+                    part, lsp_range = placed
+                    edits = [{"uri": part.uri, "version": part.version, "range": actions.range_data(lsp_range), "newText": text}]
+            self._fix_all = {cache_key: edits}  # only the latest request's answer is worth keeping
+        return self._fix_all[cache_key]
+
+    # ---------------------------------------------------------------- client
+    def log(self, level: types.MessageType, message: str) -> None:
+        self.server.window_log_message(types.LogMessageParams(type=level, message=message))
+
+    def _client_has(self, dotted: str) -> bool:
+        value: Any = self.server.client_capabilities
+        for name in dotted.split("."):
+            value = getattr(value, name, None)
+        return bool(value)
+
+    def document_changes(self) -> bool:
+        return self._client_has("workspace.workspace_edit.document_changes")

@@ -1,0 +1,235 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.flow import GradMode
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import copy_methods, method_chain, short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+SAVED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+class InplaceThroughDetachAlias(Rule):
+    """
+    ## What it does
+    Finds an in-place write - any `*_` method, `y += ...`, `y[idx] = ...`,
+    `y.copy_(...)` - to a name bound to `x.detach()` (or to a view of it) while
+    `x` is used again afterwards.
+
+    ## Why is this bad?
+    `x.detach()` is not a copy: it shares `x`'s storage (and version counter).
+    The write silently changes `x` too. If `x` was saved for backward before the
+    write, `backward()` raises "one of the variables needed for gradient
+    computation has been modified by an inplace operation"; if the write comes
+    first, there is no error at all and results and gradients are silently wrong.
+
+    Writes meant for the original are left alone: `p.detach().mul_(decay)` and
+    the like under `torch.no_grad()` on a parameter (EMA, weight decay).
+
+    ## Example
+    ```python
+    baseline = scores.detach()
+    baseline -= baseline.mean()
+    loss = (scores * weights).sum()  # scores changed too
+    ```
+
+    ## Use instead
+    ```python
+    baseline = scores.clone().detach()
+    baseline -= baseline.mean()
+    loss = (scores * weights).sum()
+    ```
+
+    ## Fix safety
+    Safe: binding `x.clone().detach()` (or `x.detach().clone()` with
+    `copy-order = "detach-clone"`) gives the alias its own storage, so the write
+    stays where the code says it goes. It costs one copy.
+    """
+
+    code = "GG201"
+    name = "inplace-through-detach-alias"
+    severity = Severity.WARNING
+    summary = "An in-place write through a `detach()` alias silently changes the original"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._tick = 0
+        self._reads: dict = {}  # Binding -> [(tick, loops)]
+        self._writes: list = []  # (node, alias name node, alias, op, tick, loops, stamp)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._tick += 1
+        b = self.flow.lookup(node.value)
+        if b is not None:
+            self._reads.setdefault(b, []).append((self._tick, self.flow.frame.loops, node))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value):
+            self._write(node, func.value, f"`.{func.attr.value}()`")
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        self._write(node, node.target, f"`{self.code_of(node.operator).strip()}`")
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript):
+                self._write(node, t.target.value, "the indexed assignment")
+
+    def _write(self, node, target: cst.BaseExpression, op: str) -> None:
+        if not isinstance(target, cst.Name):
+            return  # x.detach().mul_(...) writes to x on purpose
+        alias = self.flow.value(target).alias
+        if alias is None or alias.how != "detach" or alias.binding is None:
+            return
+        if self.flow.frame.mode is GradMode.OFF and alias.leaf:
+            return  # EMA / weight decay through a parameter's detach
+        self._tick += 1
+        self._writes.append((node, target, alias, op, self._tick, self.flow.frame.loops, self.stamp()))
+
+    def finish(self) -> None:
+        for node, target, alias, op, tick, loops, stamp in self._writes:
+            if not self.current(stamp):
+                continue
+            later = [
+                n for t, read_loops, n in self._reads.get(alias.binding, [])
+                if t > tick or (loops and loops[-1] in read_loops)  # afterwards, or in the next iteration
+            ]
+            later = [n for n in later if n is not alias.node.func.value]
+            if not later:
+                continue
+            self._report(node, target, alias, op, later[0])
+
+    def _report(self, node, target, alias, op, read) -> None:
+        y, x = target.value, alias.name
+        detach = alias.node
+        copy = method_chain(detach.func.value, *copy_methods(self.settings))
+
+        def message(line_of):
+            return (
+                f"`{y}` shares storage with `{x}` (from `{short(self.code_of(detach))}` on line {line_of(detach)}): "
+                f"{op} on `{y}` silently changes `{x}` too, which is used again on line {line_of(read)}"
+            )
+
+        fixes = [PendingFix(f"Bind `{short(self.code_of(copy))}` instead", Safety.SAFE, [(detach, copy)])]
+        related = [(detach, "the alias is made here"), (read, f"`{x}` is read here")]
+        self.report(node, message, fixes=fixes, related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+
+scores = torch.randn(5)
+baseline = scores.clone().detach()
+baseline -= baseline.mean()
+total = scores.sum()
+""",
+            note="a real copy",
+            runtime="assert not torch.equal(scores, baseline)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 3)
+ema = nn.Linear(3, 3)
+with torch.no_grad():
+    for p_ema, p in zip(ema.parameters(), model.parameters()):
+        p_ema.detach().mul_(0.99).add_(p.detach(), alpha=0.01)
+""",
+            note="the EMA idiom: writing to the original on purpose",
+        ),
+        Valid(
+            """
+import torch
+
+feats = torch.randn(4, 3)
+normed = feats.detach()
+normed /= normed.norm()
+print(normed)
+""",
+            note="`feats` is never read again",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(2, 2)
+with torch.no_grad():
+    w = net.weight.detach()
+    w.mul_(0.5)
+out = net(torch.ones(1, 2))
+""",
+            note="a parameter's detach under no_grad: weight decay written out",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+
+scores = torch.randn(5)
+baseline = scores.detach()
+baseline -= baseline.mean()
+total = scores.sum()
+""",
+            range=(6, 0, 6, 27),
+            message="`baseline` shares storage with `scores` (from `scores.detach()` on line 5): `-=` on `baseline` "
+            "silently changes `scores` too, which is used again on line 7",
+            fixes=("\nimport torch\n\nscores = torch.randn(5)\nbaseline = scores.clone().detach()\nbaseline -= baseline.mean()\n"
+                   "total = scores.sum()\n",),
+            runtime="assert torch.equal(scores, baseline)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 4)
+act = torch.sigmoid(model(torch.randn(2, 4)))
+mask = act.detach()
+mask.zero_()
+loss = act.sum()
+loss.backward()
+""",
+            range=(8, 0, 8, 12),
+            message="`mask` shares storage with `act` (from `act.detach()` on line 7): `.zero_()` on `mask` silently "
+            "changes `act` too, which is used again on line 9",
+            fixes=("\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 4)\nact = torch.sigmoid(model(torch.randn(2, 4)))\n"
+                   "mask = act.clone().detach()\nmask.zero_()\nloss = act.sum()\nloss.backward()\n",),
+            raises=SAVED,
+            note="sigmoid saved its output for backward",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def normalise(net, batches):
+    for x in batches:
+        out = net(x)
+        view = out.detach()[:, 0]
+        view[0] = 0.0
+        yield out
+
+
+for o in normalise(nn.Linear(3, 2), [torch.randn(2, 3)]):
+    print(o)
+""",
+            range=(10, 8, 10, 21),
+            message="`view` shares storage with `out` (from `out.detach()` on line 9): the indexed assignment on `view` "
+            "silently changes `out` too, which is used again on line 11",
+            fixes=("\nimport torch\nfrom torch import nn\n\n\ndef normalise(net, batches):\n    for x in batches:\n"
+                   "        out = net(x)\n        view = out.clone().detach()[:, 0]\n        view[0] = 0.0\n        yield out\n\n\n"
+                   "for o in normalise(nn.Linear(3, 2), [torch.randn(2, 3)]):\n    print(o)\n",),
+            runtime="assert o[0, 0].item() == 0.0",
+            note="a view of a detach() alias, in a generator",
+        ),
+    ]
