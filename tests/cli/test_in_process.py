@@ -15,6 +15,7 @@ import gradguard.cli
 import gradguard.engine
 from gradguard.engine import Analysis
 from gradguard.findings import Edit, Finding, Fix, Position, Range, Safety, Severity
+from gradguard.settings import Settings
 
 CRASH = "GG999 crashed: ValueError: boom"
 
@@ -119,3 +120,32 @@ def test_failed_write_keeps_the_file_and_cleans_up(cli, tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
     assert result.stderr == "a.py: error: cannot write fixes: No space left on device\n"
     assert result.exit_code == 2
+
+
+def test_flags_become_settings(cli, tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setattr(
+        gradguard.cli, "analyze", lambda source, settings=None, **_: seen.append(settings) or Analysis()
+    )
+    (tmp_path / "a.py").write_text("x = 1\n")
+    cli(
+        "--strict",
+        "--copy-order",
+        "detach-clone",
+        "--select",
+        "gg1,GG2",
+        "--ignore",
+        "GG20",
+        "--ignore",
+        "GG101",
+        "a.py",
+    )
+    cli("a.py")
+    strict, default = seen
+    assert (strict.strict, strict.copy_order, strict.select, strict.ignore) == (
+        True,
+        "detach-clone",
+        ("GG1", "GG2"),
+        ("GG20", "GG101"),
+    )
+    assert default == Settings()
