@@ -1156,8 +1156,11 @@ class FlowAnalysis:
             if g is Grad.YES:
                 why = Evidence(node, f"from `{self._short(node)}`")
             return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
-        if isinstance(m.cls, ClassInfo) and "forward" in m.cls.methods and not m.cls.parameterized:
-            return self._call_function(m.cls.methods["forward"], node, args, m)
+        if isinstance(m.cls, ClassInfo) and "forward" in m.cls.methods:
+            # Analyse forward() with these arguments; a module with parameters makes a new graph here.
+            out = self._call_function(m.cls.methods["forward"], node, args, m)
+            if not m.parameterized:
+                return out
         if m.parameterized:
             return self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
                                     origins=frozenset({node})), node)
@@ -1276,29 +1279,14 @@ class FlowAnalysis:
         vals = [v for _, v in args]
         last = q.rsplit(".", 1)[-1]
         if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional.") and last[:1].isupper():
-            if last == "Parameter":
-                rg = keyword(node, "requires_grad")
-                if rg is not None and literal_bool(rg.value) is False:
-                    return Value(kind=Kind.TENSOR, grad=Grad.NO)
-                return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`nn.Parameter`"))
-            if last.endswith("Loss"):
-                red = keyword(node, "reduction")
-                scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
-                return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, cls={"scalar": scalar})
-            if last in K.PARAMETERLESS_MODULES:
-                return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False)
-            if last in K.MODULE_CONTAINERS:
-                return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO))
-            if last in K.PARAM_CONTAINERS:
-                return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=self._param(node))
-            if q in K.MODULE_WRAPPERS and vals:
-                return vals[0]
-            if last == "Sequential":
-                p = any(v.kind is not Kind.MODULE or v.parameterized for v in vals)
-                return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=p)
-            if last[0].isupper() and "." not in q[len("torch.nn."):].replace("modules.", "", 1).rstrip(last).strip("."):
-                return Value(kind=Kind.MODULE, grad=Grad.NO)
-            return UNKNOWN
+            v = self._nn_class(node, q, last, vals)
+            inplace = keyword(node, "inplace")
+            if v.kind is Kind.MODULE and last not in K.MODULE_CONTAINERS:
+                pure = not (inplace is not None and literal_bool(inplace.value) is not False)
+                if last == "Sequential":
+                    pure = all(x.kind is Kind.MODULE and x.pure for x in vals)
+                v = v.but(pure=pure)
+            return v
         if q.startswith("torch.nn.functional."):
             tensors = [v for v in vals if v.kind is not Kind.NUMBER]
             g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
@@ -1328,6 +1316,32 @@ class FlowAnalysis:
             return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, f"`{q}`"))
         return UNKNOWN
 
+
+    def _nn_class(self, node: cst.Call, q: str, last: str, vals: list) -> Value:
+        """An instance of a torch.nn class: a layer, a loss, a container, a Parameter."""
+        if last == "Parameter":
+            rg = keyword(node, "requires_grad")
+            if rg is not None and literal_bool(rg.value) is False:
+                return Value(kind=Kind.TENSOR, grad=Grad.NO)
+            return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`nn.Parameter`"))
+        if last.endswith("Loss"):
+            red = keyword(node, "reduction")
+            scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
+            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, cls={"scalar": scalar})
+        if last in K.PARAMETERLESS_MODULES:
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False)
+        if last in K.MODULE_CONTAINERS:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO))
+        if last in K.PARAM_CONTAINERS:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=self._param(node))
+        if q in K.MODULE_WRAPPERS and vals:
+            return vals[0]
+        if last == "Sequential":
+            p = any(v.kind is not Kind.MODULE or v.parameterized for v in vals)
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=p)
+        if last[0].isupper() and "." not in q[len("torch.nn."):].replace("modules.", "", 1).rstrip(last).strip("."):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        return UNKNOWN
     def _torch_function(self, node: cst.Call, q: str, last: str, args: list) -> Value:
         if q.count(".") == 1 or q.startswith("torch.linalg.") or q.startswith("torch.special.") or q.startswith("torch.fft."):
             if last in K.FACTORIES:

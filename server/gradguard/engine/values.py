@@ -63,6 +63,7 @@ class Value:
     fresh: bool = False  # a copy with its own storage (clone())
     parameterized: bool = True  # MODULE: do its calls build a graph by themselves?
     loss: bool = False  # MODULE: a loss function (nn.*Loss)
+    pure: bool = False  # MODULE: a torch.nn layer known not to write to its input (no inplace=True)
     elements: Optional[tuple["Value", ...]] = None  # known tuple structure
     item: Optional["Value"] = None  # CONTAINER/PARAMS: what an element is
     keyed: tuple = ()  # CONTAINER: ((literal key, Value), ...) - dict entries differ from each other

@@ -1,0 +1,277 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.values import Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+# Calls that only read their tensor arguments.
+PURE_BUILTINS = frozenset("print len float int bool str repr format isinstance abs min max sum zip enumerate".split())
+HOT_FUNCTIONS = frozenset({"forward", "training_step", "train_step", "step"})
+
+
+class NeedlessClone(Rule):
+    """
+    ## What it does
+    Finds `y = x.clone()` inside a loop or a hot function (`forward`,
+    `training_step`) where neither `y` nor `x` is ever written in place,
+    stored, returned, or passed to code that might write to it: every use only
+    reads.
+
+    ## Why is this bad?
+    The copy costs memory (a new storage of the same size) and time (a copy
+    kernel, and a `CloneBackward0` node when `x` has a graph), on every
+    iteration, for nothing: without a write to either side, `y` and `x` always
+    hold the same values.
+
+    ## Example
+    ```python
+    for images, labels in loader:
+        targets = labels.clone()
+        loss = criterion(model(images), targets)
+    ```
+
+    ## Use instead
+    ```python
+    for images, labels in loader:
+        loss = criterion(model(images), labels)
+    ```
+
+    ## Fix safety
+    Unsafe: using `x` directly is only equivalent while nothing writes to either
+    tensor - code added later, or code elsewhere holding a reference, may.
+    """
+
+    code = "GG501"
+    name = "needless-clone"
+    severity = Severity.INFO
+    summary = "A `clone()` whose copy is never needed: neither side is written, stored or returned"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._clones: list = []  # (assign node, call node, y binding, x binding, stamp)
+        self._tainted: set = set()  # Bindings written, stored, returned or passed on
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript):
+                self._taint(t.target.value)
+            elif not isinstance(t.target, cst.Name):
+                self._taint(value)  # stored in an attribute or unpacked somewhere
+        if isinstance(value, cst.Name):
+            self._taint(value)  # z = y: another name for it
+        if not (len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)):
+            return
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone"
+                and not value.args and isinstance(value.func.value, cst.Name)):
+            return
+        src = self.flow.value(value.func.value)
+        fn = self.flow.function
+        hot = bool(self.flow.frame.loops) or (fn is not None and fn.name in HOT_FUNCTIONS)
+        if src.kind is not Kind.TENSOR or not hot:
+            return
+        y = self.flow.lookup(node.targets[0].target.value)
+        x = self.flow.lookup(value.func.value.value)
+        self._clones.append((node, value, y, x, self.stamp()))
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        self._taint(node.target)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self._taint(node.value)
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        if isinstance(node.value, cst.BaseExpression):
+            self._taint(node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            recv = self.flow.value(func.value)
+            if K.is_inplace_method(func.attr.value) or recv.kind is not Kind.TENSOR:
+                self._taint(func.value)  # written in place, or a method we cannot vouch for
+            elif func.attr.value in ("append", "extend", "insert", "add"):
+                pass
+        if not self._pure(node):
+            for arg in node.args:
+                self._taint(arg.value)
+
+    def _pure(self, node: cst.Call) -> bool:
+        q = self.flow._qualname(node.func) or ""
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.") and not K.is_inplace_method(last) and not any(
+            a.keyword is not None and a.keyword.value in ("out", "inplace") for a in node.args
+        ):
+            return q.count(".") == 1 or q.startswith("torch.nn.functional.")
+        if isinstance(node.func, cst.Name) and node.func.value in PURE_BUILTINS and self.flow.lookup(node.func.value) is None:
+            return True
+        if isinstance(node.func, cst.Attribute):
+            recv = self.flow.value(node.func.value)
+            if recv.kind is Kind.TENSOR and not K.is_inplace_method(node.func.attr.value):
+                return True  # y.add(x), y.sum(): read only
+        f = self.flow.value(node.func)
+        return f.kind is Kind.MODULE and (f.loss or f.pure)  # losses and torch.nn layers without inplace=True only read
+
+    def _taint(self, expr) -> None:
+        for name in _names(expr):
+            b = self.flow.lookup(name.value)
+            if b is not None:
+                self._tainted.add(b)
+
+    def finish(self) -> None:
+        for node, call, y, x, stamp in self._clones:
+            if not self.current(stamp) or y in self._tainted or x in self._tainted:
+                continue
+            yname, xname = node.targets[0].target.value, call.func.value.value
+            self.report(
+                call,
+                f"`{yname} = {xname}.clone()` copies `{xname}`, but neither is written in place, stored or returned: "
+                "the copy only costs memory and time",
+                fixes=[PendingFix(f"Use `{xname}` itself", Safety.UNSAFE, [(call, call.func.value)])],
+                tags=("unnecessary",),
+            )
+
+    VALID = [
+        Valid(
+            """
+import torch
+
+for step in range(3):
+    noisy = torch.randn(4)
+    clean = noisy.clone()
+    noisy.add_(0.1)
+    gap = (noisy - clean).abs().sum()
+""",
+            note="the original is written in place afterwards",
+            runtime="assert gap.item() > 0",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True))
+for x in [torch.randn(2, 3)]:
+    x_in = x.clone()
+    out = model(x_in)
+""",
+            note="passed to a model, which may write in place",
+        ),
+        Valid(
+            """
+import torch
+
+history = []
+for _ in range(2):
+    state = torch.zeros(3)
+    snapshot = state.clone()
+    history.append(snapshot)
+    state += 1
+""",
+            note="stored",
+        ),
+        Valid(
+            """
+import torch
+
+
+def copy_of(t):
+    out = t.clone()
+    return out
+""",
+            note="returned (and not hot)",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+model = nn.Linear(4, 3)
+for images, labels in [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(2)]:
+    targets = labels.clone()
+    loss = F.cross_entropy(model(images), targets)
+""",
+            range=(8, 14, 8, 28),
+            message="`targets = labels.clone()` copies `labels`, but neither is written in place, stored or returned: "
+            "the copy only costs memory and time",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nmodel = nn.Linear(4, 3)\n"
+                "for images, labels in [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(2)]:\n"
+                "    targets = labels\n    loss = F.cross_entropy(model(images), targets)\n",
+            ),
+            runtime="assert targets.data_ptr() != labels.data_ptr() and torch.equal(targets, labels)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        residual = x.clone()
+        return self.fc(x) + residual
+
+
+block = Block()
+x = torch.randn(2, 4)
+y = block(x)
+""",
+            range=(12, 19, 12, 28),
+            message="`residual = x.clone()` copies `x`, but neither is written in place, stored or returned: the copy "
+            "only costs memory and time",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\nclass Block(nn.Module):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.fc = nn.Linear(4, 4)\n\n    def forward(self, x):\n"
+                "        residual = x\n        return self.fc(x) + residual\n\n\nblock = Block()\n"
+                "x = torch.randn(2, 4)\ny = block(x)\n",
+            ),
+            runtime="assert torch.allclose(y, block.fc(x) + x)",
+            note="a residual in forward: the sum makes a new tensor anyway",
+        ),
+        Invalid(
+            """
+import torch
+
+step = 0
+weights = torch.ones(3)
+while step < 3:
+    w = weights.clone()
+    print(w.sum().item(), torch.norm(w))
+    step += 1
+""",
+            range=(7, 8, 7, 23),
+            message="`w = weights.clone()` copies `weights`, but neither is written in place, stored or returned: the copy "
+            "only costs memory and time",
+            fixes=("\nimport torch\n\nstep = 0\nweights = torch.ones(3)\nwhile step < 3:\n    w = weights\n"
+                   "    print(w.sum().item(), torch.norm(w))\n    step += 1\n",),
+            runtime="assert w.data_ptr() != weights.data_ptr() and torch.equal(w, weights)",
+            note="a `while` loop; only read by print and torch functions",
+        ),
+    ]
+
+
+def _names(expr) -> list:
+    """Names an expression hands on as a whole (not `x` in `x.shape` or `x + 1`)."""
+    if isinstance(expr, cst.Name):
+        return [expr]
+    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+        return [n for e in expr.elements for n in _names(e.value)]
+    if isinstance(expr, cst.Dict):
+        return [n for e in expr.elements if isinstance(e, cst.DictElement) for n in _names(e.value)]
+    if isinstance(expr, cst.StarredElement):
+        return _names(expr.value)
+    return []
