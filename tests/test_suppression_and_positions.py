@@ -54,3 +54,13 @@ def test_columns_on_a_line_with_chinese_and_emoji():
     assert f.range.start.column == 27  # code points
     assert utf16_column(line, f.range.start.column) == 28  # the emoji is two UTF-16 units
     assert utf8_column(line, f.range.start.column) == 34  # 3 bytes per Chinese character, 4 for the emoji
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_fixes_keep_any_line_ending(newline):
+    from gradguard.engine.fixes import fix_source
+
+    src = LEAK.format(comment="").replace("\n", newline)
+    result = fix_source(src)
+    assert result.fixed == 1
+    assert result.source == src.replace("kept.append(model(x))", "kept.append(model(x).detach())")

@@ -97,7 +97,7 @@ def _check_file(path: str, job: Job) -> FileResult:
         return result
 
     try:
-        fixed = fix_source(text, job.settings, unsafe=job.unsafe)
+        fixed = fix_source(text, job.settings, unsafe=job.unsafe, analysis=analysis)
     except Exception as e:  # report the findings unfixed rather than lose them
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         return result

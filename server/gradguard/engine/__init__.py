@@ -7,6 +7,7 @@ positions are resolved only when there is something to report.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -152,7 +153,7 @@ def _edit(module: cst.Module, positions: _Positions, lines: list[str], node, new
 
 def _resolve(module: cst.Module, source: str, reports: list[Report], settings: Settings) -> list[Finding]:
     positions = _Positions(module)
-    lines = source.split("\n")
+    lines = re.split(r"\r\n|\r|\n", source)
     noqa = suppressions(source)
     findings = []
     for r in reports:

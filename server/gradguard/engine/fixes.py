@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -10,13 +12,11 @@ from gradguard.findings import Edit, Finding, Fix, Position, Safety
 MAX_ROUNDS = 5
 
 
+LINE_BREAK = re.compile(r"\r\n|\r|\n")  # what libcst counts as a line break
+
+
 def line_starts(source: str) -> list[int]:
-    starts = [0]
-    i = source.find("\n")
-    while i != -1:
-        starts.append(i + 1)
-        i = source.find("\n", i + 1)
-    return starts
+    return [0] + [m.end() for m in LINE_BREAK.finditer(source)]
 
 
 def offset(starts: list[int], pos: Position) -> int:
@@ -66,11 +66,12 @@ class FixResult:
     remaining: list  # findings left in the result
 
 
-def fix_source(source: str, settings=None, *, unsafe: bool = False) -> FixResult:
-    """Fix until nothing more applies; never return text that does not parse."""
+def fix_source(source: str, settings=None, *, unsafe: bool = False, analysis=None) -> FixResult:
+    """Fix until nothing more applies; never return text that does not parse.
+    `analysis` is the caller's analysis of `source`, if it already has one."""
     from gradguard.engine import analyze
 
-    result = analyze(source, settings)
+    result = analysis if analysis is not None else analyze(source, settings)
     if result.error is not None:
         return FixResult(source, 0, [])
     fixed = 0
