@@ -1,0 +1,207 @@
+"""Notebooks: the code cells are one program, in order; findings, fixes and
+hovers land in the right cell at the right position; magics are blanked."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+
+from lsp_harness import Client, apply, diag, edits_of, initialize, source
+from test_lsp_code_actions import actions_for
+from test_lsp_hover import hover
+
+pytestmark = pytest.mark.asyncio
+
+CELLS = [
+    (
+        types.NotebookCellKind.Code,
+        source(
+            """
+            %matplotlib inline
+            import torch
+            from torch import nn
+
+            model = nn.Linear(4, 2)
+            criterion = nn.CrossEntropyLoss()
+            """
+        ),
+    ),
+    (types.NotebookCellKind.Markup, "# Training\nThe loop keeps `torch` tensors.\n"),
+    (
+        types.NotebookCellKind.Code,
+        source(
+            """
+            !pip install tqdm
+            loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]
+            history = []
+            """
+        ),
+    ),
+    (
+        types.NotebookCellKind.Code,
+        source(
+            """
+            for x, y in loader:
+                %time out = model(x)
+                out = model(x)
+                loss = criterion(out, y)
+                s = "训练😀"; history.append(loss)
+            snapshot = out.detach()"""
+        ),
+    ),
+]
+
+
+class Notebook:
+    def __init__(self, client: Client, tmp_path):
+        self.client = client
+        path = tmp_path / "train.ipynb"
+        self.uri = path.as_uri()
+        self.cells = [f"vscode-notebook-cell:{path}#W{i}" for i in range(len(CELLS))]
+        self.texts = {uri: text for uri, (_, text) in zip(self.cells, CELLS)}
+        self.version = 1
+
+    def open(self) -> None:
+        self.client.notebook_document_did_open(
+            types.DidOpenNotebookDocumentParams(
+                notebook_document=types.NotebookDocument(
+                    uri=self.uri,
+                    notebook_type="jupyter-notebook",
+                    version=self.version,
+                    cells=[types.NotebookCell(kind=kind, document=uri) for uri, (kind, _) in zip(self.cells, CELLS)],
+                ),
+                cell_text_documents=[
+                    types.TextDocumentItem(
+                        uri=uri,
+                        language_id="python" if kind == types.NotebookCellKind.Code else "markdown",
+                        version=1,
+                        text=text,
+                    )
+                    for uri, (kind, text) in zip(self.cells, CELLS)
+                ],
+            )
+        )
+
+    def edit_cell(self, index: int, text: str, cell_version: int) -> None:
+        self.version += 1
+        self.texts[self.cells[index]] = text
+        self.client.notebook_document_did_change(
+            types.DidChangeNotebookDocumentParams(
+                notebook_document=types.VersionedNotebookDocumentIdentifier(version=self.version, uri=self.uri),
+                change=types.NotebookDocumentChangeEvent(
+                    cells=types.NotebookDocumentCellChanges(
+                        text_content=[
+                            types.NotebookDocumentCellContentChanges(
+                                document=types.VersionedTextDocumentIdentifier(
+                                    version=cell_version, uri=self.cells[index]
+                                ),
+                                changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                            )
+                        ]
+                    )
+                ),
+            )
+        )
+
+    def delete_cell(self, index: int) -> None:
+        self.version += 1
+        self.client.notebook_document_did_change(
+            types.DidChangeNotebookDocumentParams(
+                notebook_document=types.VersionedNotebookDocumentIdentifier(version=self.version, uri=self.uri),
+                change=types.NotebookDocumentChangeEvent(
+                    cells=types.NotebookDocumentCellChanges(
+                        structure=types.NotebookDocumentCellChangeStructure(
+                            array=types.NotebookCellArrayChange(start=index, delete_count=1),
+                            did_close=[types.TextDocumentIdentifier(uri=self.cells[index])],
+                        )
+                    )
+                ),
+            )
+        )
+
+    async def published(self, cell: int, version: int | None = 1, count: int = 1) -> list[types.Diagnostic]:
+        uri = self.cells[cell]
+        found = await self.client.wait_until(
+            lambda: len(ps := [p for p in self.client.publishes(uri) if p.version == version]) >= count and ps[-1],
+            f"diagnostics of cell {cell} v{version}",
+        )
+        return found.diagnostics
+
+
+@pytest.fixture
+def notebook(client: Client, tmp_path) -> Notebook:
+    return Notebook(client, tmp_path)
+
+
+async def test_cells_are_one_program_and_findings_land_in_their_cell(client: Client, notebook: Notebook):
+    result = await initialize(client, notebooks=True)
+    assert result.capabilities.notebook_document_sync.notebook_selector[0].notebook == "jupyter-notebook"
+    notebook.open()
+    (finding,) = await notebook.published(3)
+    assert finding.range == diag((4, 31, 4, 35))  # `    s = "训练😀"; history.append(`: 30 code points, 31 UTF-16 units
+    assert finding.code == "GG101"
+    assert finding.message.startswith("`loss` carries an autograd graph (from `criterion(out, y)` on line ")
+    assert [(r.location.uri, r.location.range, r.message) for r in finding.related_information] == [
+        (notebook.cells[3], diag((3, 11, 3, 28)), "the graph is created here")
+    ]
+    assert await notebook.published(0) == []
+    assert await notebook.published(2) == []
+    assert client.publishes(notebook.cells[1]) == []  # the Markdown cell is not Python
+
+
+async def test_fixes_and_ignore_edit_the_cell(client: Client, notebook: Notebook):
+    await initialize(client, notebooks=True)
+    notebook.open()
+    (finding,) = await notebook.published(3)
+    cell = notebook.cells[3]
+    store, _, ignore, fix_all = await actions_for(client, cell, [finding])
+    text = notebook.texts[cell]
+    assert store.edit.document_changes[0].text_document.uri == cell
+    assert apply(text, edits_of(store.edit, cell)) == text.replace("history.append(loss)", "history.append(loss.detach())")
+    assert apply(text, edits_of(ignore.edit, cell)) == text.replace(
+        "history.append(loss)\n", "history.append(loss)  # noqa: GG101\n"
+    )
+    assert fix_all.kind == "source.fixAll.gradguard"
+    assert apply(text, edits_of(fix_all.edit, cell)) == apply(text, edits_of(store.edit, cell))
+
+
+async def test_editing_a_cell_reanalyses_the_notebook(client: Client, notebook: Notebook):
+    await initialize(client, notebooks=True)
+    notebook.open()
+    await notebook.published(3)
+    fixed = notebook.texts[notebook.cells[3]].replace("history.append(loss)", "history.append(loss.item())")
+    notebook.edit_cell(3, fixed, cell_version=2)
+    assert await notebook.published(3, version=2) == []
+    assert await notebook.published(0, version=1, count=2) == []  # every cell is re-published
+
+
+async def test_hover_in_a_cell_knows_the_other_cells(client: Client, notebook: Notebook):
+    await initialize(client, notebooks=True)
+    notebook.open()
+    await notebook.published(3)
+    result = await hover(client, notebook.cells[3], types.Position(line=5, character=17))  # `out.detach`
+    assert result.range == diag((5, 15, 5, 21))
+    assert result.contents.value.startswith("**`Tensor.detach()`**")
+    assert "**Here:** `out` carries an autograd graph: from `model(x)` on line " in result.contents.value
+
+
+async def test_deleting_a_cell_clears_it(client: Client, notebook: Notebook):
+    await initialize(client, notebooks=True)
+    notebook.open()
+    await notebook.published(3)
+    notebook.delete_cell(3)
+    assert await notebook.published(3, version=None) == []
+
+
+async def test_closing_the_notebook_clears_every_cell(client: Client, notebook: Notebook):
+    await initialize(client, notebooks=True)
+    notebook.open()
+    await notebook.published(3)
+    client.notebook_document_did_close(
+        types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=notebook.uri),
+            cell_text_documents=[types.TextDocumentIdentifier(uri=u) for u in notebook.cells],
+        )
+    )
+    for cell in (0, 2, 3):
+        assert await notebook.published(cell, version=None) == []
