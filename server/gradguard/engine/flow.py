@@ -26,6 +26,7 @@ from gradguard.engine.values import (
     Grad,
     Kind,
     Value,
+    combined_cuts,
     join_grad,
     merge,
 )
@@ -103,6 +104,7 @@ class Backward:
     origins: frozenset
     loops: tuple
     function: Optional[FunctionInfo]
+    value: Value = UNKNOWN  # what was back-propagated
 
 
 @dataclass(eq=False)
@@ -112,6 +114,7 @@ class Frame:
     scope: Scope
     loops: tuple = ()
     modes: list = field(default_factory=lambda: [GradMode.ON])
+    mode_nodes: list = field(default_factory=lambda: [None])  # the `torch.no_grad()` that set each mode
 
     @property
     def mode(self) -> GradMode:
@@ -417,16 +420,19 @@ class FlowAnalysis:
             self._block(node.body)
             return
         self.frame.modes.append(mode)
+        self.frame.mode_nodes.append(next((i.item for i in node.items if self.grad_mode_of(i.item)), None))
         try:
             self._block(node.body)
         finally:
             self.frame.modes.pop()
+            self.frame.mode_nodes.pop()
 
     def _statement_call(self, call: cst.Call) -> None:
         # torch.set_grad_enabled(False) as a statement switches the mode for the rest.
         m = self.grad_mode_of(call)
         if m is not None and self._qualname(call.func) in K.SET_GRAD_ENABLED:
             self.frame.modes[-1] = m
+            self.frame.mode_nodes[-1] = call
 
     # ------------------------------------------------------------ functions
     def _funcdef(self, node: cst.FunctionDef) -> None:
@@ -822,7 +828,10 @@ class FlowAnalysis:
         if v.grad is Grad.YES and not v.leaf:
             mode = self.frame.mode
             if mode is GradMode.OFF:
-                return v.but(grad=Grad.NO, why=Evidence(node, "computed inside `torch.no_grad()`"), origins=frozenset())
+                at = self.frame.mode_nodes[-1]
+                cuts = v.cuts | ({Evidence(at, f"`{self._short(at)}`")} if at is not None else set())
+                return v.but(grad=Grad.NO, why=Evidence(node, "computed inside `torch.no_grad()`"), origins=frozenset(),
+                             cuts=frozenset(cuts))
             if mode is GradMode.UNKNOWN:
                 return v.but(grad=Grad.UNKNOWN, why=None, origins=frozenset())
         return v
@@ -870,7 +879,8 @@ class FlowAnalysis:
         if kind is Kind.TENSOR:
             if attr == "data":
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.data`"),
-                             alias=self._alias(node.value, "data", node, base), scalar=base.scalar)
+                             alias=self._alias(node.value, "data", node, base), scalar=base.scalar,
+                             cuts=self._cut(base, node, "`.data`"))
             if attr in K.VIEW_ATTRIBUTES:
                 return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False)
             if attr in K.NEVER_GRAD_ATTRIBUTES:
@@ -902,6 +912,10 @@ class FlowAnalysis:
     def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:
         binding = self.lookup(base_node.value) if isinstance(base_node, cst.Name) else None
         return Alias(self._name_of(base_node), how, node, binding, base.leaf)
+
+    def _cut(self, v: Value, node: cst.CSTNode, how: str) -> frozenset:
+        """Cutting a graph here (GG301 reports it if a loss built on it is back-propagated)."""
+        return v.cuts | {Evidence(node, how)} if v.has_graph else v.cuts
 
     def _name_of(self, node: cst.BaseExpression) -> str:
         return node.value if isinstance(node, cst.Name) else self.code_for(node)
@@ -962,7 +976,8 @@ class FlowAnalysis:
         if kind is Kind.UNKNOWN and g is Grad.YES:
             kind = Kind.TENSOR  # a graph only lives in tensors
         scalar = (a.scalar or a.kind is Kind.NUMBER) and (b.scalar or b.kind is Kind.NUMBER) and kind is Kind.TENSOR
-        return self._made(Value(kind=kind, grad=g, why=why, origins=origins, scalar=scalar), node)
+        cuts, pred = combined_cuts([a, b])
+        return self._made(Value(kind=kind, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts, pred_cuts=pred), node)
 
     def _e_unary(self, node: cst.UnaryOperation) -> Value:
         v = self._eval(node.expression)
@@ -1142,7 +1157,7 @@ class FlowAnalysis:
         return "Model" in last or "For" in last or last.startswith(("UNet", "Autoencoder", "VAE"))
 
     def _backward(self, node: cst.CSTNode, v: Value) -> None:
-        b = Backward(node, v.origins, self.frame.loops, self.function)
+        b = Backward(node, v.origins, self.frame.loops, self.function, v)
         self.backwards.append(b)
 
     def _module_call(self, node: cst.Call, m: Value, args: list) -> Value:
@@ -1155,7 +1170,8 @@ class FlowAnalysis:
                 scalar = scalar and m.cls.get("scalar", True)
             if g is Grad.YES:
                 why = Evidence(node, f"from `{self._short(node)}`")
-            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar,
+                                    pred_cuts=self._prediction_cuts(node, vals)), node)
         if isinstance(m.cls, ClassInfo) and "forward" in m.cls.methods:
             # Analyse forward() with these arguments; a module with parameters makes a new graph here.
             out = self._call_function(m.cls.methods["forward"], node, args, m)
@@ -1166,6 +1182,18 @@ class FlowAnalysis:
                                     origins=frozenset({node})), node)
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+
+    @staticmethod
+    def _prediction_cuts(node: cst.Call, vals: list) -> frozenset:
+        """A loss's first argument is its prediction; a cut there means no gradient for the model.
+        A cut in the target (the second argument) is the point of the target."""
+        inp = keyword(node, "input")
+        first = vals[0] if vals and node.args and node.args[0].keyword is None else None
+        if inp is not None:
+            first = next((v for a, v in zip(node.args, vals) if a is inp), first)
+        if first is None:
+            return frozenset()
+        return frozenset((cut, node) for cut in first.cuts) | first.pred_cuts  # (where cut, which loss)
 
     def _short(self, node: cst.CSTNode) -> str:
         code = " ".join(self.code_for(node).split())
@@ -1201,13 +1229,14 @@ class FlowAnalysis:
         if name == "detach":
             return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
                          alias=self._alias(func.value, "detach", node, t) if not t.fresh else None,
-                         scalar=t.scalar, fresh=t.fresh)
+                         scalar=t.scalar, fresh=t.fresh, cuts=self._cut(t, node, "`.detach()`"))
         if name in ("item",):
-            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"), cuts=self._cut(t, node, "`.item()`"))
         if name == "tolist":
-            return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER,
+                         cuts=self._cut(t, node, "`.tolist()`"))
         if name == "numpy":
-            return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, "`.numpy()`"))
+            return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, "`.numpy()`"), cuts=self._cut(t, node, "`.numpy()`"))
         if name == "clone":
             return t.but(alias=None, fresh=True, leaf=False) if t.grad is Grad.YES else t.but(alias=None, fresh=True)
         if name == "requires_grad_":
@@ -1228,7 +1257,7 @@ class FlowAnalysis:
                     return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a cast to `{q}`"))
             return t.but(alias=None, fresh=False, leaf=t.leaf and name == "to")
         if name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
-            return t.but(alias=None, fresh=False)
+            return t.but(alias=None, fresh=name == "clone")
         has_dim = bool(positional(node)) or keyword(node, "dim") is not None
         if name in K.TUPLE_ALWAYS or (name in K.TUPLE_WITH_DIM and has_dim):
             g, why, origins = join_grad([t] + vals)
@@ -1246,10 +1275,13 @@ class FlowAnalysis:
             if isinstance(func.value, cst.Name) and new is not t:
                 self._rebind_mutated(func.value.value, new.but(alias=t.alias))
             return new
-        g, why, origins = join_grad([t] + [v for v in vals if v.kind in (Kind.TENSOR, Kind.UNKNOWN)])
+        operands = [t] + [v for v in vals if v.kind in (Kind.TENSOR, Kind.UNKNOWN)]
+        g, why, origins = join_grad(operands)
         scalar = name in K.SCALAR_REDUCTIONS and not has_dim
         alias = self._view_alias(t, func.value, node) if name in K.VIEW_METHODS else None
-        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias), node)
+        cuts, pred = combined_cuts(operands)
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias,
+                                cuts=cuts, pred_cuts=pred), node)
 
     def _container_method(self, node: cst.Call, c: Value, name: str, args: list) -> Value:
         func = node.func
@@ -1298,7 +1330,12 @@ class FlowAnalysis:
                     why = Evidence(node, f"from `{self._short(node)}`")
             if last == "one_hot":
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`one_hot`"))
-            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
+            if last in K.FUNCTIONAL_LOSSES:
+                cuts, pred = frozenset(), self._prediction_cuts(node, vals)
+            else:
+                cuts, pred = combined_cuts(tensors) if tensors else (frozenset(), frozenset())
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
+                                    pred_cuts=pred), node)
         if q in K.MODULE_WRAPPERS and vals:
             return vals[0]
         if q.startswith("torchvision.models.") and last[:1].islower() and last not in ("get_weight", "list_models"):
@@ -1353,7 +1390,8 @@ class FlowAnalysis:
                     if last != "tensor" and src.kind is Kind.TENSOR:
                         return src.but(alias=None)
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a new tensor from `torch.{last}`"),
-                             scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER)
+                             scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER,
+                             cuts=frozenset().union(*(v.cuts for _, v in args)))
             if last in K.NEVER_GRAD_FUNCTIONS:
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`torch.{last}`"))
             if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
@@ -1371,13 +1409,16 @@ class FlowAnalysis:
                 indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `torch.{last}`"))
                 return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values)
             scalar = last in K.SCALAR_REDUCTIONS and not has_dim
-            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar), node)
+            cuts, pred = combined_cuts(tensors) if tensors else (frozenset(), frozenset())
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
+                                    pred_cuts=pred), node)
         return UNKNOWN
 
     def _builtin(self, node: cst.Call, name: str, args: list) -> Value:
         vals = [v for _, v in args]
         if name in ("float", "int", "bool"):
-            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`{name}()`"))
+            cuts = self._cut(vals[0], node, f"`{name}()`") if vals else frozenset()
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`{name}()`"), cuts=cuts)
         if name in BUILTIN_NUMBER_CALLS:
             return NUMBER
         if name in ("list", "tuple", "set", "sorted", "reversed"):

@@ -69,6 +69,10 @@ class Value:
     keyed: tuple = ()  # CONTAINER: ((literal key, Value), ...) - dict entries differ from each other
     cls: object = None  # CLASS / OBJECT / FUNCTION: the engine's info record
     qualname: Optional[str] = None  # an imported object: "torch.nn.functional"
+    # Where a graph was cut on the way to this value (GG301): `cuts` on a tensor
+    # (detach(), .item(), no_grad), `pred_cuts` once it is the prediction of a loss.
+    cuts: frozenset = frozenset()
+    pred_cuts: frozenset = frozenset()
 
     def but(self, **changes) -> "Value":
         return replace(self, **changes)
@@ -128,4 +132,15 @@ def merge(a: Value, b: Value) -> Value:
         alias=a.alias if a.alias is b.alias else None,
         item=a.item if a.item is b.item else None,
         cls=a.cls if a.cls is b.cls else None,
+        cuts=a.cuts | b.cuts,
+        pred_cuts=a.pred_cuts | b.pred_cuts,
     )
+
+
+def combined_cuts(values) -> tuple[frozenset, frozenset]:
+    """Cuts of a result computed from `values`. A cut next to an operand that
+    still has a graph is a target (`q - target.detach()`), not a lost prediction."""
+    graph = [v for v in values if v.has_graph]
+    cuts = frozenset().union(*(v.cuts for v in (graph or values)))
+    pred = frozenset().union(*(v.pred_cuts for v in values))
+    return cuts, pred

@@ -1,0 +1,251 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+
+class DetachedPredictionInLoss(Rule):
+    """
+    ## What it does
+    Finds a prediction that was cut from its model's graph - `.detach()`,
+    `.data`, `.item()`, `.numpy()`, or computed inside `torch.no_grad()` - before
+    it reaches a loss that is back-propagated together with other terms. The
+    finding sits on the cut; its related locations point at the loss and at the
+    `.backward()`.
+
+    ## Why is this bad?
+    `backward()` runs without complaint, because another term of the loss still
+    has a graph - but the part of the model behind the cut receives no
+    gradient: its parameters keep `.grad` at `None` and never learn, silently.
+
+    Detached **targets** are left alone: `F.mse_loss(q, target.detach())` (TD
+    targets), `F.kl_div(student, teacher_out.detach())` (distillation), a GAN
+    discriminator step on `fake.detach()`, `q - target.detach()`, and
+    stop-gradient in self-supervised losses, where the detached side is the
+    target.
+
+    ## Example
+    ```python
+    logits, boxes_pred = model(images)
+    loss = F.cross_entropy(logits, labels) + F.smooth_l1_loss(boxes_pred.detach(), boxes)
+    loss.backward()
+    ```
+
+    ## Use instead
+    ```python
+    logits, boxes_pred = model(images)
+    loss = F.cross_entropy(logits, labels) + F.smooth_l1_loss(boxes_pred, boxes)
+    loss.backward()
+    ```
+
+    ## Fix safety
+    Removing the `.detach()` (or `.data`) is unsafe: it changes what trains. It
+    is offered as a quick fix, never applied in bulk. Cuts by `.item()`,
+    `.numpy()` or `torch.no_grad()` get no automatic fix.
+    """
+
+    code = "GG301"
+    name = "detached-prediction-in-loss"
+    severity = Severity.WARNING
+    summary = "A detached prediction feeds a back-propagated loss: that part of the model gets no gradient"
+
+    def finish(self) -> None:
+        seen = set()
+        for b in self.flow.backwards:
+            v = b.value
+            if not v.has_graph:
+                continue  # nothing has a graph: backward raises (GG302)
+            for cut, loss in sorted(v.pred_cuts, key=lambda p: (id(p[0].node))):
+                if cut.node in seen:
+                    continue
+                seen.add(cut.node)
+                self._report(cut, loss, b.node)
+
+    def _report(self, cut, loss, backward) -> None:
+        node = cut.node
+
+        def message(line_of):
+            return (
+                f"{cut.text} cuts the prediction of the loss on line {line_of(loss)} from its model: the `.backward()` "
+                f"on line {line_of(backward)} sends no gradient through it"
+            )
+
+        fixes = []
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach":
+            base = node.func.value
+            fixes.append(PendingFix(f"Remove `.detach()`: `{short(self.code_of(base))}`", Safety.UNSAFE, [(node, base)]))
+        elif isinstance(node, cst.Attribute) and node.attr.value == "data":
+            fixes.append(PendingFix(f"Remove `.data`: `{short(self.code_of(node.value))}`", Safety.UNSAFE,
+                                    [(node, node.value)]))
+        related = [(loss, "the loss"), (backward, "back-propagated here")]
+        self.report(node, message, fixes=fixes, related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+q_net, target_net = nn.Linear(4, 2), nn.Linear(4, 2)
+s, s2, r = torch.randn(8, 4), torch.randn(8, 4), torch.randn(8)
+q = q_net(s).max(1)[0]
+target = r + 0.99 * target_net(s2).max(1)[0].detach()
+loss = F.mse_loss(q, target)
+loss.backward()
+manual = (q_net(s).max(1)[0] - target.detach()).pow(2).mean()
+manual.backward()
+""",
+            note="TD targets, with a loss function and written out",
+            runtime="assert q_net.weight.grad is not None and target_net.weight.grad is None",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+student, teacher = nn.Linear(4, 3), nn.Linear(4, 3)
+x = torch.randn(6, 4)
+with torch.no_grad():
+    teacher_logits = teacher(x)
+loss = F.kl_div(F.log_softmax(student(x), 1), F.softmax(teacher_logits, 1), reduction="batchmean")
+loss.backward()
+""",
+            note="distillation: the teacher's output is the target",
+            runtime="assert student.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+G, D = nn.Linear(2, 4), nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+bce = nn.BCELoss()
+fake = G(torch.randn(5, 2))
+d_loss = bce(D(fake.detach()), torch.zeros(5, 1))
+d_loss.backward()
+""",
+            note="a GAN discriminator step on `fake.detach()`",
+            runtime="assert D[0].weight.grad is not None and G.weight.grad is None",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+encoder, predictor = nn.Linear(4, 4), nn.Linear(4, 4)
+x1, x2 = torch.randn(3, 4), torch.randn(3, 4)
+z1, z2 = encoder(x1), encoder(x2)
+p1 = predictor(z1)
+loss = -F.cosine_similarity(p1, z2.detach(), dim=-1).mean()
+loss.backward()
+""",
+            note="SimSiam-style stop-gradient on the target branch",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(4, 8)
+        self.cls = nn.Linear(8, 3)
+        self.box = nn.Linear(8, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.trunk(x))
+        return self.cls(h), self.box(h)
+
+
+model = TwoHeads()
+images, labels, boxes = torch.randn(5, 4), torch.randint(0, 3, (5,)), torch.randn(5, 4)
+logits, box_pred = model(images)
+loss = F.cross_entropy(logits, labels) + F.smooth_l1_loss(box_pred.detach(), boxes)
+loss.backward()
+""",
+            range=(22, 58, 22, 75),
+            message="`.detach()` cuts the prediction of the loss on line 22 from its model: the `.backward()` on line 23 "
+            "sends no gradient through it",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass TwoHeads(nn.Module):\n"
+                "    def __init__(self):\n        super().__init__()\n        self.trunk = nn.Linear(4, 8)\n"
+                "        self.cls = nn.Linear(8, 3)\n        self.box = nn.Linear(8, 4)\n\n    def forward(self, x):\n"
+                "        h = torch.relu(self.trunk(x))\n        return self.cls(h), self.box(h)\n\n\nmodel = TwoHeads()\n"
+                "images, labels, boxes = torch.randn(5, 4), torch.randint(0, 3, (5,)), torch.randn(5, 4)\n"
+                "logits, box_pred = model(images)\n"
+                "loss = F.cross_entropy(logits, labels) + F.smooth_l1_loss(box_pred, boxes)\nloss.backward()\n",
+            ),
+            runtime="assert model.box.weight.grad is None and model.cls.weight.grad is not None",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+mse = nn.MSELoss()
+x, y = torch.randn(6, 3), torch.randn(6, 1)
+with torch.no_grad():
+    pred = net(x)
+loss = mse(pred, y) + 1e-3 * net.weight.pow(2).sum()
+loss.backward()
+""",
+            range=(8, 5, 8, 20),
+            message="`torch.no_grad()` cuts the prediction of the loss on line 10 from its model: the `.backward()` on "
+            "line 11 sends no gradient through it",
+            runtime="assert net.bias.grad is None",
+            note="the forward pass moved under no_grad; only the weight penalty trains",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model, aux):
+        self.model, self.aux = model, aux
+        self.opt = torch.optim.SGD(list(model.parameters()) + list(aux.parameters()), lr=0.1)
+
+    def step(self, x, y):
+        self.opt.zero_grad()
+        scores = self.model(x)
+        main = F.binary_cross_entropy_with_logits(scores.data, y)
+        aux_loss = self.aux(x).pow(2).mean()
+        (main + aux_loss).backward()
+        self.opt.step()
+
+
+trainer = Trainer(nn.Linear(4, 1), nn.Linear(4, 2))
+trainer.step(torch.randn(8, 4), torch.rand(8, 1))
+""",
+            range=(15, 50, 15, 61),
+            message="`.data` cuts the prediction of the loss on line 15 from its model: the `.backward()` on line 17 "
+            "sends no gradient through it",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Trainer:\n"
+                "    def __init__(self, model, aux):\n        self.model, self.aux = model, aux\n"
+                "        self.opt = torch.optim.SGD(list(model.parameters()) + list(aux.parameters()), lr=0.1)\n\n"
+                "    def step(self, x, y):\n        self.opt.zero_grad()\n        scores = self.model(x)\n"
+                "        main = F.binary_cross_entropy_with_logits(scores, y)\n"
+                "        aux_loss = self.aux(x).pow(2).mean()\n        (main + aux_loss).backward()\n"
+                "        self.opt.step()\n\n\ntrainer = Trainer(nn.Linear(4, 1), nn.Linear(4, 2))\n"
+                "trainer.step(torch.randn(8, 4), torch.rand(8, 1))\n",
+            ),
+            runtime="assert trainer.model.weight.grad is None and trainer.aux.weight.grad is not None",
+            note="a trainer class; `.data` as the cut",
+        ),
+    ]
