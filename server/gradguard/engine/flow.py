@@ -1178,8 +1178,10 @@ class FlowAnalysis:
             if not m.parameterized:
                 return out
         if m.parameterized:
+            # A new graph from this call, on top of whatever graphs its inputs carry.
+            inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
             return self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
-                                    origins=frozenset({node})), node)
+                                    origins=inputs | {node}), node)
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
 

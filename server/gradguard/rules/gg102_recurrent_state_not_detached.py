@@ -1,0 +1,292 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine.values import Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+SECOND_TIME = "Trying to backward through the graph a second time"
+
+
+class RecurrentStateNotDetached(Rule):
+    """
+    ## What it does
+    Finds a variable carried from one loop iteration into the next and fed back
+    into the model - `hidden = model(x, hidden)`, `out, (h, c) = lstm(x, (h, c))`,
+    `state = state + net(state)` - while each iteration back-propagates a loss
+    that depends on it, with no `state.detach()` at the iteration boundary.
+
+    ## Why is this bad?
+    The new state's graph reaches back through every earlier batch. The second
+    `backward()` fails with "Trying to backward through the graph a second time"
+    (the previous batch's part was freed), and with `retain_graph=True` memory
+    and backward time grow without bound. Truncated backpropagation through time
+    detaches the state at the start of each batch.
+
+    An unrolled sequence that is back-propagated once after the loop (time steps
+    of one sequence) is left alone, as is a loop that detaches the state anywhere
+    in its body.
+
+    ## Example
+    ```python
+    hidden = torch.zeros(1, batch, size)
+    for x, y in batches:
+        out, hidden = rnn(x, hidden)
+        loss = criterion(out, y)
+        loss.backward()
+    ```
+
+    ## Use instead
+    ```python
+    hidden = torch.zeros(1, batch, size)
+    for x, y in batches:
+        hidden = hidden.detach()
+        out, hidden = rnn(x, hidden)
+        loss = criterion(out, y)
+        loss.backward()
+    ```
+
+    ## Fix safety
+    Inserting `state = state.detach()` (for a tuple state,
+    `state = tuple(s.detach() for s in state)`) at the start of the loop body is
+    safe when the state before the loop is a tensor or a tuple; when it starts
+    as `None` or something unknown the same fix is offered as unsafe.
+    """
+
+    code = "GG102"
+    name = "recurrent-state-not-detached"
+    severity = Severity.WARNING
+    summary = "Recurrent state is fed into the next iteration without `detach()`: the graph grows every batch"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._fed: dict = {}  # (loop, outer binding) -> (call node, name node)
+        self._before: dict = {}  # Assign node -> {name: binding before it}
+        self._candidates: list = []  # (loop, name, old binding, new value, call, name node, stamp)
+        self._cleared: set = set()  # (loop, name): rebound to a value without a graph in the loop
+
+    def visit_Call(self, node: cst.Call) -> None:
+        loops = self.flow.frame.loops
+        if not loops:
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and isinstance(func.value, cst.Name):
+            self._cleared.add((loops[-1], func.value.value))
+            return
+        callee = self.flow.value(func)
+        if callee.kind not in (Kind.MODULE, Kind.FUNCTION):
+            return
+        for arg in node.args:
+            for name in _names(arg.value):
+                b = self.flow.lookup(name.value)
+                if b is not None and loops[-1] not in b.loops:
+                    self._fed.setdefault((loops[-1], b), (node, name))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.flow.frame.loops:
+            self._before[node] = {
+                n.value: self.flow.lookup(n.value) for t in node.targets for n in _target_names(t.target)
+            }
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        before = self._before.pop(node, None)
+        if before is None:
+            return
+        loop = self.flow.frame.loops[-1]
+        for name, old in before.items():
+            new = self.flow.lookup(name)
+            if new is None:
+                continue
+            if not new.value.has_graph:
+                self._cleared.add((loop, name))
+                continue
+            fed = self._fed.get((loop, old)) if old is not None else None
+            if fed is not None and fed[0] in new.value.origins:
+                self._candidates.append((loop, name, old, new.value, fed[0], fed[1], self.stamp()))
+
+    def finish(self) -> None:
+        reported = set()
+        for loop, name, old, new, call, name_node, stamp in self._candidates:
+            if not self.current(stamp) or (loop, name) in self._cleared or (loop, name) in reported:
+                continue
+            if not any(loop in b.loops and b.origins & new.origins for b in self.flow.backwards):
+                continue  # nothing backwards it each iteration: an unrolled sequence, or GG103's business
+            reported.add((loop, name))
+            self._report(loop, name, old, call, name_node)
+
+    def _report(self, loop, name, old, call, name_node) -> None:
+        init = old.value
+        if init.kind is Kind.CONTAINER and init.elements is not None:
+            line, safety = f"{name} = tuple(s.detach() for s in {name})", Safety.SAFE
+        else:
+            line, safety = f"{name} = {name}.detach()", Safety.SAFE if init.kind is Kind.TENSOR else Safety.UNSAFE
+        first = loop.body.body[0]
+        fix = PendingFix(f"Insert `{line}` at the start of the loop body", safety,
+                         [(("before", first), lambda spot, line=line: f"{line}\n{spot.indent}")])
+
+        def message(line_of):
+            return (
+                f"`{name}` carries the previous iteration's graph into `{short(self.code_of(call))}`: without "
+                f"`{name}.detach()` at the start of the iteration the graph grows with every batch, and the next "
+                f"`.backward()` fails with \"{SECOND_TIME}\""
+            )
+
+        related = [(call, "fed back into the model here")]
+        self.report(name_node, message, fixes=[fix], related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+rnn = nn.RNN(3, 5)
+hidden = torch.zeros(1, 2, 5)
+for x in [torch.randn(4, 2, 3) for _ in range(3)]:
+    hidden = hidden.detach()
+    out, hidden = rnn(x, hidden)
+    loss = out.pow(2).mean()
+    loss.backward()
+""",
+            note="truncated BPTT done right",
+            runtime="assert rnn.weight_hh_l0.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+cell = nn.GRUCell(3, 4)
+h = torch.zeros(2, 4)
+for t in range(5):
+    h = cell(torch.randn(2, 3), h)
+loss = h.pow(2).mean()
+loss.backward()
+""",
+            note="the time steps of one sequence, back-propagated once",
+            runtime="assert cell.weight_hh.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def repackage(h):
+    return h.detach()
+
+
+lstm = nn.LSTM(3, 4)
+h, c = torch.zeros(1, 2, 4), torch.zeros(1, 2, 4)
+for x in [torch.randn(5, 2, 3) for _ in range(2)]:
+    out, (h, c) = lstm(x, (h, c))
+    out.mean().backward()
+    h, c = repackage(h), repackage(c)
+""",
+            note="detached at the end of the iteration instead",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+rnn = nn.RNN(3, 5)
+hidden = torch.zeros(1, 2, 5)
+for x in [torch.randn(4, 2, 3) for _ in range(3)]:
+    out, hidden = rnn(x, hidden)
+    loss = out.pow(2).mean()
+    loss.backward()
+""",
+            range=(8, 25, 8, 31),
+            message="`hidden` carries the previous iteration's graph into `rnn(x, hidden)`: without `hidden.detach()` at "
+            f"the start of the iteration the graph grows with every batch, and the next `.backward()` fails with \"{SECOND_TIME}\"",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nrnn = nn.RNN(3, 5)\nhidden = torch.zeros(1, 2, 5)\n"
+                "for x in [torch.randn(4, 2, 3) for _ in range(3)]:\n    hidden = hidden.detach()\n"
+                "    out, hidden = rnn(x, hidden)\n    loss = out.pow(2).mean()\n    loss.backward()\n",
+            ),
+            raises=SECOND_TIME,
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train(lstm, head, batches, opt):
+    state = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))
+    for x, y in batches:
+        opt.zero_grad()
+        out, state = lstm(x, state)
+        loss = F.mse_loss(head(out), y)
+        loss.backward()
+        opt.step()
+
+
+lstm, head = nn.LSTM(3, 4), nn.Linear(4, 1)
+opt = torch.optim.SGD(list(lstm.parameters()) + list(head.parameters()), lr=0.1)
+train(lstm, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(3)], opt)
+""",
+            range=(11, 29, 11, 34),
+            message="`state` carries the previous iteration's graph into `lstm(x, state)`: without `state.detach()` at "
+            f"the start of the iteration the graph grows with every batch, and the next `.backward()` fails with \"{SECOND_TIME}\"",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def train(lstm, head, batches, opt):\n    state = (torch.zeros(1, 2, 4), torch.zeros(1, 2, 4))\n"
+                "    for x, y in batches:\n        state = tuple(s.detach() for s in state)\n        opt.zero_grad()\n"
+                "        out, state = lstm(x, state)\n        loss = F.mse_loss(head(out), y)\n        loss.backward()\n"
+                "        opt.step()\n\n\nlstm, head = nn.LSTM(3, 4), nn.Linear(4, 1)\n"
+                "opt = torch.optim.SGD(list(lstm.parameters()) + list(head.parameters()), lr=0.1)\n"
+                "train(lstm, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(3)], opt)\n",
+            ),
+            raises=SECOND_TIME,
+            note="an LSTM's (h, c) tuple, in a function",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(4, 4)
+state = torch.zeros(2, 4)
+step = 0
+while step < 3:
+    delta = net(state)
+    state = state + delta
+    state.pow(2).sum().backward()
+    step += 1
+""",
+            range=(9, 16, 9, 21),
+            message="`state` carries the previous iteration's graph into `net(state)`: without `state.detach()` at "
+            f"the start of the iteration the graph grows with every batch, and the next `.backward()` fails with \"{SECOND_TIME}\"",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nnet = nn.Linear(4, 4)\nstate = torch.zeros(2, 4)\nstep = 0\n"
+                "while step < 3:\n    state = state.detach()\n    delta = net(state)\n    state = state + delta\n"
+                "    state.pow(2).sum().backward()\n    step += 1\n",
+            ),
+            raises=SECOND_TIME,
+            note="`state = state + delta` in a `while` loop",
+        ),
+    ]
+
+
+def _names(expr) -> list:
+    if isinstance(expr, cst.Name):
+        return [expr]
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return [n for e in expr.elements for n in _names(e.value)]
+    return []
+
+
+def _target_names(target) -> list:
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []
