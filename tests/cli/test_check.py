@@ -12,7 +12,7 @@ from gradguard.engine import parse
 from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIterations as GG101
 
 CLEAN = GG101.VALID[0].code
-BAD = GG101.INVALID[0]
+BAD = GG101.INVALID[1]  # a training loop: GG101 alone (INVALID[0] is an eval loop, GG103 too)
 
 
 def test_clean_file(gradguard, write):
@@ -32,17 +32,17 @@ def test_finding_line_and_summary(gradguard, write, finding_line):
 def test_every_invalid_example_is_reported_where_it_says(gradguard, write, finding_line, index):
     invalid = GG101.INVALID[index]
     write("ex.py", invalid.code)
-    run = gradguard("check", "ex.py", "--jobs", "1")
+    run = gradguard("check", "ex.py", "--jobs", "1", "--select", "GG101")  # eval loops draw GG103 too
     assert run.stdout.splitlines()[0] == finding_line("ex.py", invalid)
     assert run.returncode == 1
 
 
 def test_several_findings_are_counted(gradguard, write, finding_line):
-    write("a.py", GG101.INVALID[0].code)
+    write("a.py", GG101.INVALID[1].code)
     write("b.py", GG101.INVALID[3].code)
     run = gradguard("check", "b.py", "a.py")  # output follows the sorted paths
     assert run.stdout == (
-        f"{finding_line('a.py', GG101.INVALID[0])}\n"
+        f"{finding_line('a.py', GG101.INVALID[1])}\n"
         f"{finding_line('b.py', GG101.INVALID[3])}\n"
         "Found 2 findings (2 fixable with --fix).\n"
     )
@@ -103,10 +103,11 @@ def test_json_clean_is_an_empty_array(gradguard, write):
 
 def test_columns_count_code_points(gradguard, write):
     # Two-byte and four-byte UTF-8 characters before the finding on its line.
-    source = BAD.code.replace("    val_losses.append(loss)", "    é = '😀'; val_losses.append(loss)")
+    source = BAD.code.replace("    losses.append(loss)", "    é = '😀'; losses.append(loss)")
+    assert source != BAD.code
     write("u.py", source)
     (finding,) = json.loads(gradguard("check", "--output-format", "json", "u.py").stdout)
-    prefix = "    é = '😀'; val_losses.append("
+    prefix = "    é = '😀'; losses.append("
     assert (finding["column"], finding["end_column"]) == (len(prefix) + 1, len(prefix) + 5)
 
 

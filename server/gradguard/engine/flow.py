@@ -643,8 +643,8 @@ class FlowAnalysis:
                 parts = list(v.elements)
             elif v.kind is Kind.CONTAINER and v.item is not None:
                 parts = [v.item] * len(elems)
-            elif v.kind is Kind.TENSOR and v.grad is Grad.YES:
-                parts = [v.but(elements=None)] * len(elems)  # model outputs: (out, hidden)
+            elif v.kind is Kind.TENSOR and v.grad is not Grad.UNKNOWN:
+                parts = [v.but(elements=None, alias=None)] * len(elems)  # model outputs: (out, hidden)
             else:
                 parts = [UNKNOWN] * len(elems)
             for e, part in zip(elems, parts):

@@ -231,15 +231,17 @@ def rule_docs(code: str) -> Optional[str]:
 
 
 def describe(
-    line: str, pos: Position, source: str, copy_order: str, analysis, diagnostic_codes: list[str]
+    line: str, pos: Position, topic: Optional[Topic], state: Optional[str], copy_order: str, codes: list[str]
 ) -> Optional[tuple[str, Optional[tuple[int, int]]]]:
-    """The hover at `pos` (program position) on `line`: Markdown and the hovered name's columns."""
+    """The hover at `pos` on `line`: Markdown and the hovered name's columns (None: no hover).
+
+    `topic` is `topic_at(...)`, `state` the engine's words on its receiver, `codes`
+    the rules of the diagnostics under the cursor."""
     sections, span = [], None
-    topic = topic_at(line, pos.column, source)
     if topic is not None:
-        sections.append(facts(topic, copy_order, receiver_state(analysis, pos.line, topic.start)))
+        sections.append(facts(topic, copy_order, state))
         span = (topic.start, topic.end)
-    codes = list(diagnostic_codes)
+    codes = list(codes)
     suppressed = suppression_code_at(line, pos.column)
     if suppressed is not None:
         codes.append(suppressed[2])

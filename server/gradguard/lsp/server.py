@@ -135,21 +135,18 @@ async def code_action(ls: LanguageServer, params: types.CodeActionParams) -> Opt
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
+async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
     """Facts about the call under the cursor, the receiver's state, and rule docs."""
-    located = session.locate(params.text_document.uri, params.position) if session.options.enable else None
+    uri = params.text_document.uri
+    located = session.locate(uri, params.position) if session.options.enable else None
     if located is None:
         return None
     snapshot, part, pos = located
-    outcome = session.current_outcome(params.text_document.uri)
-    found = hover.describe(
-        part.table.line(pos.line - part.offset),
-        pos,
-        snapshot.source,
-        session.settings_for(snapshot).copy_order,
-        outcome.analysis if outcome is not None else None,
-        [str(d.code) for d in session.diagnostics_at(params.text_document.uri, params.position)],
-    )
+    line = part.table.line(pos.line - part.offset)
+    topic = hover.topic_at(line, pos.column, snapshot.source)
+    state = await session.receiver_state(uri, pos.line, topic.start) if topic is not None else None
+    codes = [str(d.code) for d in session.diagnostics_at(uri, params.position)]
+    found = hover.describe(line, pos, topic, state, session.settings_for(snapshot).copy_order, codes)
     if found is None:
         return None
     markdown, span = found
@@ -157,7 +154,7 @@ def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[types.Ho
     if span is not None:
         line_range = Range(Position(pos.line, span[0]), Position(pos.line, span[1]))
         rng = part.table.range_to_lsp(line_range, snapshot.encoding, part.offset)
-    return types.Hover(types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=rng)
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=rng)
 
 
 def main() -> None:

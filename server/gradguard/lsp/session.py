@@ -20,61 +20,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import traceback
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Optional
 
 from lsprotocol import types
 
-from gradguard import engine
 from gradguard.engine.fixes import fix_source
-from gradguard.lsp import actions, diagnostics, hover, options
+from gradguard.findings import Position
+from gradguard.lsp import actions, hover, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
 from gradguard.lsp.positions import LineTables
-from gradguard.findings import Position
+from gradguard.lsp.worker import Outcome, Worker, analyse, read
 from gradguard.settings import Settings
 
 log = logging.getLogger(__name__)
 
 CONFIGURATION_TIMEOUT_S = 5.0
-
-
-@dataclass
-class Outcome:
-    """One finished analysis."""
-
-    snapshot: Snapshot
-    generation: int  # of the settings it ran with
-    settings: Settings
-    analysis: Optional[engine.Analysis] = None
-    published: Optional[dict[str, list[types.Diagnostic]]] = None  # None: nothing new to publish
-    log: list[tuple[types.MessageType, str]] = field(default_factory=list)
-
-
-def analyse(snapshot: Snapshot, settings: Settings, generation: int) -> Outcome:
-    """Runs on the worker thread: the engine, then the translation to diagnostics."""
-    outcome = Outcome(snapshot, generation, settings)
-    name = snapshot.key.rsplit("/", 1)[-1]
-    try:
-        analysis = engine.analyze(snapshot.source, settings, keep_flow=hover.wants_flow())
-    except Exception:  # noqa: BLE001 - an engine bug must not take the server down
-        outcome.log.append((types.MessageType.Error, f"GradGuard failed on {name}:\n{traceback.format_exc()}"))
-        return outcome
-    outcome.analysis = analysis
-    for error in analysis.internal_errors:
-        outcome.log.append((types.MessageType.Error, f"GradGuard internal error on {name}: {error}"))
-    if analysis.error is not None:
-        e = analysis.error
-        outcome.log.append(
-            (
-                types.MessageType.Log,
-                f"{name} v{snapshot.version}: syntax error at line {e.line}: {e.message}; "
-                "keeping the last diagnostics",
-            )
-        )
-        return outcome
-    outcome.published = diagnostics.diagnostics(snapshot, analysis.findings)
-    return outcome
+# A hover waits this long for the engine's view of the receiver (its first answer on a
+# version builds an index: ~0.2 s per 1,000 lines); past it, the hover shows the facts
+# alone, and the answer, still computed, is ready for the next hover.
+HOVER_STATE_BUDGET_S = 0.04
+# After this much quiet, the engine's hover index for a fresh analysis is built ahead.
+WARM_AFTER_S = 1.0
+# Engine models kept for hovers (memory, and GC time, grow with each): the most recently
+# analysed documents; hovering another one re-analyses it in the background.
+KEEP_MODELS = 3
 
 
 class Session:
@@ -89,8 +61,12 @@ class Session:
         self.outcomes: dict[str, Outcome] = {}  # the last analysis per document
         self.published: dict[str, tuple[Optional[int], list[types.Diagnostic]]] = {}  # per client URI
         self._published_by_key: dict[str, set[str]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-analysis")
+        self.worker = Worker()
+        # Hover reads of finished analyses, apart from the analysis thread (never waits behind it).
+        self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-hover")
         self._tasks: dict[str, asyncio.Task] = {}
+        self._warmups: dict[str, asyncio.Task] = {}
+        self._models: OrderedDict[str, None] = OrderedDict()  # keys whose outcome keeps its engine model
         self._fix_all: dict[tuple, list] = {}
 
     # ---------------------------------------------------------------- configuration
@@ -181,9 +157,10 @@ class Session:
             self.schedule(key, now=True)
 
     def cancel(self, key: str) -> None:
-        task = self._tasks.pop(key, None)
-        if task is not None:
-            task.cancel()
+        for tasks in (self._tasks, self._warmups):
+            task = tasks.pop(key, None)
+            if task is not None:
+                task.cancel()
 
     async def _run(self, key: str, delay: float) -> None:
         try:
@@ -196,16 +173,15 @@ class Session:
             if not self.options.enable:
                 self._publish(key, {p.uri: [] for p in snapshot.parts}, snapshot)
                 return
-            settings = self.settings_for(snapshot)
-            loop = asyncio.get_running_loop()
-            outcome = await loop.run_in_executor(self._pool, analyse, snapshot, settings, self.generation)
+            outcome = await self.worker.run(analyse, snapshot, self.settings_for(snapshot), self.generation)
             for level, message in outcome.log:
                 self.log(level, message)
             if not self.is_current(outcome):
                 return  # superseded while it ran: a newer run is scheduled or the document closed
-            self.outcomes[key] = outcome
+            self._keep(key, outcome)
             if outcome.published is not None:
                 self._publish(key, outcome.published, snapshot)
+                self._warmups[key] = asyncio.ensure_future(self._warm(outcome))
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
@@ -214,6 +190,24 @@ class Session:
         finally:
             if self._tasks.get(key) is asyncio.current_task():
                 del self._tasks[key]
+
+    def _keep(self, key: str, outcome: Outcome) -> None:
+        """Store the outcome; only the last KEEP_MODELS documents keep their engine model."""
+        self.outcomes[key] = outcome
+        self._models.pop(key, None)
+        if outcome.analysis is not None and outcome.analysis.flow is not None:
+            self._models[key] = None
+        while len(self._models) > KEEP_MODELS:
+            old, _ = self._models.popitem(last=False)
+            if old in self.outcomes:
+                self.outcomes[old].analysis, self.outcomes[old].model_dropped = None, True
+
+    async def _warm(self, outcome: Outcome) -> None:
+        """Build the engine's hover index while the user pauses, so the first hover has it."""
+        await asyncio.sleep(WARM_AFTER_S)
+        if self.is_current(outcome):
+            job = partial(read, hover.receiver_state, outcome.analysis, 1, 0)
+            await asyncio.get_running_loop().run_in_executor(self._reads, job)
 
     def _publish(self, key: str, by_uri: dict[str, list[types.Diagnostic]], snapshot: Snapshot) -> None:
         versions = {p.uri: p.version for p in snapshot.parts}
@@ -235,6 +229,7 @@ class Session:
         """Forget a closed document and clear what was published for it."""
         self.cancel(key)
         self.outcomes.pop(key, None)
+        self._models.pop(key, None)
         for uri in self._published_by_key.pop(key, {key}):
             self.tables.drop(uri)
             self._send(uri, [], None)
@@ -249,6 +244,23 @@ class Session:
         return [
             d for d in items if (d.range.start.line, d.range.start.character) <= at <= (d.range.end.line, d.range.end.character)
         ]
+
+    async def receiver_state(self, uri: str, line: int, column: int) -> Optional[str]:
+        """The engine's words on the value at a program position, if they come within the budget."""
+        outcome = self.current_outcome(uri)
+        if outcome is None:
+            return None
+        if outcome.model_dropped:  # let go for memory: rebuild it for the next hover
+            key = self.key_for(uri)
+            if key not in self._tasks:
+                self.schedule(key, now=True)
+            return None
+        job = partial(read, hover.receiver_state, outcome.analysis, line, column)
+        future = asyncio.get_running_loop().run_in_executor(self._reads, job)
+        try:  # shielded: a late answer still completes, and the engine caches its index
+            return await asyncio.wait_for(asyncio.shield(future), HOVER_STATE_BUDGET_S)
+        except asyncio.TimeoutError:
+            return None
 
     async def fix_all_edits(self, uri: str) -> list[actions.DataEdit]:
         """The edits of `source.fixAll.gradguard`: every safe fix of the document."""
@@ -267,8 +279,7 @@ class Session:
             return actions.safe_edits(published) if current is not None else []
         cache_key = (key, snapshot.version, self.generation)
         if cache_key not in self._fix_all:
-            loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(self._pool, fix_source, snapshot.source, self.settings_for(snapshot))
+            result = await self.worker.run(fix_source, snapshot.source, self.settings_for(snapshot))
             change = actions.text_change(snapshot.source, result.source)
             edits = []
             if change is not None:

@@ -1,0 +1,320 @@
+from __future__ import annotations
+
+import libcst as cst
+
+from gradguard.engine.flow import GradMode
+from gradguard.engine.values import Kind
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+EVAL_WORDS = frozenset(
+    """evaluate evaluation eval validate validation val test predict prediction predictions infer
+    inference sample sampling generate generation decode""".split()
+)
+
+
+def eval_function_name(name: str) -> bool:
+    """`evaluate`, `val_epoch`, `run_inference`, `test` - but not pytest's `test_shapes`."""
+    parts = [p for p in name.lower().split("_") if p]
+    if not parts or (parts[0] == "test" and len(parts) > 1):
+        return False
+    return any(p in EVAL_WORDS for p in parts)
+
+
+class EvalWithoutNoGrad(Rule):
+    """
+    ## What it does
+    Finds a forward pass that runs with grad enabled although its outputs never
+    reach a `backward()`: after `model.eval()`, or in a function named like
+    `evaluate` / `validate` / `test` / `predict` / `infer` / `sample` /
+    `generate` / `decode`, outside `torch.no_grad()` / `torch.inference_mode()`
+    and their decorators. The finding sits on the model call.
+
+    ## Why is this bad?
+    `model.eval()` does **not** stop graph building - it only switches layers
+    such as dropout and batch norm to inference behaviour. Every forward pass
+    still records the graph and keeps every saved activation until its outputs
+    die: peak memory and time spent for nothing (where outputs are also kept
+    across iterations, GG101 reports that store as an error).
+
+    Left alone: a caller that visibly wraps the call in `torch.no_grad()`,
+    Lightning's `validation_step` / `test_step` / `predict_step` (the framework
+    disables grad), and outputs that do reach a backward (adversarial examples,
+    input gradients).
+
+    ## Example
+    ```python
+    def evaluate(model, loader):
+        model.eval()
+        for x, y in loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    ```
+
+    ## Use instead
+    ```python
+    @torch.no_grad()
+    def evaluate(model, loader):
+        model.eval()
+        for x, y in loader:
+            correct += (model(x).argmax(1) == y).sum().item()
+    ```
+
+    ## Fix safety
+    Safe: decorating the evaluation function with `@torch.no_grad()`, or
+    wrapping the loop (or statement) after `model.eval()` in
+    `with torch.no_grad():`, changes no value - only whether a graph is
+    recorded (`import torch` is added when missing).
+    """
+
+    code = "GG103"
+    name = "eval-without-no-grad"
+    severity = Severity.WARNING
+    summary = "A forward pass in an evaluation path runs with grad enabled (`eval()` does not disable it)"
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._tick = 0
+        self._eval_at: dict = {}  # function (or None) -> (tick, the .eval() call)
+        self._loop_ticks: dict = {}  # loop node -> tick it started at
+        self._calls: list = []  # (call, function, context, eval call, loops, statement, stamp)
+
+    def visit_For(self, node) -> None:
+        self._tick += 1
+        self._loop_ticks[node] = self._tick
+
+    visit_While = visit_For
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._tick += 1
+        func = node.func
+        fn = self.flow.function
+        if isinstance(func, cst.Attribute) and self.flow.value(func.value).kind is Kind.MODULE:
+            if func.attr.value == "eval" and not node.args:
+                self._eval_at[fn] = (self._tick, node)
+            elif func.attr.value == "train" and not (node.args and self.code_of(node.args[0].value) == "False"):
+                self._eval_at.pop(fn, None)
+            elif func.attr.value == "train":
+                self._eval_at[fn] = (self._tick, node)
+        if self.flow.frame.mode is not GradMode.ON:
+            return
+        callee = self.flow.value(func)
+        if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.loss and self.flow.value(node).has_graph):
+            return
+        after_eval = self._eval_at.get(fn)
+        named = fn is not None and eval_function_name(fn.name)
+        if after_eval is None and not named:
+            return
+        self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, self.stamp()))
+
+    def finish(self) -> None:
+        for node, fn, after_eval, named, loops, stmt, stamp in self._calls:
+            if not self.current(stamp):
+                continue
+            if any(node in b.origins for b in self.flow.backwards):
+                continue  # the outputs are back-propagated: adversarial examples, input gradients
+            self._report(node, fn, after_eval, named, loops, stmt)
+
+    def _report(self, node, fn, after_eval, named, loops, stmt) -> None:
+        torch = torch_name(self.flow) or "torch"
+        call = short(self.code_of(node))
+        fixes = []
+        if named:
+            where = f"in `{fn.name}()`"
+            anchor = fn.node.decorators[0] if fn.node.decorators else fn.node
+            fixes.append(PendingFix(
+                f"Decorate `{fn.name}` with `@torch.no_grad()`", Safety.SAFE,
+                [(("before", anchor), lambda spot: f"@{torch}.no_grad()\n{spot.indent}")] + import_torch(self.flow),
+            ))
+        else:
+            where = "after `.eval()`"
+            started = [loop for loop in loops if self._loop_ticks.get(loop, 0) > after_eval[0]]
+            target = started[0] if started else stmt
+            if isinstance(target, (cst.For, cst.While, cst.SimpleStatementLine)) and not has_multiline_string(self.code_of(target)):
+                title = "Wrap the loop in `with torch.no_grad():`" if started else "Wrap in `with torch.no_grad():`"
+                fixes.append(PendingFix(title, Safety.SAFE, [(target, wrap_in_no_grad(torch))] + import_torch(self.flow)))
+
+        def message(line_of):
+            since = f" on line {line_of(after_eval[1])}" if after_eval is not None and not named else ""
+            note = " (`eval()` does not disable gradients)" if after_eval is not None else ""
+            return (
+                f"`{call}` runs with grad enabled {where}{since} and its output never reaches a `.backward()`: "
+                f"autograd records the graph and keeps its activations for nothing{note}"
+            )
+
+        related = [(after_eval[1], "`.eval()` does not turn gradients off")] if after_eval is not None else []
+        self.report(node, message, fixes=fixes, related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+model.eval()
+with torch.no_grad():
+    for x in [torch.randn(3, 4)]:
+        out = model(x)
+        preds = out.argmax(1)
+""",
+            note="no_grad around the loop",
+            runtime="assert not out.requires_grad",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def evaluate(net, batches):
+    net.eval()
+    return [net(x).argmax(1) for x in batches]
+
+
+net = nn.Linear(4, 2)
+with torch.no_grad():
+    evaluate(net, [torch.randn(3, 4)])
+""",
+            note="the caller provides no_grad visibly",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+model = nn.Linear(4, 2)
+model.eval()
+x = torch.randn(3, 4, requires_grad=True)
+loss = F.cross_entropy(model(x), torch.tensor([0, 1, 0]))
+loss.backward()
+adversarial = x + 0.1 * x.grad.sign()
+""",
+            note="outputs reach a backward: an adversarial example (FGSM)",
+            runtime="assert x.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+import lightning as L
+
+
+class Classifier(L.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 2)
+
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        return self.net(x)
+""",
+            note="Lightning runs validation_step under no_grad",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+model.eval()
+model.train()
+for x in [torch.randn(2, 4)]:
+    model(x).sum().backward()
+""",
+            note="back in train mode",
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+model.eval()  # Turn off gradients
+correct = 0
+for x, y in [(torch.randn(5, 4), torch.randint(0, 2, (5,))) for _ in range(2)]:
+    logits = model(x)
+    correct += (logits.argmax(1) == y).sum().item()
+""",
+            range=(9, 13, 9, 21),
+            message="`model(x)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not "
+            "disable gradients)",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n"
+                "model.eval()  # Turn off gradients\ncorrect = 0\nwith torch.no_grad():\n"
+                "    for x, y in [(torch.randn(5, 4), torch.randint(0, 2, (5,))) for _ in range(2)]:\n"
+                "        logits = model(x)\n        correct += (logits.argmax(1) == y).sum().item()\n",
+            ),
+            runtime="assert has_graph(logits) and activations_alive(logits)",
+            note="the comment says what eval() does not do",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def validate(network, batches):
+    total = 0.0
+    for inputs, labels in batches:
+        out = network(inputs)
+        total += F.cross_entropy(out, labels).item()
+    return total / len(batches)
+
+
+net = nn.Linear(4, 3)
+score = validate(net, [(torch.randn(6, 4), torch.randint(0, 3, (6,)))])
+""",
+            range=(10, 14, 10, 29),
+            message="`network(inputs)` runs with grad enabled in `validate()` and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n@torch.no_grad()\n"
+                "def validate(network, batches):\n    total = 0.0\n    for inputs, labels in batches:\n"
+                "        out = network(inputs)\n        total += F.cross_entropy(out, labels).item()\n"
+                "    return total / len(batches)\n\n\nnet = nn.Linear(4, 3)\n"
+                "score = validate(net, [(torch.randn(6, 4), torch.randint(0, 3, (6,)))])\n",
+            ),
+            runtime="assert net(torch.randn(1, 4)).requires_grad",
+            note="a validate() function; model from the caller",
+        ),
+        Invalid(
+            """
+from torch import nn, randn
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.body(x)
+
+    def predict(self, x):
+        return self(x).argmax(1)
+
+
+clf = Classifier()
+labels = clf.predict(randn(3, 4))
+""",
+            range=(14, 15, 14, 22),
+            message="`self(x)` runs with grad enabled in `predict()` and its output never reaches a `.backward()`: "
+            "autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                "\nimport torch\nfrom torch import nn, randn\n\n\nclass Classifier(nn.Module):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.body = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
+                "        return self.body(x)\n\n    @torch.no_grad()\n    def predict(self, x):\n"
+                "        return self(x).argmax(1)\n\n\nclf = Classifier()\n"
+                "labels = clf.predict(randn(3, 4))\n",
+            ),
+            runtime="assert clf(randn(1, 4)).requires_grad",
+            note="a predict() method of the model; the fix adds `import torch`",
+        ),
+    ]
