@@ -187,3 +187,20 @@ def test_skip_file_comment():
 def test_syntax_error_position():
     result = analyze("import torch\nx = (1,\n")
     assert result.error is not None and result.error.line >= 2
+
+
+def test_a_method_named_like_the_class_key_does_not_confuse_the_engine():
+    # accelerate's data_loader.py defines `@property def __class__(self)`.
+    src = """
+    import torch
+
+    class Wrapper:
+        @property
+        def __class__(self):
+            return object
+
+        def step(self):
+            return torch.zeros(1)
+    """
+    result = analyze(textwrap.dedent(src))
+    assert result.error is None and result.internal_errors == []

@@ -21,10 +21,10 @@ def run(code: str, runtime: str, name: str) -> dict:
     ns = {"__name__": "__main__"}
     try:
         exec(compile(code, f"<{name}>", "exec"), ns)
-    except ModuleNotFoundError as e:  # e.g. a Lightning example: only its static analysis is tested
+    except ImportError as e:  # a Lightning example, a module of the user's project: static analysis only
         if e.name in ("torch", "numpy"):
             raise
-        pytest.skip(f"{e.name} is not installed")
+        pytest.skip(f"cannot import {e.name or 'a relative module'}: {e}")
     if runtime:
         helpers = {k: getattr(effects, k) for k in ("has_graph", "graph_size", "activations_alive")}
         exec(compile(runtime, f"<{name} runtime>", "exec"), {**ns, **helpers, "torch": torch})

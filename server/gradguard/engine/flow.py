@@ -58,6 +58,11 @@ class ClassInfo:
     methods: dict = field(default_factory=dict)  # name -> FunctionInfo
     lightning: bool = False
 
+    @property
+    def module_like(self) -> bool:
+        """An nn.Module subclass, or a class of an unknown base that has a forward()."""
+        return self.is_module or "forward" in self.methods
+
 
 @dataclass(eq=False)
 class FunctionInfo:
@@ -121,6 +126,7 @@ class Frame:
         return self.modes[-1]
 
 
+CLASS_KEY = "<class>"  # the class a class body belongs to (not an identifier: a method may be named __class__)
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
 
 
@@ -336,16 +342,43 @@ class FlowAnalysis:
         self._eval(node.test)
         env = self.frame.scope.env
         before = dict(env)
+        guard = self._tensor_guard(node.test)  # (name, is a tensor in the body?)
+        if guard is not None and not guard[1]:
+            self._not_a_tensor(guard[0])
         self._block(node.body)
         after_body = dict(env)
         env.clear()
         env.update(before)
+        if guard is not None and guard[1]:
+            self._not_a_tensor(guard[0])
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self._stmt(node.orelse)
             else:
                 self._block(node.orelse.body)
         self._merge_env(after_body)
+
+    def _tensor_guard(self, test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
+        """`torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`, maybe negated: (x, True/False)."""
+        positive = True
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            test, positive = test.expression, False
+        if not (isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name)):
+            return None
+        q = self._qualname(test.func)
+        name = test.args[0].value.value
+        if q == "torch.is_tensor":
+            return name, positive
+        if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2:
+            if self._qualname(test.args[1].value) in ("torch.Tensor", "torch.nn.Parameter"):
+                return name, positive
+        return None
+
+    def _not_a_tensor(self, name: str) -> None:
+        env = self.frame.scope.env
+        b = self.lookup(name)
+        if b is not None and b.value.kind is Kind.TENSOR:
+            env[name] = Binding(UNKNOWN, b.loops, b.node)
 
     def _merge_env(self, other: dict) -> None:
         env = self.frame.scope.env
@@ -445,7 +478,7 @@ class FlowAnalysis:
         fn = FunctionInfo(node.name.value, node, scope, decorated_mode=mode)
         self.functions.append(fn)
         if scope.kind == "class":
-            info = scope.env["__class__"].value.cls
+            info = scope.env[CLASS_KEY].value.cls
             fn.cls = info
             info.methods[fn.name] = fn
             if fn.name in K.NO_GRAD_HOOKS and info.lightning:
@@ -478,7 +511,7 @@ class FlowAnalysis:
             lightning=lightning,
         )
         class_scope = Scope("class", self.frame.scope)
-        class_scope.env["__class__"] = Binding(Value(kind=Kind.CLASS, grad=Grad.NO, cls=info), ())
+        class_scope.env[CLASS_KEY] = Binding(Value(kind=Kind.CLASS, grad=Grad.NO, cls=info), ())
         outer = self.frame
         self.frame = Frame(class_scope, modes=[GradMode.ON])
         try:
@@ -486,7 +519,7 @@ class FlowAnalysis:
         finally:
             self.frame = outer
         for name, b in class_scope.env.items():
-            if name != "__class__" and b.value.kind is not Kind.FUNCTION:
+            if name != CLASS_KEY and b.value.kind is not Kind.FUNCTION:
                 info.attrs.setdefault(name, b.value)
         self._bind(node.name, Value(kind=Kind.CLASS, grad=Grad.NO, cls=info))
 
@@ -732,7 +765,7 @@ class FlowAnalysis:
                 item = item.but(grad=Grad.YES, why=v.why, origins=(cv.item.origins if cv.item else frozenset()) | v.origins, leaf=False)
             origins = item.origins | ({token} if token is not None else set())
             new = Value(kind=Kind.CONTAINER, grad=item.grad, why=item.why, origins=frozenset(origins), item=item,
-                        keyed=cv.keyed)
+                        keyed=cv.keyed, leaf=item.leaf)
         if isinstance(container, cst.Name):
             self._rebind_mutated(container.value, new)
         elif isinstance(container, cst.Attribute):
@@ -1015,8 +1048,10 @@ class FlowAnalysis:
             if graph:
                 item = item.but(grad=Grad.YES, why=graph[0].why, leaf=False,
                                 origins=frozenset().union(*(e.origins for e in graph)))
+        # A list of parameters requires grad but holds no graph: `leaf` carries over.
         return Value(kind=Kind.CONTAINER, grad=item.grad if item else Grad.NO, item=item, elements=elements,
-                     why=item.why if item else None, origins=item.origins if item else frozenset())
+                     why=item.why if item else None, origins=item.origins if item else frozenset(),
+                     leaf=bool(item and item.leaf))
 
     def _e_dict(self, node: cst.Dict) -> Value:
         elems, keyed = [], []
@@ -1250,6 +1285,8 @@ class FlowAnalysis:
             if isinstance(func.value, cst.Name):
                 self._rebind_mutated(func.value.value, v)
             return v
+        if name in K.NUMBER_METHODS:
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
         if name in K.NEVER_GRAD_METHODS:
             return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
         if name in ("to", "type"):
@@ -1394,10 +1431,10 @@ class FlowAnalysis:
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a new tensor from `torch.{last}`"),
                              scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER,
                              cuts=frozenset().union(*(v.cuts for _, v in args)))
+            if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
+                return NUMBER if last in ("numel", "is_tensor", "is_floating_point", "is_complex", "is_grad_enabled") else UNKNOWN
             if last in K.NEVER_GRAD_FUNCTIONS:
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`torch.{last}`"))
-            if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
-                return UNKNOWN
             tensors = []
             for _, v in args:
                 if v.kind is Kind.CONTAINER and v.item is not None:

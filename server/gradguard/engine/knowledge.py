@@ -11,6 +11,11 @@ NEVER_GRAD_METHODS = frozenset(
     logical_and logical_or logical_not logical_xor isclose allclose any all
     bincount signbit""".split()
 )
+# Tensor methods that return a Python number or bool (not a tensor).
+NUMBER_METHODS = frozenset(
+    """size dim ndimension numel nelement element_size is_contiguous is_floating_point
+    is_complex data_ptr stride storage_offset get_device equal allclose item""".split()
+)
 # Tensor attributes that are not differentiable tensors.
 NEVER_GRAD_ATTRIBUTES = frozenset(
     "shape dtype device ndim requires_grad is_leaf grad grad_fn is_cuda layout names data".split()
@@ -45,8 +50,8 @@ FACTORIES = frozenset(
 )
 # torch.* functions whose result never carries a graph.
 NEVER_GRAD_FUNCTIONS = frozenset(
-    """argmax argmin eq ne lt le gt ge equal isnan isinf isfinite nonzero numel
-    is_tensor is_floating_point count_nonzero bucketize searchsorted argsort
+    """argmax argmin eq ne lt le gt ge isnan isinf isfinite nonzero
+    count_nonzero bucketize searchsorted argsort
     logical_and logical_or logical_not logical_xor isclose allclose
     manual_seed seed initial_seed get_rng_state""".split()
 )
@@ -130,6 +135,10 @@ BACKWARD_METHODS = frozenset({"backward", "manual_backward"})  # loss.backward()
 NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
 
 
+# `*_` methods that change no values: allowed on leaves, invisible to aliases.
+NON_WRITING_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "retain_grad_"})
+
+
 def is_inplace_method(name: str) -> bool:
-    """`add_`, `mul_`, `copy_` ... (rules.md: any `*_` method); not dunders."""
-    return name.endswith("_") and not name.startswith("_") and name != "requires_grad_"
+    """`add_`, `mul_`, `copy_` ... (rules.md: any `*_` method that writes); not dunders."""
+    return name.endswith("_") and not name.startswith("_") and name not in NON_WRITING_INPLACE

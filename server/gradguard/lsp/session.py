@@ -32,7 +32,7 @@ from gradguard.findings import Position
 from gradguard.lsp import actions, hover, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
 from gradguard.lsp.positions import LineTables
-from gradguard.lsp.worker import Outcome, Worker, analyse, read
+from gradguard.lsp.worker import Outcome, Worker, analyse, hosted, read
 from gradguard.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -46,7 +46,7 @@ HOVER_STATE_BUDGET_S = 0.04
 WARM_AFTER_S = 1.0
 # Engine models kept for hovers (memory, and GC time, grow with each): the most recently
 # analysed documents; hovering another one re-analyses it in the background.
-KEEP_MODELS = 3
+KEEP_MODELS = 2
 
 
 class Session:
@@ -206,7 +206,7 @@ class Session:
         """Build the engine's hover index while the user pauses, so the first hover has it."""
         await asyncio.sleep(WARM_AFTER_S)
         if self.is_current(outcome):
-            job = partial(read, hover.receiver_state, outcome.analysis, 1, 0)
+            job = partial(hosted, hover.receiver_state, outcome.analysis, 1, 0)  # builds the index, then trims
             await asyncio.get_running_loop().run_in_executor(self._reads, job)
 
     def _publish(self, key: str, by_uri: dict[str, list[types.Diagnostic]], snapshot: Snapshot) -> None:

@@ -71,7 +71,7 @@ class GraphKeptAcrossIterations(Rule):
             # Inside a model's own methods (forward over layers, hidden-state tuples)
             # the graphs are the model's output: its callers back-propagate them.
             fn = store.function
-            if fn is not None and fn.cls is not None and fn.cls.is_module:
+            if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
                 continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
@@ -294,6 +294,39 @@ def multi_crop_features(crops):
     return torch.cat(feats)
 """,
             note="returned to a caller elsewhere, which may back-propagate it",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from .encoder import BaseEncoder
+
+
+class FeaturePyramid(BaseEncoder):
+    def __init__(self):
+        super().__init__()
+        self.lateral = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, feats):
+        maps = []
+        for layer, f in zip(self.lateral, feats):
+            maps.append(layer(f))
+        return ModelOutput(maps=maps)
+""",
+            note="regression (transformers deimv2): a forward() of a class with an unknown base: model internals",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+module = nn.Linear(2, 2)
+by_parent = {}
+for name, param in module.named_parameters():
+    by_parent[name] = [param]
+""",
+            note="regression (diffusers): lists of parameters hold no graph",
+            runtime="assert by_parent['weight'][0].grad_fn is None",
         ),
     ]
 

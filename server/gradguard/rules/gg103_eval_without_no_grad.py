@@ -102,7 +102,9 @@ class EvalWithoutNoGrad(Rule):
         if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.loss and self.flow.value(node).has_graph):
             return
         after_eval = self._eval_at.get(fn)
-        named = fn is not None and eval_function_name(fn.name)
+        # A model's own decode()/sample()/predict() is part of its forward pass (a VAE trains
+        # through decode): names only count outside module-like classes.
+        named = fn is not None and eval_function_name(fn.name) and not (fn.cls is not None and fn.cls.module_like)
         if after_eval is None and not named:
             return
         self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, self.stamp()))
@@ -225,6 +227,54 @@ for x in [torch.randn(2, 4)]:
 """,
             note="back in train mode",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class VAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc, self.dec = nn.Linear(8, 2), nn.Linear(2, 8)
+
+    def decode(self, z):
+        return self.dec(z)
+
+    def forward(self, x):
+        return self.decode(self.enc(x))
+
+
+vae = VAE()
+x = torch.randn(4, 8)
+(vae(x) - x).pow(2).mean().backward()
+""",
+            note="a model's own decode() is part of its training forward pass",
+            runtime="assert vae.dec.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class AutoencoderKL(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.post_quant_conv = nn.Conv2d(4, 4, 1)
+        self.decoder = nn.Conv2d(4, 3, 3, padding=1)
+
+    def _decode(self, z):
+        return self.decoder(self.post_quant_conv(z))
+
+    def tiled_decode(self, z):
+        rows = []
+        for tile in z.split(2, dim=-1):
+            rows.append(self._decode(tile))
+        return torch.cat(rows, dim=-1)
+""",
+            note="regression (diffusers VAEs): decode methods of a model are not evaluation loops",
+        ),
     ]
 
     INVALID = [
@@ -289,32 +339,26 @@ score = validate(net, [(torch.randn(6, 4), torch.randint(0, 3, (6,)))])
 from torch import nn, randn
 
 
-class Classifier(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Linear(4, 2)
+class Predictor:
+    def __init__(self, model):
+        self.model = model
 
-    def forward(self, x):
-        return self.body(x)
-
-    def predict(self, x):
-        return self(x).argmax(1)
+    def predict(self, batch):
+        return self.model(batch).argmax(1)
 
 
-clf = Classifier()
-labels = clf.predict(randn(3, 4))
+labels = Predictor(nn.Linear(4, 2)).predict(randn(3, 4))
 """,
-            range=(14, 15, 14, 22),
-            message="`self(x)` runs with grad enabled in `predict()` and its output never reaches a `.backward()`: "
-            "autograd records the graph and keeps its activations for nothing",
+            range=(10, 15, 10, 32),
+            message="`self.model(batch)` runs with grad enabled in `predict()` and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing",
             fixes=(
-                "\nimport torch\nfrom torch import nn, randn\n\n\nclass Classifier(nn.Module):\n    def __init__(self):\n"
-                "        super().__init__()\n        self.body = nn.Linear(4, 2)\n\n    def forward(self, x):\n"
-                "        return self.body(x)\n\n    @torch.no_grad()\n    def predict(self, x):\n"
-                "        return self(x).argmax(1)\n\n\nclf = Classifier()\n"
-                "labels = clf.predict(randn(3, 4))\n",
+                "\nimport torch\nfrom torch import nn, randn\n\n\nclass Predictor:\n    def __init__(self, model):\n"
+                "        self.model = model\n\n    @torch.no_grad()\n    def predict(self, batch):\n"
+                "        return self.model(batch).argmax(1)\n\n\n"
+                "labels = Predictor(nn.Linear(4, 2)).predict(randn(3, 4))\n",
             ),
-            runtime="assert clf(randn(1, 4)).requires_grad",
-            note="a predict() method of the model; the fix adds `import torch`",
+            runtime="assert Predictor(nn.Linear(4, 2)).model(randn(1, 4)).requires_grad",
+            note="a predict() method of a wrapper class; the fix adds `import torch`",
         ),
     ]

@@ -8,6 +8,7 @@ from gradguard.findings import Safety, Severity
 from gradguard.rules._build import copy_methods, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
+META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", "item", "equal", "allclose"}
 SAVED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
 
@@ -58,12 +59,18 @@ class InplaceThroughDetachAlias(Rule):
         self._tick = 0
         self._reads: dict = {}  # Binding -> [(tick, loops)]
         self._writes: list = []  # (node, alias name node, alias, op, tick, loops, stamp)
+        self._meta: set = set()  # Name nodes only read for metadata (x.shape)
 
     def visit_Name(self, node: cst.Name) -> None:
         self._tick += 1
         b = self.flow.lookup(node.value)
         if b is not None:
             self._reads.setdefault(b, []).append((self._tick, self.flow.frame.loops, node))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        # p.device, p.shape, p.size(): reading metadata does not see the write.
+        if isinstance(node.value, cst.Name) and node.attr.value in META:
+            self._meta.add(node.value)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -97,7 +104,7 @@ class InplaceThroughDetachAlias(Rule):
                 n for t, read_loops, n in self._reads.get(alias.binding, [])
                 if t > tick or (loops and loops[-1] in read_loops)  # afterwards, or in the next iteration
             ]
-            later = [n for n in later if n is not alias.node.func.value]
+            later = [n for n in later if n is not alias.node.func.value and n not in self._meta]
             if not later:
                 continue
             self._report(node, target, alias, op, later[0])
@@ -166,6 +173,21 @@ with torch.no_grad():
 out = net(torch.ones(1, 2))
 """,
             note="a parameter's detach under no_grad: weight decay written out",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+swa, model = nn.Linear(2, 2), nn.Linear(2, 2)
+for p_swa, p_model in zip(swa.parameters(), model.parameters()):
+    device = p_swa.device
+    p_swa_ = p_swa.detach()
+    p_swa_.copy_(p_model.detach().to(device))
+    print(p_swa.shape)
+""",
+            note="regression (lightning SWA): afterwards the original is only read for `.device` / `.shape`",
+            runtime="assert torch.equal(swa.weight, model.weight)",
         ),
     ]
 

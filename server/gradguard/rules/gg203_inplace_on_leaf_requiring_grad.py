@@ -55,14 +55,23 @@ class InplaceOnLeafRequiringGrad(Rule):
         op = node.operator
         self._check(node, node.target, f"the in-place `{self.code_of(op).strip()}`", LEAF)
 
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._frozen: set = set()  # (function, code) of tensors set to requires_grad = False here
+
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            if isinstance(t.target, cst.Subscript):
-                self._check(node, t.target.value, "indexed assignment", VIEW)
+            tgt = t.target
+            if isinstance(tgt, cst.Subscript):
+                self._check(node, tgt.value, "indexed assignment", VIEW)
+            elif isinstance(tgt, cst.Attribute) and tgt.attr.value == "requires_grad":
+                self._frozen.add((self.flow.function, self.code_of(tgt.value)))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value):
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            self._frozen.add((self.flow.function, self.code_of(func.value)))
+        elif isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value):
             self._check(node, func.value, f"`.{func.attr.value}()`", LEAF)
 
     def _check(self, node, tensor: cst.BaseExpression, op: str, error: str) -> None:
@@ -71,6 +80,8 @@ class InplaceOnLeafRequiringGrad(Rule):
         v = self.flow.value(tensor)
         if not (v.kind is Kind.TENSOR and v.grad is Grad.YES and v.leaf):
             return
+        if (self.flow.function, self.code_of(tensor)) in self._frozen:
+            return  # `layer.weight.requires_grad = False` just before
         name = short(self.code_of(tensor))
         why = v.why
 
@@ -142,6 +153,21 @@ def ema_update(target, source, decay=0.99):
         t.mul_(decay).add_(s, alpha=1 - decay)
 """,
             note="a no_grad decorator",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+layer = nn.Linear(3, 3)
+layer.weight.detach_()
+new_layer = nn.Linear(3, 3)
+new_layer.weight.requires_grad = False
+new_layer.weight.copy_(layer.weight)
+new_layer.weight.requires_grad = True
+""",
+            note="regression (timm, transformers): `detach_()` writes nothing; `requires_grad = False` just before the copy",
+            runtime="assert torch.equal(new_layer.weight, layer.weight)",
         ),
     ]
 

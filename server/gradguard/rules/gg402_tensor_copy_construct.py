@@ -114,6 +114,28 @@ def wrap(value):
 """,
             note="`value` could be a list: unknown, so silent",
         ),
+        Valid(
+            """
+import torch
+
+scores = torch.randn(4, 6)
+width = torch.tensor(scores.size(-1))
+count = torch.tensor(torch.numel(scores))
+h, w = scores.shape
+area = torch.tensor(h * w)
+
+
+def as_tensor(value):
+    if not torch.is_tensor(value):
+        value = torch.tensor(value)
+    return value
+
+
+as_tensor(scores)
+""",
+            note="regression (transformers, diffusers, timm): sizes are ints; a torch.is_tensor guard",
+            runtime="assert width.item() == 6 and area.item() == 24",
+        ),
     ]
 
     INVALID = [

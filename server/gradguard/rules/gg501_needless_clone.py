@@ -186,6 +186,19 @@ def copy_of(t):
 """,
             note="returned (and not hot)",
         ),
+        Valid(
+            """
+import torch
+
+template = torch.zeros(4, 4)
+for h in (2, 3):
+    mask = template.clone()
+    mask[:h, :h].fill_(1)
+    print(mask.sum())
+""",
+            note="regression (transformers vilt): written through a view",
+            runtime="assert template.sum().item() == 0",
+        ),
     ]
 
     INVALID = [
@@ -265,7 +278,9 @@ while step < 3:
 
 
 def _names(expr) -> list:
-    """Names an expression hands on as a whole (not `x` in `x.shape` or `x + 1`)."""
+    """Names an expression hands on, whole or as a view (`y`, `y[0]`, `y.T`; not `x + 1`)."""
+    while isinstance(expr, (cst.Subscript, cst.Attribute)):
+        expr = expr.value
     if isinstance(expr, cst.Name):
         return [expr]
     if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
