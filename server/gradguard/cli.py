@@ -222,7 +222,6 @@ def main() -> None:
     default=None,
     help="Method order of the copies fixes make. [default: clone-detach]",
 )
-@click.option("--strict", is_flag=True, help="Also report where the grad state is only likely, not proven.")
 @click.option(
     "--jobs",
     "-j",
@@ -240,14 +239,13 @@ def check(
     unsafe_fixes: bool,
     diff: bool,
     copy_order: str | None,
-    strict: bool,
     jobs: int,
 ) -> None:
     """Check PATHS (files, or directories searched for *.py; default: .)."""
     options = {"select": select} if select else {}
     if copy_order:
         options["copy_order"] = copy_order
-    settings = Settings(ignore=ignore, strict=strict, **options)
+    settings = Settings(ignore=ignore, **options)
     terminal = output_format == "text" and not diff and sys.stdout.isatty()
     mode = "diff" if diff else "fix" if fix else "check"
     job = Job(settings, mode, unsafe_fixes, want_source=terminal)

@@ -129,7 +129,6 @@ def test_flags_become_settings(cli, tmp_path, monkeypatch):
     )
     (tmp_path / "a.py").write_text("x = 1\n")
     cli(
-        "--strict",
         "--copy-order",
         "detach-clone",
         "--select",
@@ -141,9 +140,8 @@ def test_flags_become_settings(cli, tmp_path, monkeypatch):
         "a.py",
     )
     cli("a.py")
-    strict, default = seen
-    assert (strict.strict, strict.copy_order, strict.select, strict.ignore) == (
-        True,
+    flagged, default = seen
+    assert (flagged.copy_order, flagged.select, flagged.ignore) == (
         "detach-clone",
         ("GG1", "GG2"),
         ("GG20", "GG101"),
