@@ -57,11 +57,13 @@ class ClassInfo:
     attrs: dict = field(default_factory=dict)  # self.<attr> -> Value, merged over all methods
     methods: dict = field(default_factory=dict)  # name -> FunctionInfo
     lightning: bool = False
+    unknown_base: bool = False  # a base class imported from elsewhere, not known to be torch's
 
     @property
     def module_like(self) -> bool:
-        """An nn.Module subclass, or a class of an unknown base that has a forward()."""
-        return self.is_module or "forward" in self.methods
+        """An nn.Module subclass, or a class of an unknown base that has a forward()
+        or a model's name (transformers' modular files subclass models of other files)."""
+        return self.is_module or "forward" in self.methods or (self.unknown_base and self.name.endswith(MODEL_SUFFIXES))
 
 
 @dataclass(eq=False)
@@ -126,6 +128,8 @@ class Frame:
         return self.modes[-1]
 
 
+MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
+                  "Embeddings", "Attention", "Transformer", "Backbone", "MLP", "Mixer")
 CLASS_KEY = "<class>"  # the class a class body belongs to (not an identifier: a method may be named __class__)
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
 
@@ -185,6 +189,7 @@ class FlowAnalysis:
         self.functions: list[FunctionInfo] = []
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
+        self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
 
     # ------------------------------------------------------------------ entry
@@ -343,9 +348,11 @@ class FlowAnalysis:
         env = self.frame.scope.env
         before = dict(env)
         guard = self._tensor_guard(node.test)  # (name, is a tensor in the body?)
+        depth = len(self.not_tensors)
         if guard is not None and not guard[1]:
             self._not_a_tensor(guard[0])
         self._block(node.body)
+        del self.not_tensors[depth:]
         after_body = dict(env)
         env.clear()
         env.update(before)
@@ -356,6 +363,7 @@ class FlowAnalysis:
                 self._stmt(node.orelse)
             else:
                 self._block(node.orelse.body)
+        del self.not_tensors[depth:]
         self._merge_env(after_body)
 
     def _tensor_guard(self, test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
@@ -363,10 +371,10 @@ class FlowAnalysis:
         positive = True
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             test, positive = test.expression, False
-        if not (isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, cst.Name)):
+        if not (isinstance(test, cst.Call) and test.args and isinstance(test.args[0].value, (cst.Name, cst.Attribute))):
             return None
         q = self._qualname(test.func)
-        name = test.args[0].value.value
+        name = self.code_for(test.args[0].value)
         if q == "torch.is_tensor":
             return name, positive
         if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2:
@@ -375,10 +383,12 @@ class FlowAnalysis:
         return None
 
     def _not_a_tensor(self, name: str) -> None:
+        """In this branch `name` is not a tensor, whatever it was before."""
         env = self.frame.scope.env
-        b = self.lookup(name)
+        b = self.lookup(name) if name.isidentifier() else None
         if b is not None and b.value.kind is Kind.TENSOR:
             env[name] = Binding(UNKNOWN, b.loops, b.node)
+        self.not_tensors.append(name)  # attributes (self.x) are told to the rules by their code
 
     def _merge_env(self, other: dict) -> None:
         env = self.frame.scope.env
@@ -487,7 +497,7 @@ class FlowAnalysis:
 
     def _classdef(self, node: cst.ClassDef) -> None:
         bases = [self._eval(a.value) for a in node.bases]
-        is_module, external, parameterized_base, lightning = False, False, False, False
+        is_module, external, parameterized_base, lightning, unknown = False, False, False, False, False
         for arg, base in zip(node.bases, bases):
             q = base.qualname or ""
             if base.kind is Kind.CLASS and base.cls.is_module:
@@ -502,6 +512,8 @@ class FlowAnalysis:
                 is_module, lightning = True, True
             elif q.endswith(("PreTrainedModel", "ModelMixin")):
                 is_module, external = True, True
+            elif base.kind is not Kind.CLASS:
+                unknown = True
         info = ClassInfo(
             node.name.value,
             node,
@@ -509,6 +521,7 @@ class FlowAnalysis:
             parameterized=external or parameterized_base or self._init_assigns_state(node),
             scope=self.frame.scope,
             lightning=lightning,
+            unknown_base=unknown,
         )
         class_scope = Scope("class", self.frame.scope)
         class_scope.env[CLASS_KEY] = Binding(Value(kind=Kind.CLASS, grad=Grad.NO, cls=info), ())
@@ -1280,6 +1293,8 @@ class FlowAnalysis:
             flag = literal_bool(args[0][0].value) if args else True
             if flag is False:
                 v = t.but(grad=Grad.NO, leaf=False, why=Evidence(node, "`.requires_grad_(False)`"))
+            elif t.has_graph:
+                v = t  # already part of a graph: requires_grad_() changes nothing
             else:
                 v = t.but(grad=Grad.YES, leaf=True, why=Evidence(node, "`.requires_grad_()`"), origins=frozenset())
             if isinstance(func.value, cst.Name):

@@ -328,6 +328,30 @@ for name, param in module.named_parameters():
             note="regression (diffusers): lists of parameters hold no graph",
             runtime="assert by_parent['weight'][0].grad_fn is None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def deformable_attention(values, shapes):
+    sampled = []
+    for level, value in enumerate(values):
+        sampled.append(value * 2)
+    return torch.stack(sampled)
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.value_proj = nn.Linear(4, 4)
+
+    def forward(self, hidden):
+        value = self.value_proj(hidden)
+        return deformable_attention([value, value], None)
+""",
+            note="regression (transformers mask2former): a helper returning its list to a model's forward",
+        ),
     ]
 
     INVALID = [
@@ -539,10 +563,13 @@ for epoch in range(2):
 
 
 def _returned_to_unknown_caller(store) -> bool:
-    """The stored-into place is (part of) what a function nobody here calls returns:
-    its caller, elsewhere, may well back-propagate it."""
+    """The stored-into place is (part of) what the function returns, to a caller we
+    cannot follow - one elsewhere, or a model's forward - which may well back-propagate it."""
     fn = store.function
-    return fn is not None and fn.call_sites == 0 and store.token in fn.returns.origins
+    if fn is None or store.token not in fn.returns.origins:
+        return False
+    return fn.call_sites == 0 or any(c.name.endswith("forward") or c.cls is not None and c.cls.module_like
+                                     for c in fn.callers)
 
 
 def _graph_parts(node: cst.BaseExpression, flow) -> list:

@@ -77,6 +77,9 @@ class InplaceOnLeafRequiringGrad(Rule):
     def _check(self, node, tensor: cst.BaseExpression, op: str, error: str) -> None:
         if self.flow.frame.mode is not GradMode.ON:
             return
+        fn = self.flow.function
+        if fn is not None and fn.call_sites == 0 and fn.decorated_mode is None:
+            return  # called from elsewhere: whether under no_grad is the caller's business
         v = self.flow.value(tensor)
         if not (v.kind is Kind.TENSOR and v.grad is Grad.YES and v.leaf):
             return
@@ -168,6 +171,19 @@ new_layer.weight.requires_grad = True
 """,
             note="regression (timm, transformers): `detach_()` writes nothing; `requires_grad = False` just before the copy",
             runtime="assert torch.equal(new_layer.weight, layer.weight)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def convert(module):
+    new_module = nn.Linear(module.in_features, module.out_features)
+    new_module.weight.copy_(module.weight)
+    return new_module
+""",
+            note="regression (accelerate): a helper called from elsewhere - the caller's no_grad is not visible here",
         ),
     ]
 

@@ -58,6 +58,8 @@ class TensorCopyConstruct(Rule):
         args = positional(node)
         if len(args) != 1 or self.flow.value(args[0].value).kind is not Kind.TENSOR:
             return
+        if self.code_of(args[0].value) in self.flow.not_tensors:
+            return  # inside `if not torch.is_tensor(self.x):`
         src = args[0].value
         name = short(self.code_of(src))
         copy = method_chain(src, *copy_methods(self.settings))
@@ -135,6 +137,19 @@ as_tensor(scores)
 """,
             note="regression (transformers, diffusers, timm): sizes are ints; a torch.is_tensor guard",
             runtime="assert width.item() == 6 and area.item() == 24",
+        ),
+        Valid(
+            """
+import torch
+
+
+class Cache:
+    def __init__(self, ratios):
+        self.ratios = torch.zeros(3)
+        if not torch.is_tensor(self.ratios):
+            self.ratios = torch.tensor(self.ratios)
+""",
+            note="regression (diffusers mag_cache): a guard on an attribute",
         ),
     ]
 

@@ -54,6 +54,7 @@ class NeedlessClone(Rule):
         super().__init__(*args)
         self._clones: list = []  # (assign node, call node, y binding, x binding, stamp)
         self._tainted: set = set()  # Bindings written, stored, returned or passed on
+        self._read_in: dict = {}  # (stamp, loop) -> names read in it so far
 
     def leave_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -74,9 +75,18 @@ class NeedlessClone(Rule):
         hot = bool(self.flow.frame.loops) or (fn is not None and fn.name in HOT_FUNCTIONS)
         if src.kind is not Kind.TENSOR or not hot:
             return
-        y = self.flow.lookup(node.targets[0].target.value)
+        name = node.targets[0].target.value
+        loops = self.flow.frame.loops
+        if loops and name in self._read_in.get((self.stamp(), loops[-1]), ()):
+            return  # read earlier in the loop: the next iteration uses this copy (loop-carried)
+        y = self.flow.lookup(name)
         x = self.flow.lookup(value.func.value.value)
         self._clones.append((node, value, y, x, self.stamp()))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        stamp = self.stamp()  # a re-analysis of the function starts afresh
+        for loop in self.flow.frame.loops:
+            self._read_in.setdefault((stamp, loop), set()).add(node.value)
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         self._taint(node.target)
@@ -198,6 +208,19 @@ for h in (2, 3):
 """,
             note="regression (transformers vilt): written through a view",
             runtime="assert template.sum().item() == 0",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+attractors = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+prev = torch.zeros(2, 4)
+for attractor in attractors:
+    out = attractor(prev)
+    prev = out.clone()
+""",
+            note="regression (transformers zoedepth): the copy is carried into the next iteration",
         ),
     ]
 
