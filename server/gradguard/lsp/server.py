@@ -52,7 +52,7 @@ async def initialized(ls: LanguageServer, params: types.InitializedParams) -> No
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 async def did_change_configuration(ls: LanguageServer, params: types.DidChangeConfigurationParams) -> None:
     """Re-read the settings and re-publish every open document."""
-    if session._client_has("workspace.configuration"):
+    if session.client_has("workspace.configuration"):
         await session.load_configuration()
     else:
         pushed = params.settings.get("gradguard") if isinstance(params.settings, dict) else None

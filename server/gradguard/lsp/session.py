@@ -73,7 +73,7 @@ class Session:
     async def load_configuration(self) -> None:
         """initializationOptions merged with the client's `gradguard` section, if it has one."""
         section = None
-        if self._client_has("workspace.configuration"):
+        if self.client_has("workspace.configuration"):
             try:
                 request = self.server.workspace_configuration_async(
                     types.ConfigurationParams([types.ConfigurationItem(section=options.SECTION)])
@@ -295,11 +295,11 @@ class Session:
     def log(self, level: types.MessageType, message: str) -> None:
         self.server.window_log_message(types.LogMessageParams(type=level, message=message))
 
-    def _client_has(self, dotted: str) -> bool:
+    def client_has(self, dotted: str) -> bool:
         value: Any = self.server.client_capabilities
         for name in dotted.split("."):
             value = getattr(value, name, None)
         return bool(value)
 
     def document_changes(self) -> bool:
-        return self._client_has("workspace.workspace_edit.document_changes")
+        return self.client_has("workspace.workspace_edit.document_changes")

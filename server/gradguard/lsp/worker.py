@@ -44,7 +44,7 @@ def _malloc_trim() -> Optional[Callable[[int], int]]:
 _TRIM = _malloc_trim()
 
 
-_gc_lock = threading.Lock()
+_gc_lock = threading.RLock()
 _gc_pauses = 0
 
 

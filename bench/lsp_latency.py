@@ -1,0 +1,348 @@
+"""Drive the GradGuard language server over stdio like an editor and report
+change-to-diagnostics latency, hover latency and the server's memory.
+
+    .venv/bin/python bench/lsp_latency.py [--edits 20] [--hovers 40]
+
+Files of 500, 2,000 and 10,000 lines of realistic training code are generated
+from varied training-loop functions, opened one after another in one server
+(they stay open, as in an editor), edited (one small change at a time, waiting
+for its diagnostics; debounceMs 0, so the debounce is not measured) and
+hovered. The target: change-to-diagnostics p95 on the 2,000-line file within
+1.5x that file's `libcst.parse_module` time measured in this run; hover p95
+under 50 ms; RSS under 150 MB. A benchmark, not a timed test: it only prints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import libcst
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from gradguard.engine import analyze
+
+SIZES = (500, 2_000, 10_000)
+IDLE_S = 6.0  # a pause before the second round of hovers, as when reading code
+
+HEADER = """\
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+"""
+
+# One group of functions; {i} and the numbers vary so no two groups are identical.
+GROUP = '''
+def train_epoch_{i}(model, loader, optimizer, criterion, device="cpu"):
+    model.train()
+    running_loss = 0.0
+    losses = []
+    for step, (inputs, targets) in enumerate(loader):
+        inputs, targets = inputs.to(device), targets.to(device)
+        optimizer.zero_grad()
+        outputs = model(inputs)
+        loss = criterion(outputs, targets)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), {clip})
+        optimizer.step()
+        running_loss += loss.item()
+        losses.append(loss)
+        if step % {every} == 0:
+            print(f"step {{step}}: {{running_loss / (step + 1):.4f}}")
+    return running_loss / max(len(loader), 1), losses
+
+
+def evaluate_{i}(model, loader, criterion):
+    model.eval()
+    total, correct = 0, 0
+    predictions = []
+    for inputs, targets in loader:
+        logits = model(inputs)
+        loss = criterion(logits, targets)
+        predictions.append(logits)
+        correct += (logits.argmax(1) == targets).sum().item()
+        total += targets.size(0)
+    return correct / max(total, 1), predictions
+
+
+class Seq2Seq{i}(nn.Module):
+    def __init__(self, vocab={vocab}, hidden={hidden}):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.rnn = nn.GRU(hidden, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, vocab)
+
+    def forward(self, tokens, state=None):
+        out, state = self.rnn(self.embed(tokens), state)
+        return self.head(out), state
+
+
+def train_lm_{i}(model, batches, optimizer):
+    state = None
+    history = {{"loss": []}}
+    for tokens, targets in batches:
+        logits, state = model(tokens, state)
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        history["loss"].append(loss.detach().item())
+    return history
+
+
+def gan_step_{i}(generator, discriminator, g_opt, d_opt, real, z_dim={z}):
+    z = torch.randn(real.size(0), z_dim)
+    fake = generator(z)
+    ones, zeros = torch.ones(real.size(0), 1), torch.zeros(real.size(0), 1)
+    d_loss = F.binary_cross_entropy_with_logits(discriminator(real), ones) + F.binary_cross_entropy_with_logits(
+        discriminator(fake.detach()), zeros
+    )
+    d_opt.zero_grad()
+    d_loss.backward()
+    d_opt.step()
+    g_loss = F.binary_cross_entropy_with_logits(discriminator(fake), ones)
+    g_opt.zero_grad()
+    g_loss.backward()
+    g_opt.step()
+    return d_loss.item(), g_loss.item()
+
+
+@torch.no_grad()
+def ema_update_{i}(target, source, decay={decay}):
+    for t, s in zip(target.parameters(), source.parameters()):
+        t.mul_(decay).add_(s.detach(), alpha=1 - decay)
+
+
+net_{i} = nn.Sequential(nn.Linear({d}, {h}), nn.ReLU(), nn.Linear({h}, 3))
+opt_{i} = torch.optim.SGD(net_{i}.parameters(), lr={lr})
+data_{i} = [(torch.randn(8, {d}), torch.randint(0, 3, (8,))) for _ in range(4)]
+train_epoch_{i}(net_{i}, data_{i}, opt_{i}, nn.CrossEntropyLoss())
+evaluate_{i}(net_{i}, data_{i}, nn.CrossEntropyLoss())
+snapshot_{i} = net_{i}(data_{i}[0][0]).detach().clone()
+'''
+
+
+def training_code(lines: int) -> str:
+    """About `lines` lines (whole groups, then cut at a top-level statement)."""
+    parts, i = [HEADER], 0
+    while sum(p.count("\n") for p in parts) < lines:
+        parts.append(
+            GROUP.format(
+                i=i, clip=1 + i % 5, every=10 + i % 7, vocab=100 + i, hidden=32 + 8 * (i % 4), z=16 + i % 3,
+                decay=f"0.99{i % 10}", d=4 + i % 6, h=16 + 4 * (i % 5), lr=f"0.0{1 + i % 9}",
+            )
+        )
+        i += 1
+    text = "".join(parts).split("\n")[:lines]
+    while True:  # drop lines until the cut is not inside a block, bracket or decorator
+        try:
+            ast.parse("\n".join(text))
+            return "\n".join(text) + "\n"
+        except SyntaxError:
+            text.pop()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def parse_ms(text: str, runs: int = 5) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        libcst.parse_module(text)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+def analyze_ms(text: str, runs: int = 3) -> float:
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        analyze(text)
+        times.append((time.perf_counter() - t) * 1000)
+    return statistics.median(times)
+
+
+class Editor:
+    """A minimal editor: open, edit, hover, and wait for the diagnostics of a version."""
+
+    def __init__(self):
+        self.client = LanguageClient("gradguard-bench", "1")
+        self.waiters: dict[tuple[str, int], asyncio.Future] = {}
+        self.counts: dict[tuple[str, int], int] = {}
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def published(params: types.PublishDiagnosticsParams):
+            key = (params.uri, params.version)
+            self.counts[key] = len(params.diagnostics)
+            waiter = self.waiters.pop(key, None)
+            if waiter is not None and not waiter.done():
+                waiter.set_result(time.perf_counter())
+
+        @self.client.feature(types.WINDOW_LOG_MESSAGE)
+        def logged(params: types.LogMessageParams):
+            if params.type == types.MessageType.Error:
+                print("server error:", params.message, file=sys.stderr)
+
+        @self.client.feature(types.WINDOW_SHOW_MESSAGE)
+        def shown(params: types.ShowMessageParams):
+            print("server message:", params.message, file=sys.stderr)
+
+    async def start(self) -> None:
+        await self.client.start_io(sys.executable, "-m", "gradguard.lsp")
+        await self.client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(
+                    general=types.GeneralClientCapabilities(position_encodings=["utf-16"])
+                ),
+                initialization_options={"debounceMs": 0},
+            )
+        )
+        self.client.initialized(types.InitializedParams())
+
+    @property
+    def pid(self) -> int:
+        return self.client._server.pid  # the server subprocess
+
+    def expect(self, uri: str, version: int) -> asyncio.Future:
+        future = asyncio.get_running_loop().create_future()
+        self.waiters[(uri, version)] = future
+        return future
+
+    async def open(self, uri: str, text: str) -> float:
+        done = self.expect(uri, 1)
+        start = time.perf_counter()
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text))
+        )
+        return (await asyncio.wait_for(done, 600) - start) * 1000
+
+    async def edit(self, uri: str, version: int, line: int, start: int, end: int, new: str) -> float:
+        done = self.expect(uri, version)
+        t = time.perf_counter()
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(types.Position(line, start), types.Position(line, end)), text=new
+                    )
+                ],
+            )
+        )
+        return (await asyncio.wait_for(done, 600) - t) * 1000
+
+    async def hover(self, uri: str, line: int, character: int) -> tuple[float, bool]:
+        t = time.perf_counter()
+        result = await self.client.text_document_hover_async(
+            types.HoverParams(text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line, character))
+        )
+        return (time.perf_counter() - t) * 1000, result is not None
+
+    async def stop(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.client.stop()
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """(VmRSS, VmHWM) of a process, in MB."""
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
+
+
+def hover_targets(text: str, count: int) -> list[tuple[int, int]]:
+    """Positions on `.detach`, `.item`, `.backward`, `torch.no_grad` ..., spread over the file."""
+    found = []
+    for n, line in enumerate(text.split("\n")):
+        for m in re.finditer(r"\.(detach|item|clone|backward|no_grad)\b", line):
+            found.append((n, m.start() + 2))
+    step = max(1, len(found) // count)
+    return found[::step][:count]
+
+
+async def run(edits: int, hovers: int) -> None:
+    editor = Editor()
+    await editor.start()
+    rows = []
+    try:
+        for size in SIZES:
+            text = training_code(size)
+            uri = Path(f"/tmp/gradguard-bench/train_{size}.py").as_uri()
+            open_ms = await editor.open(uri, text)
+            lines = text.split("\n")
+            # Edit the learning rate of a group in the middle of the file, again and again.
+            target = next(n for n in range(len(lines) // 2, len(lines)) if "lr=0.0" in lines[n])
+            col = lines[target].index("lr=0.0") + len("lr=0.0")
+            changes = []
+            for k in range(edits if size <= 2_000 else max(3, edits // 4)):
+                changes.append(await editor.edit(uri, k + 2, target, col, col + 1, str(1 + k % 9)))
+            # Hovers right after the last edit (the engine's hover index is not built yet),
+            # then after a pause (the server builds it after 1 s of quiet).
+            busy_ms, answered = [], 0
+            for line, character in hover_targets(text, hovers):
+                ms, ok = await editor.hover(uri, line, character)
+                busy_ms.append(ms)
+                answered += ok
+            await asyncio.sleep(IDLE_S)
+            hover_ms = []
+            for line, character in hover_targets(text, hovers):
+                ms, ok = await editor.hover(uri, line, character)
+                hover_ms.append(ms)
+                answered += ok
+            rss, peak = memory_mb(editor.pid)
+            rows.append(
+                dict(
+                    size=len(lines) - 1, parse=parse_ms(text), analyze=analyze_ms(text), open=open_ms,
+                    findings=editor.counts.get((uri, 1)), changes=changes, hovers=hover_ms, busy=busy_ms,
+                    answered=answered, rss=rss, peak=peak,
+                )
+            )
+    finally:
+        await editor.stop()
+
+    print(f"{'lines':>6} {'findings':>8} {'parse':>8} {'analyze':>8} {'open':>8} {'change p50':>10} {'p95':>7} "
+          f"{'hover p50':>9} {'p95':>7} {'busy p50':>8} {'p95':>7} {'first':>7} {'RSS MB':>7} {'peak MB':>7}")
+    for r in rows:
+        print(
+            f"{r['size']:>6} {r['findings']:>8} {r['parse']:>6.0f}ms {r['analyze']:>6.0f}ms {r['open']:>6.0f}ms "
+            f"{statistics.median(r['changes']):>8.0f}ms {percentile(r['changes'], 0.95):>5.0f}ms "
+            f"{statistics.median(r['hovers']):>7.1f}ms {percentile(r['hovers'], 0.95):>5.1f}ms "
+            f"{statistics.median(r['busy']):>6.1f}ms {percentile(r['busy'], 0.95):>5.1f}ms "
+            f"{r['busy'][0]:>5.0f}ms {r['rss']:>7.0f} {r['peak']:>7.0f}"
+        )
+    mid = next(r for r in rows if 1_900 <= r["size"] <= 2_100)
+    ratio = percentile(mid["changes"], 0.95) / mid["parse"]
+    hover_p95 = max(percentile(r["hovers"], 0.95) for r in rows)
+    busy_p95 = max(percentile(r["busy"], 0.95) for r in rows)
+    print()
+    print("parse: libcst.parse_module in this process; analyze: gradguard.engine.analyze in this process;")
+    print("hover: after a pause; busy: right after the last edit; first: the first of those.")
+    print(f"change-to-diagnostics p95 / parse_module on {mid['size']} lines: {ratio:.2f}x (target <= 1.5x); "
+          f"engine analyze alone: {mid['analyze'] / mid['parse']:.2f}x")
+    print(f"hover p95 (all sizes): {hover_p95:.1f} ms after a pause, {busy_p95:.1f} ms right after an edit "
+          f"(target < 50 ms); answered {sum(r['answered'] for r in rows)}/{2 * sum(len(r['hovers']) for r in rows)}")
+    print(f"server RSS: {rows[-1]['rss']:.0f} MB, peak {rows[-1]['peak']:.0f} MB (target < 150 MB)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--edits", type=int, default=20, help="edits per file (a quarter of them on the largest)")
+    parser.add_argument("--hovers", type=int, default=40, help="hovers per file")
+    args = parser.parse_args()
+    asyncio.run(run(args.edits, args.hovers))
+
+
+if __name__ == "__main__":
+    main()
