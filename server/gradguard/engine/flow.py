@@ -851,8 +851,7 @@ class FlowAnalysis:
 
     def _annotation(self, ann: cst.BaseExpression) -> Value:
         q = self._qualname(ann) or ""
-        if q in ("torch.Tensor", "torch.nn.Parameter"):
-            return Value(kind=Kind.TENSOR)
+        # `x: torch.Tensor` is a hint, often wrong (configs pass lists): no kind claimed from it.
         if q in ("torch.nn.Module",):
             return Value(kind=Kind.MODULE, grad=Grad.NO)
         if q in ("int", "float", "str", "bool"):

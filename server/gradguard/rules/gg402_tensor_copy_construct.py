@@ -151,6 +151,17 @@ class Cache:
 """,
             note="regression (diffusers mag_cache): a guard on an attribute",
         ),
+        Valid(
+            """
+import torch
+
+
+def normalize(latents: torch.Tensor, latents_mean: torch.Tensor) -> torch.Tensor:
+    mean = torch.tensor(latents_mean).view(1, -1)
+    return latents - mean
+""",
+            note="regression (diffusers motif_video): an annotation is a hint - callers pass a config list",
+        ),
     ]
 
     INVALID = [
