@@ -57,14 +57,14 @@ def parse(source: str) -> cst.Module | ParseError:
 
 class _Positions:
     def __init__(self, module: cst.Module):
-        self._map = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        self.map = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
 
     def range(self, node: cst.CSTNode) -> Range:
-        r = self._map[node]
+        r = self.map[node]
         return Range(Position(r.start.line, r.start.column), Position(r.end.line, r.end.column))
 
     def line(self, node: cst.CSTNode) -> int:
-        return self._map[node].start.line
+        return self.map[node].start.line
 
 
 def analyze(source: str, settings: Settings | None = None, *, keep_flow: bool = False) -> Analysis:
@@ -89,8 +89,12 @@ def analyze(source: str, settings: Settings | None = None, *, keep_flow: bool = 
         return Analysis(error=ParseError("too deeply nested to analyse", 1, 0))
     for rule in rules:
         _guarded(rule, rule.finish, internal)()
-    findings = _resolve(module, source, reports, settings) if reports else []
-    return Analysis(findings=findings, internal_errors=internal, flow=flow if keep_flow else None)
+    positions = _Positions(module) if reports else None
+    findings = _resolve(module, source, reports, settings, positions) if reports else []
+    analysis = Analysis(findings=findings, internal_errors=internal, flow=flow if keep_flow else None)
+    if keep_flow and positions is not None:
+        analysis._positions = positions.map  # describe_at reuses them rather than resolving again
+    return analysis
 
 
 def _register(rule, hooks: dict, internal: list) -> None:
@@ -151,8 +155,7 @@ def _edit(module: cst.Module, positions: _Positions, lines: list[str], node, new
     return Edit(rng, text)
 
 
-def _resolve(module: cst.Module, source: str, reports: list[Report], settings: Settings) -> list[Finding]:
-    positions = _Positions(module)
+def _resolve(module: cst.Module, source: str, reports: list[Report], settings: Settings, positions) -> list[Finding]:
     lines = re.split(r"\r\n|\r|\n", source)
     noqa = suppressions(source)
     findings = []
@@ -180,3 +183,6 @@ def _resolve(module: cst.Module, source: str, reports: list[Report], settings: S
         )
     unique = {(f.code, f.range, f.message): f for f in findings}
     return sorted(unique.values(), key=lambda f: f.sort_key)
+
+
+from gradguard.engine.describe import describe_at  # noqa: E402 - re-exported for front ends

@@ -29,13 +29,28 @@ def _positions(analysis):
     return cached
 
 
+def _by_line(analysis) -> dict:
+    """Evaluated expressions by each line they span, built once per analysis."""
+    index = getattr(analysis, "_by_line", None)
+    if index is None:
+        positions = _positions(analysis)
+        index = {}
+        for node in analysis.flow.values:
+            r = positions.get(node)
+            if r is not None:
+                for line in range(r.start.line, r.end.line + 1):
+                    index.setdefault(line, []).append(node)
+        analysis._by_line = index
+    return index
+
+
 def node_at(analysis, line: int, column: int) -> Optional[cst.CSTNode]:
     """The smallest evaluated expression containing (line, column): 1-based line, 0-based code points."""
     if analysis.flow is None:
         return None
     positions = _positions(analysis)
     best, best_size = None, None
-    for node in analysis.flow.values:
+    for node in _by_line(analysis).get(line, ()):
         r = positions.get(node)
         if r is None or (r.start.line, r.start.column) > (line, column) or (line, column) >= (r.end.line, r.end.column):
             continue

@@ -104,7 +104,12 @@ class EvalWithoutNoGrad(Rule):
         after_eval = self._eval_at.get(fn)
         # A model's own decode()/sample()/predict() is part of its forward pass (a VAE trains
         # through decode): names only count outside module-like classes.
-        named = fn is not None and eval_function_name(fn.name) and not (fn.cls is not None and fn.cls.module_like)
+        named = (
+            fn is not None
+            and eval_function_name(fn.name)
+            and not (fn.cls is not None and fn.cls.module_like)
+            and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
+        )
         if after_eval is None and not named:
             return
         self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, self.stamp()))
@@ -115,6 +120,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
+            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins:
+                continue  # the graph is handed to a caller we cannot see, which may train on it
             self._report(node, fn, after_eval, named, loops, stmt)
 
     def _report(self, node, fn, after_eval, named, loops, stmt) -> None:
@@ -274,6 +281,24 @@ class AutoencoderKL(nn.Module):
         return torch.cat(rows, dim=-1)
 """,
             note="regression (diffusers VAEs): decode methods of a model are not evaluation loops",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Unit:
+    def __init__(self):
+        self.module = nn.Linear(2, 2)
+
+    def eval_step(self, state, data):
+        return self.module(data)
+
+    def _predict(self, batch):
+        return self.module(batch)
+""",
+            note="regression (torchtnt, torchrl): framework `*_step` hooks; outputs returned to an unseen caller",
         ),
     ]
 

@@ -4,10 +4,13 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.flow import GradMode
-from gradguard.engine.values import Kind
+from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import has_multiline_string, import_torch, method_chain, short, torch_name, wrap_in_no_grad
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+
+META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", "item"}
 
 
 class DataAttribute(Rule):
@@ -54,15 +57,22 @@ class DataAttribute(Rule):
         super().__init__(*args)
         self._reads: list = []  # [(attribute node, statement)]
         self._writes: set = set()
+        self._meta: set = set()  # `.data` nodes only read for metadata
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "data" and self.flow.value(node.value).kind is Kind.TENSOR:
-            self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
+        if node.attr.value == "data":
+            v = self.flow.value(node.value)
+            # Only tensors that require grad: `.data` of a buffer or of `.grad` bypasses nothing.
+            if v.kind is Kind.TENSOR and v.grad is Grad.YES:
+                self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
+        elif _is_data(node.value) and node.attr.value in META:
+            self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value) and _is_data(func.value):
             self._writes.add(func.value)
+
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if _is_data(node.target):
@@ -79,7 +89,9 @@ class DataAttribute(Rule):
                 continue
             base = short(self.code_of(node.value))
             if node in self._writes:
-                self._write(node, stmt, mode, base)
+                self._write(node, stmt, mode, base, stamp)
+            elif node in self._meta:
+                continue
             else:
                 new = method_chain(node.value, "detach")
                 self.report(
@@ -89,7 +101,7 @@ class DataAttribute(Rule):
                     fixes=[PendingFix(f"Use `{short(self.code_of(new))}`", Safety.SAFE, [(node, new)])],
                 )
 
-    def _write(self, node: cst.Attribute, stmt, mode, base: str) -> None:
+    def _write(self, node: cst.Attribute, stmt, mode, base: str, stamp) -> None:
         fixes = []
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
         if small is not None and not has_multiline_string(self.code_of(stmt)):
@@ -108,7 +120,9 @@ class DataAttribute(Rule):
             f"in-place write through `{base}.data` is invisible to autograd: if `{base}` was saved for backward, "
             "its gradients become silently wrong",
             fixes=fixes,
-            severity=Severity.WARNING,
+            # Dangerous where a graph is back-propagated around the write; in weight init or
+            # checkpoint loading it is the legacy idiom (info).
+            severity=Severity.WARNING if any(b.function is stamp[0] for b in self.flow.backwards) else Severity.INFO,
         )
 
     VALID = [
@@ -148,6 +162,20 @@ def unwrap(x):
     return x.data
 """,
             note="unknown receiver: silent",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 3)
+model(torch.ones(1, 3)).sum().backward()
+for p in model.parameters():
+    step = p.grad.data * 0.1
+    count = p.data.numel()
+    shape = p.data.shape
+""",
+            note="regression (axolotl, unsloth): `.grad.data` and metadata reads through `.data`",
         ),
     ]
 

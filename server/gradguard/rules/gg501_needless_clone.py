@@ -132,12 +132,16 @@ class NeedlessClone(Rule):
             b = self.flow.lookup(name.value)
             if b is not None:
                 self._tainted.add(b)
+            # by name too: a branch merge gives the name a new binding (`if ...: y = x.clone()`)
+            self._tainted.add((self.stamp(), name.value))
 
     def finish(self) -> None:
         for node, call, y, x, stamp in self._clones:
+            yname, xname = node.targets[0].target.value, call.func.value.value
             if not self.current(stamp) or y in self._tainted or x in self._tainted:
                 continue
-            yname, xname = node.targets[0].target.value, call.func.value.value
+            if (stamp, yname) in self._tainted or (stamp, xname) in self._tainted:
+                continue
             self.report(
                 call,
                 f"`{yname} = {xname}.clone()` copies `{xname}`, but neither is written in place, stored or returned: "
@@ -221,6 +225,21 @@ for attractor in attractors:
     prev = out.clone()
 """,
             note="regression (transformers zoedepth): the copy is carried into the next iteration",
+        ),
+        Valid(
+            """
+import torch
+
+logits = torch.randn(4, 5)
+for step in range(2):
+    picked = logits[:, 0]
+    if picked.is_contiguous():
+        picked = picked.clone()
+    else:
+        picked = picked.contiguous()
+    picked[picked < 0] = 0.0
+""",
+            note="regression (nanotron, verl): written after a branch merges the copy",
         ),
     ]
 
