@@ -65,6 +65,10 @@ class NeedlessClone(Rule):
                 self._taint(value)  # stored in an attribute or unpacked somewhere
         if isinstance(value, cst.Name):
             self._taint(value)  # z = y: another name for it
+        elif isinstance(value, cst.Subscript) or (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in K.VIEW_METHODS
+        ):
+            self._taint(value.value if isinstance(value, cst.Subscript) else value.func.value)  # z = y.view(...): writes to z reach y
         if not (len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)):
             return
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone"
@@ -240,6 +244,19 @@ for step in range(2):
     picked[picked < 0] = 0.0
 """,
             note="regression (nanotron, verl): written after a branch merges the copy",
+        ),
+        Valid(
+            """
+import torch
+
+logits = torch.randn(4, 5)
+for step in range(2):
+    row = logits[0]
+    row = row.clone()
+    shaped = row.view(5, 1)
+    shaped[0] = 0.0
+""",
+            note="regression (nanotron): written through a view bound to another name",
         ),
     ]
 
