@@ -16,8 +16,12 @@ META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", 
 class DataAttribute(Rule):
     """
     ## What it does
-    Finds `x.data` on a tensor: reads (`info`) and in-place writes through it
-    (`x.data.mul_(...)`, `x.data += ...`, `x.data[i] = ...`, a **warning**).
+    Finds `x.data` on a tensor that requires grad (a parameter, a model output):
+    reads (`info`) and in-place writes through it (`x.data.mul_(...)`,
+    `x.data += ...`, `x.data[i] = ...`): a **warning** where the same function
+    back-propagates, so a saved tensor can really be corrupted; `info` in
+    weight-init or loading code, where it is the legacy idiom. `.data` of a
+    buffer or of `.grad`, and metadata reads (`p.data.shape`), are left alone.
 
     ## Why is this bad?
     `x.data` is like `x.detach()` - the same storage, no graph - but writes
