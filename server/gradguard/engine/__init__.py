@@ -67,7 +67,11 @@ class _Positions:
         return self.map[node].start.line
 
 
-def analyze(source: str, settings: Settings | None = None, *, keep_flow: bool = False) -> Analysis:
+def analyze(
+    source: str, settings: Settings | None = None, *, keep_flow: bool = False, line_label=None
+) -> Analysis:
+    """Findings for `source`. `line_label(line)` renders a line in messages ("4 of cell 3"
+    for a notebook's joined program); by default the line number itself."""
     settings = settings or Settings()
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
@@ -90,7 +94,7 @@ def analyze(source: str, settings: Settings | None = None, *, keep_flow: bool = 
     for rule in rules:
         _guarded(rule, rule.finish, internal)()
     positions = _Positions(module) if reports else None
-    findings = _resolve(module, source, reports, settings, positions) if reports else []
+    findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
     analysis = Analysis(findings=findings, internal_errors=internal, flow=flow if keep_flow else None)
     if keep_flow and positions is not None:
         analysis._positions = positions.map  # describe_at reuses them rather than resolving again
@@ -155,7 +159,8 @@ def _edit(module: cst.Module, positions: _Positions, lines: list[str], node, new
     return Edit(rng, text)
 
 
-def _resolve(module: cst.Module, source: str, reports: list[Report], settings: Settings, positions) -> list[Finding]:
+def _resolve(module, source: str, reports: list[Report], settings: Settings, positions, line_label) -> list[Finding]:
+    line_of = positions.line if line_label is None else (lambda node: line_label(positions.line(node)))
     lines = re.split(r"\r\n|\r|\n", source)
     noqa = suppressions(source)
     findings = []
@@ -163,7 +168,7 @@ def _resolve(module: cst.Module, source: str, reports: list[Report], settings: S
         rng = positions.range(r.node)
         if is_suppressed(r.rule.code, rng.start.line, noqa):
             continue
-        message = r.message if isinstance(r.message, str) else r.message(positions.line)
+        message = r.message if isinstance(r.message, str) else r.message(line_of)
         fixes = tuple(
             Fix(f.title, f.safety, tuple(_edit(module, positions, lines, node, new) for node, new in f.replacements))
             for f in r.fixes

@@ -37,6 +37,13 @@ class Snapshot:
     encoding: str
     path: Optional[str]  # file path, for the project's settings
 
+    def line_label(self, line: int):
+        """How a program line reads in a message: `12`, or `4 of code cell 3` in a notebook."""
+        if len(self.parts) == 1 and self.parts[0].uri == self.key:
+            return line
+        part = self.part_at(line)
+        return f"{line - part.offset} of code cell {self.parts.index(part) + 1}"
+
     def part_at(self, line: int) -> Part:
         """The part holding a 1-based program line."""
         part = self.parts[0]

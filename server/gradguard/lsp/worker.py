@@ -109,7 +109,9 @@ def analyse(snapshot: Snapshot, settings: Settings, generation: int) -> Outcome:
     outcome = Outcome(snapshot, generation, settings)
     name = snapshot.key.rsplit("/", 1)[-1]
     try:
-        analysis = engine.analyze(snapshot.source, settings, keep_flow=hover.wants_flow())
+        analysis = engine.analyze(
+            snapshot.source, settings, keep_flow=hover.wants_flow(), line_label=snapshot.line_label
+        )
     except Exception:  # noqa: BLE001 - an engine bug must not take the server down
         outcome.log.append((types.MessageType.Error, f"GradGuard failed on {name}:\n{traceback.format_exc()}"))
         return outcome
