@@ -247,4 +247,80 @@ Gate().reset()
             raises=VIEW,
             note="an nn.Parameter in a module method; the fix adds `import torch`",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def sgd_step(net, lr):
+    for param in net.parameters():
+        param.add_(param.grad, alpha=-lr)
+
+
+mlp = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
+data = torch.randn(6, 3)
+for epoch in range(2):
+    mlp.zero_grad()
+    mlp(data).pow(2).mean().backward()
+    sgd_step(mlp, 0.05)
+""",
+            range=(8, 8, 8, 41),
+            message='`param` is a leaf tensor that requires grad (a parameter on line 7); `.add_()` on it raises "a '
+            'leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef sgd_step(net, lr):\n'
+                '    for param in net.parameters():\n        with torch.no_grad():\n'
+                '            param.add_(param.grad, alpha=-lr)\n\n\n'
+                'mlp = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))\ndata = torch.randn(6, 3)\n'
+                'for epoch in range(2):\n    mlp.zero_grad()\n    mlp(data).pow(2).mean().backward()\n'
+                '    sgd_step(mlp, 0.05)\n',
+            ),
+            raises=LEAF,
+            note='a helper function called from the training loop; an nn.Sequential model',
+        ),
+        Invalid(
+            """
+import torch
+
+theta = torch.zeros(2, requires_grad=True)
+goal = torch.tensor([1.0, -1.0])
+it = 0
+while it < 5:
+    objective = (theta - goal).pow(2).sum()
+    objective.backward()
+    theta -= 0.1 * theta.grad
+    theta.grad = None
+    it += 1
+""",
+            range=(10, 4, 10, 29),
+            message='`theta` is a leaf tensor that requires grad (`requires_grad=True` on line 4); the in-place `-=` '
+            'on it raises "a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\n\ntheta = torch.zeros(2, requires_grad=True)\ngoal = torch.tensor([1.0, -1.0])\n'
+                'it = 0\nwhile it < 5:\n    objective = (theta - goal).pow(2).sum()\n    objective.backward()\n'
+                '    with torch.no_grad():\n        theta -= 0.1 * theta.grad\n    theta.grad = None\n    it += 1\n',
+            ),
+            raises=LEAF,
+            note='a `while` loop; renamed variables',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+encoder = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+for epoch in range(2):
+    for batch in [torch.randn(3, 4) for _ in range(2)]:
+        recon = F.mse_loss(encoder(batch), batch)
+        recon.backward()
+        _ = [w.sub_(0.01 * w.grad) for w in encoder.parameters()]
+""",
+            range=(11, 13, 11, 34),
+            message='`w` is a leaf tensor that requires grad (a parameter on line 11); `.sub_()` on it raises "a '
+            'leaf Variable that requires grad is being used in an in-place operation."',
+            raises=LEAF,
+            note='nested loops, `import torch.nn.functional as F`, an update in a comprehension (no fix)',
+        ),
     ]

@@ -248,4 +248,91 @@ trainer.step(torch.randn(8, 4), torch.rand(8, 1))
             runtime="assert trainer.model.weight.grad is None and trainer.aux.weight.grad is not None",
             note="a trainer class; `.data` as the cut",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def reconstruction(decoder, codes, pixels):
+    return F.mse_loss(decoder(codes).detach(), pixels)
+
+
+decoder = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 4))
+for epoch in range(2):
+    for codes, pixels in [(torch.randn(5, 2), torch.randn(5, 4))]:
+        decoder.zero_grad()
+        penalty = sum(w.pow(2).sum() for w in decoder.parameters())
+        err = reconstruction(decoder, codes, pixels) + 1e-4 * penalty
+        err.backward()
+""",
+            range=(8, 22, 8, 45),
+            message='`.detach()` cuts the prediction of the loss on line 8 from its model: the `.backward()` on line '
+            '17 sends no gradient through it',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n'
+                'def reconstruction(decoder, codes, pixels):\n    return F.mse_loss(decoder(codes), pixels)\n\n\n'
+                'decoder = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 4))\nfor epoch in range(2):\n'
+                '    for codes, pixels in [(torch.randn(5, 2), torch.randn(5, 4))]:\n        decoder.zero_grad()\n'
+                '        penalty = sum(w.pow(2).sum() for w in decoder.parameters())\n'
+                '        err = reconstruction(decoder, codes, pixels) + 1e-4 * penalty\n        err.backward()\n',
+            ),
+            runtime='assert torch.allclose(decoder[2].bias.grad, 2e-4 * decoder[2].bias)',
+            note='nested loops; the loss built in a helper function; an nn.Sequential model (only the L2 term trains)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+regressor = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 1))
+huber = nn.HuberLoss()
+feats, scores = torch.randn(10, 3), torch.randn(10, 1)
+step = 0
+while step < 3:
+    guess = regressor(feats)
+    objective = huber(guess.detach(), scores) + 1e-4 * regressor[0].weight.norm()
+    objective.backward()
+    step += 1
+""",
+            range=(11, 22, 11, 36),
+            message='`.detach()` cuts the prediction of the loss on line 11 from its model: the `.backward()` on '
+            'line 12 sends no gradient through it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n'
+                'regressor = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 1))\nhuber = nn.HuberLoss()\n'
+                'feats, scores = torch.randn(10, 3), torch.randn(10, 1)\nstep = 0\nwhile step < 3:\n'
+                '    guess = regressor(feats)\n'
+                '    objective = huber(guess, scores) + 1e-4 * regressor[0].weight.norm()\n'
+                '    objective.backward()\n    step += 1\n',
+            ),
+            runtime='assert regressor[2].weight.grad is None and regressor[0].bias.grad is None',
+            note='a `while` loop; renamed variables; a loss module from `from torch import nn`',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+heads = nn.ModuleList([nn.Linear(4, 2) for _ in range(3)])
+x, y = torch.randn(6, 4), torch.randint(0, 2, (6,))
+losses = [F.cross_entropy(head(x).detach(), y) for head in heads]
+total = sum(losses) + heads[0].weight.pow(2).sum()
+total.backward()
+""",
+            range=(8, 26, 8, 42),
+            message='`.detach()` cuts the prediction of the loss on line 8 from its model: the `.backward()` on line '
+            '10 sends no gradient through it',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n'
+                'heads = nn.ModuleList([nn.Linear(4, 2) for _ in range(3)])\n'
+                'x, y = torch.randn(6, 4), torch.randint(0, 2, (6,))\n'
+                'losses = [F.cross_entropy(head(x), y) for head in heads]\n'
+                'total = sum(losses) + heads[0].weight.pow(2).sum()\ntotal.backward()\n',
+            ),
+            runtime='assert heads[1].weight.grad is None and heads[0].weight.grad is not None',
+            note='per-head losses in a list comprehension',
+        ),
     ]

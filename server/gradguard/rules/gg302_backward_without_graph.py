@@ -167,4 +167,66 @@ penalty.backward()
             raises=ERROR,
             note="rebuilt from a Python number",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self):
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+
+    def step(self, batch, labels):
+        with torch.no_grad():
+            objective = F.cross_entropy(self.net(batch), labels)
+        objective.backward()
+
+
+Trainer().step(torch.randn(5, 4), torch.randint(0, 3, (5,)))
+""",
+            range=(14, 8, 14, 28),
+            message='`objective` carries no graph (computed inside `torch.no_grad()` on line 13); `.backward()` on '
+            'it raises "element 0 of tensors does not require grad and does not have a grad_fn"',
+            raises=ERROR,
+            note='a trainer class method; an nn.Sequential model; `import torch.nn.functional as F`',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 1)
+crit = nn.MSELoss()
+batches = [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(3)]
+for epoch in range(2):
+    batch_losses = [crit(model(inp), tgt).item() for inp, tgt in batches]
+    epoch_loss = torch.tensor(batch_losses).mean()
+    epoch_loss.backward()
+""",
+            range=(11, 4, 11, 25),
+            message='`epoch_loss` carries no graph (a new tensor from `torch.tensor` on line 10); `.backward()` on '
+            'it raises "element 0 of tensors does not require grad and does not have a grad_fn"',
+            raises=ERROR,
+            note='losses turned into floats in a list comprehension, then rebuilt per epoch',
+        ),
+        Invalid(
+            """
+import torch
+
+w = torch.randn(3, requires_grad=True)
+n = 0
+while n < 3:
+    with torch.no_grad():
+        residual = (w - 1.0).pow(2).sum()
+    residual.backward()
+    n += 1
+""",
+            range=(9, 4, 9, 23),
+            message='`residual` carries no graph (computed inside `torch.no_grad()` on line 8); `.backward()` on it '
+            'raises "element 0 of tensors does not require grad and does not have a grad_fn"',
+            raises=ERROR,
+            note='a `while` loop; renamed variables',
+        ),
     ]

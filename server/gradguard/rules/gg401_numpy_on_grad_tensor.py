@@ -258,6 +258,94 @@ Probe().embed(torch.randn(4, 3))
             raises=ERROR,
             note="a method of a module",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+encoder = nn.Sequential(nn.Linear(4, 4), nn.GELU())
+chunks = torch.randn(6, 4).split(2)
+embeddings = [encoder(chunk).numpy() for chunk in chunks]
+""",
+            range=(7, 14, 7, 36),
+            message='`encoder(chunk)` requires grad (from `encoder(chunk)` on line 7); `.numpy()` on it raises '
+            '"Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nencoder = nn.Sequential(nn.Linear(4, 4), nn.GELU())\n'
+                'chunks = torch.randn(6, 4).split(2)\n'
+                'embeddings = [encoder(chunk).detach().numpy() for chunk in chunks]\n',
+            ),
+            raises=ERROR,
+            note='a list comprehension over an nn.Sequential model',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, net):
+        self.net = net
+        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)
+        self.curve = []
+
+    def fit(self, inputs, targets, max_steps=3):
+        step = 0
+        while step < max_steps:
+            self.opt.zero_grad()
+            cost = F.mse_loss(self.net(inputs), targets)
+            cost.backward()
+            self.opt.step()
+            self.curve.append(cost.cpu().numpy())
+            step += 1
+
+
+Trainer(nn.Linear(2, 1)).fit(torch.randn(4, 2), torch.randn(4, 1))
+""",
+            range=(20, 30, 20, 48),
+            message='`cost` requires grad (from `F.mse_loss(self.net(inputs), targets)` on line 17); `.numpy()` on '
+            'it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() '
+            'instead."',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Trainer:\n'
+                '    def __init__(self, net):\n        self.net = net\n'
+                '        self.opt = torch.optim.SGD(net.parameters(), lr=0.1)\n        self.curve = []\n\n'
+                '    def fit(self, inputs, targets, max_steps=3):\n        step = 0\n'
+                '        while step < max_steps:\n            self.opt.zero_grad()\n'
+                '            cost = F.mse_loss(self.net(inputs), targets)\n            cost.backward()\n'
+                '            self.opt.step()\n            self.curve.append(cost.detach().cpu().numpy())\n'
+                '            step += 1\n\n\nTrainer(nn.Linear(2, 1)).fit(torch.randn(4, 2), torch.randn(4, 1))\n',
+            ),
+            raises=ERROR,
+            note='a trainer class logging the loss with `.numpy()` in a `while` loop; `F.mse_loss`',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+critic = nn.Linear(3, 1)
+values = np.zeros((2, 4))
+for ep in range(2):
+    for t in range(4):
+        state = torch.randn(1, 3)
+        values[ep, t] = critic(state).squeeze().numpy()
+""",
+            range=(11, 24, 11, 55),
+            message='`critic(state).squeeze()` requires grad (from `critic(state)` on line 11); `.numpy()` on it '
+            'raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            fixes=(
+                '\nimport numpy as np\nimport torch\nfrom torch import nn\n\ncritic = nn.Linear(3, 1)\n'
+                'values = np.zeros((2, 4))\nfor ep in range(2):\n    for t in range(4):\n'
+                '        state = torch.randn(1, 3)\n'
+                '        values[ep, t] = critic(state).squeeze().detach().numpy()\n',
+            ),
+            raises=ERROR,
+            note='nested loops filling a NumPy table; renamed variables',
+        ),
     ]
 
 

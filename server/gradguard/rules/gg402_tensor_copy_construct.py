@@ -213,6 +213,98 @@ copy = T.tensor(frames[0], device="cpu")
             settings={"copy_order": "detach-clone"},
             note="`import torch as T`, the `detach-clone` copy order, a view as source",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def pseudo_labels(teacher, images):
+    with torch.no_grad():
+        guesses = teacher(images).argmax(dim=1)
+    return torch.tensor(guesses)
+
+
+teacher = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3))
+student = nn.Linear(4, 3)
+for images in [torch.randn(5, 4) for _ in range(2)]:
+    targets = pseudo_labels(teacher, images)
+    F.cross_entropy(student(images), targets).backward()
+""",
+            range=(10, 11, 10, 32),
+            message='`guesses` is already a tensor: `torch.tensor()` copies it without its graph and warns "To copy '
+            'construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use '
+            '`guesses.clone().detach()`',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n'
+                'def pseudo_labels(teacher, images):\n    with torch.no_grad():\n'
+                '        guesses = teacher(images).argmax(dim=1)\n    return guesses.clone().detach()\n\n\n'
+                'teacher = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 3))\nstudent = nn.Linear(4, 3)\n'
+                'for images in [torch.randn(5, 4) for _ in range(2)]:\n'
+                '    targets = pseudo_labels(teacher, images)\n'
+                '    F.cross_entropy(student(images), targets).backward()\n',
+            ),
+            warns=WARNING,
+            note='a helper function called from the loop; an nn.Sequential teacher; `import torch.nn.functional as F`',
+        ),
+        Invalid(
+            """
+import torch
+
+clip = torch.randn(6, 4)
+frames = [torch.tensor(frame) for frame in clip.split(2)]
+""",
+            range=(5, 10, 5, 29),
+            message='`frame` is already a tensor: `torch.tensor()` copies it without its graph and warns "To copy '
+            'construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use '
+            '`frame.clone().detach()`',
+            fixes=(
+                '\nimport torch\n\nclip = torch.randn(6, 4)\n'
+                'frames = [frame.clone().detach() for frame in clip.split(2)]\n',
+            ),
+            warns=WARNING,
+            runtime="assert len(frames) == 3 and frames[0].shape == (2, 4)",
+            note='a list comprehension over the chunks of a tensor',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, net):
+        self.net = net
+        self.best = None
+
+    def validate(self, inputs, targets):
+        val = F.mse_loss(self.net(inputs), targets)
+        self.best = torch.tensor(val)
+
+
+trainer = Trainer(nn.Linear(2, 1))
+epoch = 0
+while epoch < 2:
+    trainer.validate(torch.randn(4, 2), torch.randn(4, 1))
+    epoch += 1
+""",
+            range=(14, 20, 14, 37),
+            message='`val` is already a tensor: `torch.tensor()` copies it without its graph and warns "To copy '
+            'construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use '
+            '`val.clone().detach()`',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Trainer:\n'
+                '    def __init__(self, net):\n        self.net = net\n        self.best = None\n\n'
+                '    def validate(self, inputs, targets):\n        val = F.mse_loss(self.net(inputs), targets)\n'
+                '        self.best = val.clone().detach()\n\n\ntrainer = Trainer(nn.Linear(2, 1))\nepoch = 0\n'
+                'while epoch < 2:\n    trainer.validate(torch.randn(4, 2), torch.randn(4, 1))\n    epoch += 1\n',
+            ),
+            warns=WARNING,
+            runtime="assert trainer.best.grad_fn is None",
+            note='a trainer method called from a `while` loop; the copy drops the loss graph (GG103 also fires)',
+        ),
     ]
 
 

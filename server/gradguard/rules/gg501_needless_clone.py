@@ -333,6 +333,88 @@ while step < 3:
             runtime="assert w.data_ptr() != weights.data_ptr() and torch.equal(w, weights)",
             note="a `while` loop; only read by print and torch functions",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+correct = 0
+for epoch in range(2):
+    for xb, yb in [(torch.randn(5, 4), torch.randint(0, 3, (5,))) for _ in range(2)]:
+        logits = net(xb)
+        scores = logits.clone()
+        correct += (scores.argmax(1) == yb).sum().item()
+""",
+            range=(10, 17, 10, 31),
+            message='`scores = logits.clone()` copies `logits`, but neither is written in place, stored or returned: '
+            'the copy only costs memory and time',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n'
+                'net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))\ncorrect = 0\n'
+                'for epoch in range(2):\n'
+                '    for xb, yb in [(torch.randn(5, 4), torch.randint(0, 3, (5,))) for _ in range(2)]:\n'
+                '        logits = net(xb)\n        scores = logits\n'
+                '        correct += (scores.argmax(1) == yb).sum().item()\n',
+            ),
+            runtime='assert scores.data_ptr() != logits.data_ptr() and torch.equal(scores, logits)',
+            note='nested loops; an nn.Sequential model; the copy is only read by argmax',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+batch_logits = torch.randn(3, 5, 4)
+total = 0.0
+for logits in batch_logits:
+    probs = F.softmax(logits, dim=-1)
+    p = probs.clone()
+    total += -(p * p.log()).sum().item()
+""",
+            range=(9, 8, 9, 21),
+            message='`p = probs.clone()` copies `probs`, but neither is written in place, stored or returned: the '
+            'copy only costs memory and time',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\n\nbatch_logits = torch.randn(3, 5, 4)\n'
+                'total = 0.0\nfor logits in batch_logits:\n    probs = F.softmax(logits, dim=-1)\n    p = probs\n'
+                '    total += -(p * p.log()).sum().item()\n',
+            ),
+            runtime='assert p.data_ptr() != probs.data_ptr() and torch.equal(p, probs)',
+            note='`import torch.nn.functional as F`; renamed variables',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def accuracy(classifier, batches):
+    hits = 0
+    for feats, tags in batches:
+        out = classifier(feats)
+        snapshot = out.clone()
+        hits += (snapshot.argmax(1) == tags).sum().item()
+    return hits
+
+
+classifier = nn.Linear(4, 3)
+for epoch in range(2):
+    acc = accuracy(classifier, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])
+""",
+            range=(10, 19, 10, 30),
+            message='`snapshot = out.clone()` copies `out`, but neither is written in place, stored or returned: the '
+            'copy only costs memory and time',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef accuracy(classifier, batches):\n    hits = 0\n'
+                '    for feats, tags in batches:\n        out = classifier(feats)\n        snapshot = out\n'
+                '        hits += (snapshot.argmax(1) == tags).sum().item()\n    return hits\n\n\n'
+                'classifier = nn.Linear(4, 3)\nfor epoch in range(2):\n'
+                '    acc = accuracy(classifier, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])\n',
+            ),
+            runtime='assert 0 <= acc <= 5',
+            note='a helper function with its own loop, called from the epoch loop',
+        ),
     ]
 
 
