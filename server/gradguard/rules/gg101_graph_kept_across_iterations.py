@@ -559,6 +559,58 @@ for epoch in range(2):
             note="nested loops; a graph inside a list literal",
             runtime="assert has_graph(epoch_logits[0][0]) and activations_alive(epoch_logits[0][0])",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def embed(encoder, batch):
+    return encoder(batch).mean(0)
+
+
+encoder = nn.Sequential(nn.Linear(6, 4), nn.Tanh())
+gallery = []
+for batch in [torch.randn(3, 6) for _ in range(4)]:
+    gallery.append(embed(encoder, batch))
+""",
+            range=(13, 19, 13, 40),
+            message="`embed(encoder, batch)` carries an autograd graph (from `encoder(batch)` on line 7) that is "
+            "never back-propagated; storing it in `gallery` keeps every saved activation alive across "
+            "iterations",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef embed(encoder, batch):\n"
+                "    return encoder(batch).mean(0)\n\n\nencoder = nn.Sequential(nn.Linear(6, 4), nn.Tanh())\n"
+                "gallery = []\nfor batch in [torch.randn(3, 6) for _ in range(4)]:\n"
+                "    gallery.append(embed(encoder, batch).detach())\n",
+            ),
+            runtime="assert has_graph(gallery[0]) and activations_alive(gallery[0])",
+            note="a helper called from the loop returns the graph; an `nn.Sequential` encoder",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+scores_per_round = []
+for round_idx in range(2):
+    inputs = torch.randn(2, 4)
+    scores_per_round.append(torch.cat([head(inputs) for head in heads], dim=1))
+""",
+            range=(9, 28, 9, 78),
+            message="`torch.cat([head(inputs) for head in h...` carries an autograd graph (from `head(inputs)` on "
+            "line 9) that is never back-propagated; storing it in `scores_per_round` keeps every saved "
+            "activation alive across iterations",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n"
+                "heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])\nscores_per_round = []\n"
+                "for round_idx in range(2):\n    inputs = torch.randn(2, 4)\n"
+                "    scores_per_round.append(torch.cat([head(inputs) for head in heads], dim=1).detach())\n",
+            ),
+            runtime="assert has_graph(scores_per_round[0]) and activations_alive(scores_per_round[0])",
+            note="a list comprehension over heads, concatenated and kept every round",
+        ),
     ]
 
 

@@ -273,6 +273,78 @@ while step < 3:
             raises=SECOND_TIME,
             note="`state = state + delta` in a `while` loop",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class LanguageModelTrainer:
+    def __init__(self):
+        self.rnn = nn.GRU(3, 4)
+        self.decoder = nn.Linear(4, 3)
+        params = list(self.rnn.parameters()) + list(self.decoder.parameters())
+        self.opt = torch.optim.SGD(params, lr=0.1)
+
+    def fit(self, chunks):
+        memory = torch.zeros(1, 2, 4)
+        for chunk, target in chunks:
+            self.opt.zero_grad()
+            output, memory = self.rnn(chunk, memory)
+            err = (self.decoder(output) - target).pow(2).mean()
+            err.backward()
+            self.opt.step()
+
+
+trainer = LanguageModelTrainer()
+trainer.fit([(torch.randn(5, 2, 3), torch.randn(5, 2, 3)) for _ in range(3)])
+""",
+            range=(17, 45, 17, 51),
+            message="`memory` carries the previous iteration's graph into `self.rnn(chunk, memory)`: without "
+            "`memory.detach()` at the start of the iteration the graph grows with every batch, and the next "
+            "`.backward()` fails with \"Trying to backward through the graph a second time\"",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\nclass LanguageModelTrainer:\n    def __init__(self):\n"
+                "        self.rnn = nn.GRU(3, 4)\n        self.decoder = nn.Linear(4, 3)\n"
+                "        params = list(self.rnn.parameters()) + list(self.decoder.parameters())\n"
+                "        self.opt = torch.optim.SGD(params, lr=0.1)\n\n    def fit(self, chunks):\n"
+                "        memory = torch.zeros(1, 2, 4)\n        for chunk, target in chunks:\n"
+                "            memory = memory.detach()\n            self.opt.zero_grad()\n"
+                "            output, memory = self.rnn(chunk, memory)\n"
+                "            err = (self.decoder(output) - target).pow(2).mean()\n            err.backward()\n"
+                "            self.opt.step()\n\n\ntrainer = LanguageModelTrainer()\n"
+                "trainer.fit([(torch.randn(5, 2, 3), torch.randn(5, 2, 3)) for _ in range(3)])\n",
+            ),
+            raises=SECOND_TIME,
+            note="a trainer class's fit() method; the state is renamed `memory`",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+gru = nn.GRU(3, 4)
+head = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))
+h_n = torch.zeros(1, 2, 4)
+for epoch in range(2):
+    for seq in [torch.randn(5, 2, 3) for _ in range(2)]:
+        out, h_n = gru(seq, h_n)
+        head(out).mean().backward()
+""",
+            range=(10, 28, 10, 31),
+            message="`h_n` carries the previous iteration's graph into `gru(seq, h_n)`: without `h_n.detach()` at "
+            "the start of the iteration the graph grows with every batch, and the next `.backward()` fails "
+            "with \"Trying to backward through the graph a second time\"",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\ngru = nn.GRU(3, 4)\n"
+                "head = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 1))\nh_n = torch.zeros(1, 2, 4)\n"
+                "for epoch in range(2):\n    for seq in [torch.randn(5, 2, 3) for _ in range(2)]:\n"
+                "        h_n = h_n.detach()\n        out, h_n = gru(seq, h_n)\n"
+                "        head(out).mean().backward()\n",
+            ),
+            raises=SECOND_TIME,
+            note="nested epoch / batch loops with an `nn.Sequential` head",
+        ),
     ]
 
 

@@ -300,6 +300,21 @@ class Unit:
 """,
             note="regression (torchtnt, torchrl): framework `*_step` hooks; outputs returned to an unseen caller",
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+classifier = nn.Linear(5, 3)
+val_batches = [(torch.randn(4, 5), torch.randint(0, 3, (4,))) for _ in range(3)]
+classifier.eval()
+with torch.inference_mode():
+    batch_losses = [F.cross_entropy(classifier(feats), tags) for feats, tags in val_batches]
+""",
+            note="a comprehension under inference_mode",
+            runtime="assert not batch_losses[0].requires_grad",
+        ),
     ]
 
     INVALID = [
@@ -385,5 +400,86 @@ labels = Predictor(nn.Linear(4, 2)).predict(randn(3, 4))
             ),
             runtime="assert Predictor(nn.Linear(4, 2)).model(randn(1, 4)).requires_grad",
             note="a predict() method of a wrapper class; the fix adds `import torch`",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+classifier = nn.Linear(5, 3)
+val_batches = [(torch.randn(4, 5), torch.randint(0, 3, (4,))) for _ in range(3)]
+classifier.eval()
+batch_losses = [F.cross_entropy(classifier(feats), tags) for feats, tags in val_batches]
+""",
+            range=(9, 32, 9, 49),
+            message="`classifier(feats)` runs with grad enabled after `.eval()` on line 8 and its output never "
+            "reaches a `.backward()`: autograd records the graph and keeps its activations for nothing "
+            "(`eval()` does not disable gradients)",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+                "classifier = nn.Linear(5, 3)\n"
+                "val_batches = [(torch.randn(4, 5), torch.randint(0, 3, (4,))) for _ in range(3)]\n"
+                "classifier.eval()\nwith torch.no_grad():\n"
+                "    batch_losses = [F.cross_entropy(classifier(feats), tags) for feats, tags in val_batches]\n",
+            ),
+            runtime="assert has_graph(batch_losses[0]) and activations_alive(batch_losses[0])",
+            note="a list comprehension at module level, with `F.cross_entropy`",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+policy.eval()
+obs = torch.randn(1, 4)
+steps = 0
+while steps < 5:
+    action_logits = policy(obs)
+    action = action_logits.argmax(-1)
+    obs = torch.randn(1, 4)
+    steps += 1
+""",
+            range=(10, 20, 10, 31),
+            message="`policy(obs)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
+            "not disable gradients)",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n"
+                "policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))\npolicy.eval()\n"
+                "obs = torch.randn(1, 4)\nsteps = 0\nwith torch.no_grad():\n    while steps < 5:\n"
+                "        action_logits = policy(obs)\n        action = action_logits.argmax(-1)\n"
+                "        obs = torch.randn(1, 4)\n        steps += 1\n",
+            ),
+            runtime="assert has_graph(action_logits) and activations_alive(action_logits)",
+            note="a policy rollout in a `while` loop with an `nn.Sequential` model",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+ranker = nn.Linear(4, 1)
+ranker.eval()
+best = {}
+for query_id in range(2):
+    for cand in [torch.randn(3, 4) for _ in range(2)]:
+        relevance = ranker(cand).squeeze(-1)
+        best[query_id] = relevance.max().item()
+""",
+            range=(10, 20, 10, 32),
+            message="`ranker(cand)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
+            "not disable gradients)",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nranker = nn.Linear(4, 1)\nranker.eval()\nbest = {}\n"
+                "with torch.no_grad():\n    for query_id in range(2):\n"
+                "        for cand in [torch.randn(3, 4) for _ in range(2)]:\n"
+                "            relevance = ranker(cand).squeeze(-1)\n"
+                "            best[query_id] = relevance.max().item()\n",
+            ),
+            runtime="assert has_graph(relevance) and activations_alive(relevance)",
+            note="nested loops; the fix wraps the outer one",
         ),
     ]

@@ -254,4 +254,63 @@ for o in normalise(nn.Linear(3, 2), [torch.randn(2, 3)]):
             runtime="assert o[0, 0].item() == 0.0",
             note="a view of a detach() alias, in a generator",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+net = nn.Sequential(nn.Linear(4, 4), nn.Softmax(dim=-1))
+for inputs in [torch.randn(2, 4) for _ in range(2)]:
+    probs = net(inputs)
+    clipped = probs.detach()
+    clipped.clamp_(min=0.1)
+    F.nll_loss(probs.log(), torch.tensor([0, 1])).backward()
+""",
+            range=(10, 4, 10, 27),
+            message="`clipped` shares storage with `probs` (from `probs.detach()` on line 9): `.clamp_()` on "
+            "`clipped` silently changes `probs` too, which is used again on line 11",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+                "net = nn.Sequential(nn.Linear(4, 4), nn.Softmax(dim=-1))\n"
+                "for inputs in [torch.randn(2, 4) for _ in range(2)]:\n    probs = net(inputs)\n"
+                "    clipped = probs.clone().detach()\n    clipped.clamp_(min=0.1)\n"
+                "    F.nll_loss(probs.log(), torch.tensor([0, 1])).backward()\n",
+            ),
+            raises=SAVED,
+            note="a loop over batches, `nn.Sequential` ending in Softmax (which saves its output), `F.nll_loss`",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Distiller:
+    def __init__(self):
+        self.student = nn.Linear(4, 3)
+
+    def step(self, batch):
+        logits = self.student(batch)
+        targets = logits.detach()
+        targets.mul_(0.5)
+        return (logits - targets).pow(2).mean()
+
+
+distiller = Distiller()
+gap = distiller.step(torch.randn(2, 4))
+""",
+            range=(13, 8, 13, 25),
+            message="`targets` shares storage with `logits` (from `logits.detach()` on line 12): `.mul_()` on "
+            "`targets` silently changes `logits` too, which is used again on line 14",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\nclass Distiller:\n    def __init__(self):\n"
+                "        self.student = nn.Linear(4, 3)\n\n    def step(self, batch):\n"
+                "        logits = self.student(batch)\n        targets = logits.clone().detach()\n"
+                "        targets.mul_(0.5)\n        return (logits - targets).pow(2).mean()\n\n\n"
+                "distiller = Distiller()\ngap = distiller.step(torch.randn(2, 4))\n",
+            ),
+            runtime="assert gap.item() == 0.0",
+            note="a method of a trainer-style class: the target was meant to be half the logits, but both halved",
+        ),
     ]

@@ -181,6 +181,28 @@ for p in model.parameters():
 """,
             note="regression (axolotl, unsloth): `.grad.data` and metadata reads through `.data`",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class WeightClipper:
+    def __init__(self, critic):
+        self.critic = critic
+
+    @torch.no_grad()
+    def clip(self):
+        for param in self.critic.parameters():
+            param.clamp_(-0.01, 0.01)
+
+
+critic = nn.Linear(3, 1)
+WeightClipper(critic).clip()
+""",
+            note="WGAN weight clipping done right: in-place on the parameter under no_grad",
+            runtime="assert critic.weight.abs().max().item() <= 0.01",
+        ),
     ]
 
     INVALID = [
@@ -257,6 +279,87 @@ for step in range(2):
                 "    current = net.weight.detach().clone()\n",
             ),
             runtime="assert not current.requires_grad",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+backbone = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 2))
+frozen = [p.data for p in backbone.parameters()]
+""",
+            range=(6, 10, 6, 16),
+            message="`p.data` hands out `p`'s storage behind autograd's back: writes through it are never detected; "
+            "use `p.detach()`",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n"
+                "backbone = nn.Sequential(nn.Linear(3, 3), nn.ReLU(), nn.Linear(3, 2))\n"
+                "frozen = [p.detach() for p in backbone.parameters()]\n",
+            ),
+            runtime="assert not frozen[0].requires_grad and frozen[0].data_ptr() == backbone[0].weight.data_ptr()",
+            note="a list comprehension over an `nn.Sequential`'s parameters",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def shrink_head(mlp, factor):
+    mlp[2].weight.data.mul_(factor)
+
+
+mlp = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))
+out = mlp(torch.ones(1, 2)).sum()
+shrink_head(mlp, 0.5)
+out.backward()
+""",
+            range=(7, 4, 7, 22),
+            message="in-place write through `mlp[2].weight.data` is invisible to autograd: if `mlp[2].weight` was "
+            "saved for backward, its gradients become silently wrong",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef shrink_head(mlp, factor):\n"
+                "    with torch.no_grad():\n        mlp[2].weight.mul_(factor)\n\n\n"
+                "mlp = nn.Sequential(nn.Linear(2, 2), nn.Tanh(), nn.Linear(2, 1))\n"
+                "out = mlp(torch.ones(1, 2)).sum()\nshrink_head(mlp, 0.5)\nout.backward()\n",
+            ),
+            # the first layer's gradient is computed with the halved head weight, not the one the forward used
+            runtime="h = torch.tanh(mlp[0](torch.ones(1, 2)))\n"
+            "assert torch.allclose(mlp[0].weight.grad, (mlp[2].weight.t() * (1 - h * h).t()) @ torch.ones(1, 2))",
+            note="a helper function indexing an `nn.Sequential`: backward uses a head weight the forward never saw",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class WeightClipper:
+    def __init__(self, critic):
+        self.critic = critic
+
+    def clip(self):
+        for param in self.critic.parameters():
+            param.data.clamp_(-0.01, 0.01)
+
+
+critic = nn.Linear(3, 1)
+WeightClipper(critic).clip()
+""",
+            range=(12, 12, 12, 22),
+            message="in-place write through `param.data` is invisible to autograd: if `param` was saved for "
+            "backward, its gradients become silently wrong",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\nclass WeightClipper:\n    def __init__(self, critic):\n"
+                "        self.critic = critic\n\n    def clip(self):\n"
+                "        for param in self.critic.parameters():\n            with torch.no_grad():\n"
+                "                param.clamp_(-0.01, 0.01)\n\n\ncritic = nn.Linear(3, 1)\n"
+                "WeightClipper(critic).clip()\n",
+            ),
+            # clamped, yet the parameter's version counter (what autograd checks) never moved
+            runtime="assert critic.weight.abs().max().item() <= 0.01\n"
+            "assert critic.weight._version == nn.Linear(3, 1).weight._version",
+            note="WGAN weight clipping in a method of a helper class",
         ),
     ]
 
