@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: install GradGuard into .venv and check the bundled training scripts.
-# Exit status is the checker's: 1 here, because examples/train_leaky.py has its mistakes on purpose.
+# Exit status is the checker's: 1 here, because examples/*_leaky.py have their mistakes on purpose.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x .venv/bin/python ] || python3 -m venv .venv
