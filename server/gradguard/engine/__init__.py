@@ -6,6 +6,7 @@ positions are resolved only when there is something to report.
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 from dataclasses import dataclass, field
@@ -56,15 +57,69 @@ def parse(source: str) -> cst.Module | ParseError:
 
 
 class _Positions:
-    def __init__(self, module: cst.Module):
-        self.map = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    """Positions of reported nodes. Resolving them for a whole module costs about
+    as much as parsing it, so only the module-level statements that hold reported
+    nodes are resolved, each on its own; `ast` (cheap) says where each one starts."""
+
+    def __init__(self, module: cst.Module, source: str, top_of: dict):
+        self.module, self.source, self.top_of = module, source, top_of
+        self._full = None
+        self._parts: dict = {}  # top-level statement -> (position map, line offset)
+        self._first_lines = None
+
+    @property
+    def map(self):
+        if self._full is None:
+            self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._full
+
+    def _code_range(self, node: cst.CSTNode):
+        if self._full is None:
+            top = self.top_of.get(node)
+            part = self._part(top) if top is not None else None
+            if part is not None and node in part[0]:
+                r, offset = part[0][node], part[1]
+                return r.start.line + offset, r.start.column, r.end.line + offset, r.end.column
+        r = self.map[node]
+        return r.start.line, r.start.column, r.end.line, r.end.column
+
+    def _part(self, top):
+        if top not in self._parts:
+            first = self._first_line(top)
+            if first is None:
+                self._parts[top] = None
+            else:
+                alone = self.module.with_changes(body=[top], header=[], footer=[])
+                positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
+                self._parts[top] = (positions, first - positions[top].start.line)
+        return self._parts[top]
+
+    def _first_line(self, top):
+        """The line a module-level statement starts on, from `ast`; None if ast and libcst disagree."""
+        if self._first_lines is None:
+            self._first_lines = {}
+            try:
+                tree = ast.parse(self.source)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+            linenos = [n.lineno for n in tree.body]
+            i = 0
+            for stmt in self.module.body:
+                if i >= len(linenos):
+                    self._first_lines = {}
+                    return None
+                self._first_lines[stmt] = linenos[i]
+                i += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            if i != len(linenos):
+                self._first_lines = {}
+        return self._first_lines.get(top)
 
     def range(self, node: cst.CSTNode) -> Range:
-        r = self.map[node]
-        return Range(Position(r.start.line, r.start.column), Position(r.end.line, r.end.column))
+        a, b, c, d = self._code_range(node)
+        return Range(Position(a, b), Position(c, d))
 
     def line(self, node: cst.CSTNode) -> int:
-        return self.map[node].start.line
+        return self._code_range(node)[0]
 
 
 def analyze(
@@ -93,11 +148,11 @@ def analyze(
         return Analysis(error=ParseError("too deeply nested to analyse", 1, 0))
     for rule in rules:
         _guarded(rule, rule.finish, internal)()
-    positions = _Positions(module) if reports else None
+    positions = _Positions(module, source, flow.top_of) if reports else None
     findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
     analysis = Analysis(findings=findings, internal_errors=internal, flow=flow if keep_flow else None)
-    if keep_flow and positions is not None:
-        analysis._positions = positions.map  # describe_at reuses them rather than resolving again
+    if keep_flow and positions is not None and positions._full is not None:
+        analysis._positions = positions._full  # describe_at reuses them rather than resolving again
     return analysis
 
 

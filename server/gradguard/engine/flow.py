@@ -189,12 +189,16 @@ class FlowAnalysis:
         self.functions: list[FunctionInfo] = []
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
+        self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
+        self.top_of: dict = {}  # node -> its module-level statement (for cheap positions)
         self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
 
     # ------------------------------------------------------------------ entry
     def run(self) -> None:
-        self._block(self.module.body)
+        for stmt in self.module.body:
+            self.top = stmt  # positions are later resolved per top-level statement
+            self._stmt(stmt)
         # Functions never called in this file: analyse with unknown parameters.
         for fn in list(self.functions):
             if fn.analyses == 0:
@@ -270,6 +274,7 @@ class FlowAnalysis:
 
     def _stmt(self, stmt: cst.CSTNode) -> None:
         self.statement = stmt  # the statement being run (fixes that wrap or precede it)
+        self.top_of[stmt] = self.top
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 self._small(small)
@@ -309,6 +314,7 @@ class FlowAnalysis:
             hook(node)
 
     def _small(self, s: cst.CSTNode) -> None:
+        self.top_of[s] = self.top
         self._dispatch(s)
         t = type(s)
         if t is cst.Expr:
@@ -486,6 +492,10 @@ class FlowAnalysis:
                 mode = m
         scope = self.frame.scope
         fn = FunctionInfo(node.name.value, node, scope, decorated_mode=mode)
+        fn.top = self.top
+        self.top_of[node] = self.top
+        for dec in node.decorators:
+            self.top_of[dec] = self.top
         self.functions.append(fn)
         if scope.kind == "class":
             info = scope.env[CLASS_KEY].value.cls
@@ -646,6 +656,7 @@ class FlowAnalysis:
                 scope.env[star.name.value] = Binding(UNKNOWN, (), star)
         outer = self.frame
         self.frame = Frame(scope, modes=[mode])
+        outer_top, self.top = self.top, fn.top
         fn.in_progress = True
         old_returns = fn.returns
         fn.returns = UNKNOWN
@@ -657,6 +668,7 @@ class FlowAnalysis:
         finally:
             fn.in_progress = False
             self.frame = outer
+            self.top = outer_top
         if not fn._returned:
             fn.returns = NUMBER  # falls off the end: None
         if (old_returns.kind, old_returns.grad) != (fn.returns.kind, fn.returns.grad) and fn.analyses > 1:
@@ -885,6 +897,7 @@ class FlowAnalysis:
         method = self._EVAL.get(type(node))
         v = method(self, node) if method is not None else self._eval_children(node)
         self.values[node] = v
+        self.top_of[node] = self.top
         hooks = self.hooks.get(type(node))
         if hooks:
             for hook in hooks:

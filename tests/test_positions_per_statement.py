@@ -1,0 +1,41 @@
+"""Positions resolved per module-level statement (with `ast` giving each one's
+first line) must equal positions resolved for the whole module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import gradguard.engine as engine
+from examples import INVALID
+from gradguard.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = [p.values[1].code for p in INVALID] + [p.read_text() for p in sorted((ROOT / "examples").glob("*.py"))]
+
+
+def whole_module(monkeypatch):
+    monkeypatch.setattr(engine._Positions, "_first_line", lambda self, top: None)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_same_findings_as_whole_module_positions(monkeypatch, newline):
+    sources = [s.replace("\n", newline) for s in SOURCES]
+    fast = [engine.analyze(s, Settings()).findings for s in sources]
+    whole_module(monkeypatch)
+    slow = [engine.analyze(s, Settings()).findings for s in sources]
+    assert fast == slow
+    assert sum(map(len, fast)) > 40
+
+
+def test_statements_after_comments_decorators_and_semicolons(monkeypatch):
+    src = (
+        "# a header comment\n\nimport torch\nfrom torch import nn; import numpy as np\n\n"
+        "model = nn.Linear(2, 2)\n\n\n@torch.enable_grad()\n# between\ndef f():\n"
+        "    kept = []\n    for x in [torch.ones(1, 2)]:\n        kept.append(model(x))  # 训练😀\n"
+        "    return np.array(model(torch.ones(1, 2)))\n"
+    )
+    fast = engine.analyze(src).findings
+    whole_module(monkeypatch)
+    assert fast == engine.analyze(src).findings and len(fast) == 2
