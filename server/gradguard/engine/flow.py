@@ -77,6 +77,7 @@ class FunctionInfo:
     analyses: int = 0
     in_progress: bool = False
     returns: Value = UNKNOWN
+    returned: bool = False  # a `return` with a value was seen in the current analysis
     callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
     dirty: bool = False
     call_modes: set = field(default_factory=set)
@@ -153,6 +154,12 @@ def _literal_key(node: cst.Subscript) -> Optional[str]:
         if isinstance(value, cst.SimpleString):
             return value.evaluated_value
     return None
+
+
+def reduces_to_scalar(call: cst.Call) -> bool:
+    """A loss call (or constructor) without `reduction="none"`."""
+    red = keyword(call, "reduction")
+    return not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
 
 
 def literal_bool(node: cst.BaseExpression) -> Optional[bool]:
@@ -337,8 +344,8 @@ class FlowAnalysis:
                 v = self._eval(s.value)
                 fn = self.function
                 if fn is not None:
-                    fn.returns = v if fn.returns is UNKNOWN and not getattr(fn, "_returned", False) else merge(fn.returns, v)
-                    fn._returned = True
+                    fn.returns = merge(fn.returns, v) if fn.returned else v
+                    fn.returned = True
         elif t in (cst.Import, cst.ImportFrom):
             self._import(s)
         elif t is cst.Del:
@@ -660,7 +667,7 @@ class FlowAnalysis:
         fn.in_progress = True
         old_returns = fn.returns
         fn.returns = UNKNOWN
-        fn._returned = False
+        fn.returned = False
         try:
             self._block(fn.node.body)
             for inner in [f for f in self.functions if f.scope is scope and f.analyses == 0]:
@@ -669,7 +676,7 @@ class FlowAnalysis:
             fn.in_progress = False
             self.frame = outer
             self.top = outer_top
-        if not fn._returned:
+        if not fn.returned:
             fn.returns = NUMBER  # falls off the end: None
         if (old_returns.kind, old_returns.grad) != (fn.returns.kind, fn.returns.grad) and fn.analyses > 1:
             for caller in fn.callers:
@@ -766,12 +773,11 @@ class FlowAnalysis:
             hook(s)
 
     def token_of(self, expr: cst.BaseExpression) -> object:
-        where = None
         if isinstance(expr, cst.Name):
             return self.lookup(expr.value)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             return ("attr", self.function.cls if self.function else None, expr.attr.value)
-        return where
+        return None
 
     def _add_item(self, container: cst.BaseExpression, v: Value, key: Optional[str] = None) -> None:
         """`c.append(v)`, `c[k] = v`: c now holds v (and v's graph)."""
@@ -1224,10 +1230,7 @@ class FlowAnalysis:
         vals = [v for _, v in args]
         if m.loss:
             g, why, origins = join_grad(vals) if vals else (Grad.UNKNOWN, None, frozenset())
-            red = keyword(node, "reduction")
-            scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
-            if m.cls is not None and isinstance(m.cls, dict):
-                scalar = scalar and m.cls.get("scalar", True)
+            scalar = m.scalar and reduces_to_scalar(node)  # nn.MSELoss(reduction="none") stays per element
             if g is Grad.YES:
                 why = Evidence(node, f"from `{self._short(node)}`")
             return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar,
@@ -1390,8 +1393,7 @@ class FlowAnalysis:
             g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
             scalar = False
             if last in K.FUNCTIONAL_LOSSES:
-                red = keyword(node, "reduction")
-                scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
+                scalar = reduces_to_scalar(node)
                 if g is Grad.YES:
                     why = Evidence(node, f"from `{self._short(node)}`")
             if last == "one_hot":
@@ -1428,9 +1430,8 @@ class FlowAnalysis:
                 return Value(kind=Kind.TENSOR, grad=Grad.NO)
             return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`nn.Parameter`"))
         if last.endswith("Loss"):
-            red = keyword(node, "reduction")
-            scalar = not (red is not None and isinstance(red.value, cst.SimpleString) and "none" in red.value.value)
-            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, cls={"scalar": scalar})
+            # `scalar` of a loss module: whether its calls reduce to one number
+            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, scalar=reduces_to_scalar(node))
         if last in K.PARAMETERLESS_MODULES:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False)
         if last in K.MODULE_CONTAINERS:

@@ -109,8 +109,6 @@ class NeedlessClone(Rule):
             recv = self.flow.value(func.value)
             if K.is_inplace_method(func.attr.value) or recv.kind is not Kind.TENSOR:
                 self._taint(func.value)  # written in place, or a method we cannot vouch for
-            elif func.attr.value in ("append", "extend", "insert", "add"):
-                pass
         if not self._pure(node):
             for arg in node.args:
                 self._taint(arg.value)
