@@ -55,7 +55,7 @@ async def test_invalid_settings_are_named_and_defaults_used(client: Client, tmp_
         "using the default; "
         "invalid setting `gradguard.copyOrder`: expected one of 'clone-detach', 'detach-clone', got 'sideways'; "
         "using the default; "
-        "unknown setting `gradguard.bogus` (known: enable, debounceMs, select, ignore, severity, strict, copyOrder); "
+        "unknown setting `gradguard.bogus` (known: enable, debounceMs, types, interpreter, select, ignore, severity, strict, copyOrder); "
         "invalid setting `gradguard.severity`: GG101: expected one of error, warning, info, got 'loud'; "
         "using the default"
     )

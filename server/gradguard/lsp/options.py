@@ -24,6 +24,8 @@ DEFAULT_DEBOUNCE_MS = 300
 class Options:
     enable: bool = True
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
+    types: bool = True  # the jedi type layer refines diagnostics and hovers
+    interpreter: Optional[str] = None  # the Python whose packages jedi reads; None: the server's
     # Engine settings the editor set explicitly (field name -> value); the rest
     # come from the project (see `project_settings`).
     engine: dict[str, Any] = field(default_factory=dict)
@@ -83,6 +85,12 @@ def _copy_order(value):
     return value
 
 
+def _interpreter(value):
+    if not isinstance(value, str) or not value.strip():
+        raise Problem(f"expected the path of a Python interpreter, got {value!r}")
+    return value.strip()
+
+
 def _debounce(value):
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 60_000:
         raise Problem(f"expected a number of milliseconds from 0 to 60000, got {value!r}")
@@ -93,6 +101,8 @@ def _debounce(value):
 _KEYS: dict[str, tuple[str, str, Callable[[Any], Any]]] = {
     "enable": ("server", "enable", _bool),
     "debounceMs": ("server", "debounce_ms", _debounce),
+    "types": ("server", "types", _bool),
+    "interpreter": ("server", "interpreter", _interpreter),
     "select": ("engine", "select", _codes),
     "ignore": ("engine", "ignore", _codes),
     "severity": ("engine", "severity", _severities),
