@@ -21,13 +21,16 @@ from itertools import repeat
 
 import click
 
-from gradguard import __version__, render
+from gradguard import __version__, cache, notebooks, render, sarif
+from gradguard.cells import CellMap
+from gradguard.config import PYPROJECT, ConfigError, Resolver
 from gradguard.discovery import Discovered, discover
 from gradguard.docs import rule_markdown
 from gradguard.engine import analyze
 from gradguard.engine.fixes import chosen_fix, fix_source
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
+from gradguard.progress import Progress
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -40,7 +43,7 @@ EXIT_ERROR = 2
 class Job:
     """What to do with every file; sent to each worker once per chunk, so keep it small."""
 
-    settings: Settings
+    settings: Settings = Settings()  # for a path given without its own settings
     mode: str = "check"  # "check" | "fix" (write) | "diff" (print, never write)
     unsafe: bool = False
     want_source: bool = False  # code frames need the text the findings point into
@@ -62,60 +65,143 @@ class FileResult:
     internal_errors: list[str] = field(default_factory=list)
     fixed: int = 0
     diff: str = ""
+    cells: CellMap | None = None  # a notebook: where its code cells are in the findings' program
+    cell_sources: dict[int, str] | None = None  # a notebook's code cells by number, for code frames
+    digest: str | None = None  # SHA-256 of the bytes the result describes, when it is worth caching
 
 
-def check_file(path: str, job: Job) -> FileResult:
+def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
     """Read, analyse and maybe fix one file; never raises, so one bad file cannot stop the run."""
+    path, settings = (task, job.settings) if isinstance(task, str) else task
     try:
-        return _check_file(path, job)
+        if path.endswith(notebooks.SUFFIX):
+            return _check_notebook(path, settings, job)
+        return _check_file(path, settings, job)
     except Exception as e:  # an engine bug must not hide the other files' results
         return FileResult(path, error=FileError(f"internal error: {type(e).__name__}: {e}"))
 
 
-def _check_file(path: str, job: Job) -> FileResult:
+def _read(path: str) -> tuple[bytes, str, bool] | FileResult:
+    """(bytes, text, had a BOM), or the result that says why the file cannot be read."""
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         return FileResult(path, error=FileError(e.strerror or str(e)))
     bom = data.startswith(BOM)
-    if bom:
-        data = data[len(BOM) :]
+    body = data[len(BOM) :] if bom else data
     try:
-        text = data.decode("utf-8")  # bytes.decode keeps "\r\n" and "\r" as they are
+        return data, body.decode("utf-8"), bom  # bytes.decode keeps "\r\n" and "\r" as they are
     except UnicodeDecodeError as e:
-        return FileResult(path, error=FileError(_decode_problem(data, e)))
+        return FileResult(path, error=FileError(_decode_problem(body, e)), digest=cache.content_hash(data))
 
-    analysis = analyze(text, job.settings)
+
+def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
+    read = _read(path)
+    if isinstance(read, FileResult):
+        return read
+    data, text, bom = read
+    digest = cache.content_hash(data)
+    analysis = analyze(text, settings)
     if analysis.error is not None:
         err = analysis.error
-        return FileResult(path, error=FileError(f"SyntaxError: {err.message}", err.line, err.column))
+        return FileResult(path, error=FileError(f"SyntaxError: {err.message}", err.line, err.column), digest=digest)
     result = FileResult(
-        path, analysis.findings, text if job.want_source else None, internal_errors=list(analysis.internal_errors)
+        path,
+        analysis.findings,
+        text if job.want_source else None,
+        internal_errors=list(analysis.internal_errors),
+        digest=None if analysis.internal_errors else digest,
     )
     if job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
 
     try:
-        fixed = fix_source(text, job.settings, unsafe=job.unsafe, analysis=analysis)
+        fixed = fix_source(text, settings, unsafe=job.unsafe, analysis=analysis)
     except Exception as e:  # report the findings unfixed rather than lose them
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
+        result.digest = None
         return result
     if fixed.source == text:
         return result
     if job.mode == "diff":
         result.diff = render.unified_diff(path, text, fixed.source)
         result.fixed = fixed.fixed
+        result.digest = None  # what it found is not what is left after the fixes
         return result
+    new_data = (BOM if bom else b"") + fixed.source.encode("utf-8")
     try:
-        write_atomic(path, (BOM if bom else b"") + fixed.source.encode("utf-8"))
+        write_atomic(path, new_data)
     except OSError as e:
         result.error = FileError(f"cannot write fixes: {e.strerror or e}")
+        result.digest = None
         return result
     result.findings = fixed.remaining
     result.source = fixed.source if job.want_source else None
     result.fixed = fixed.fixed
+    result.digest = cache.content_hash(new_data)
     return result
+
+
+def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
+    read = _read(path)
+    if isinstance(read, FileResult):
+        return read
+    data, text, _ = read
+    digest = cache.content_hash(data)
+    try:
+        nb = notebooks.read(text)
+    except notebooks.NotebookError as e:
+        return FileResult(path, error=FileError(str(e)), digest=digest)
+    result, analysis = _analyse_notebook(path, nb, settings, job, digest)
+    if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in result.findings):
+        return result
+    try:
+        fixed = fix_source(nb.program.source, settings, unsafe=job.unsafe, analysis=analysis)
+        changes = notebooks.split_fixed(nb, fixed.source) if fixed.source != nb.program.source else {}
+    except Exception as e:  # report the findings unfixed rather than lose them
+        result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
+        result.digest = None
+        return result
+    if changes is None:
+        result.internal_errors.append("fixes not applied: a fix spans two cells or rewrites a magic")
+        result.digest = None
+        return result
+    if not changes:
+        return result
+    new_text = notebooks.rewrite(text, changes)
+    if job.mode == "diff":
+        result.diff = render.unified_diff(path, text, new_text)
+        result.fixed = fixed.fixed
+        result.digest = None
+        return result
+    new_data = new_text.encode("utf-8")
+    try:
+        write_atomic(path, new_data)
+    except OSError as e:
+        result.error = FileError(f"cannot write fixes: {e.strerror or e}")
+        result.digest = None
+        return result
+    after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
+    after.fixed = fixed.fixed
+    return after
+
+
+def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job: Job, digest: str):
+    cells = nb.cell_map
+    analysis = analyze(nb.program.source, settings, line_label=cells.label)
+    if analysis.error is not None:
+        err = analysis.error
+        number, line = cells.locate(err.line)
+        message = f"SyntaxError in cell {number}, line {line}: {err.message}"
+        return FileResult(path, error=FileError(message), digest=digest), analysis
+    sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
+    internal = list(analysis.internal_errors)
+    result = FileResult(
+        path, analysis.findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
+        digest=None if internal else digest,
+    )
+    return result, analysis
 
 
 def _decode_problem(data: bytes, e: UnicodeDecodeError) -> str:
@@ -148,16 +234,16 @@ def write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def check_files(paths: list[str], job: Job, jobs: int) -> Iterator[FileResult]:
-    """Results in the order of `paths`, however many processes do the work."""
-    workers = min(jobs, len(paths))
+def check_files(tasks: list, job: Job, jobs: int) -> Iterator[FileResult]:
+    """Results in the order of `tasks` (paths, or (path, settings)), however many processes do the work."""
+    workers = min(jobs, len(tasks))
     if workers <= 1:
-        yield from (check_file(p, job) for p in paths)
+        yield from (check_file(t, job) for t in tasks)
         return
-    chunksize = max(1, len(paths) // (workers * 4))
+    chunksize = max(1, len(tasks) // (workers * 4))
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
     try:
-        yield from pool.map(check_file, paths, repeat(job), chunksize=chunksize)
+        yield from pool.map(check_file, tasks, repeat(job), chunksize=chunksize)
     finally:
         pool.shutdown(cancel_futures=True)
 
@@ -165,6 +251,63 @@ def check_files(paths: list[str], job: Job, jobs: int) -> Iterator[FileResult]:
 def _ignore_interrupts() -> None:
     # Ctrl-C is the parent's to handle: one message, not a traceback per worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+# ---------------------------------------------------------------- the cache around the workers
+def _cached(path: str, payload: list, job: Job) -> FileResult | None:
+    """A cached result rebuilt, or None when the job needs the file itself (fixes to make)."""
+    findings = [cache.finding_from(d) for d in payload[0]]
+    if job.mode != "check" and any(chosen_fix(f, job.unsafe) for f in findings):
+        return None  # --fix and --diff work from the file as it is now, never from the cache
+    error = FileError(*payload[1]) if payload[1] is not None else None
+    cells = CellMap(tuple(payload[2][0]), tuple(payload[2][1])) if payload[2] is not None else None
+    result = FileResult(path, findings, error=error, cells=cells)
+    if job.want_source and findings:
+        read = _read(path)
+        if isinstance(read, FileResult):
+            return None
+        if cells is None:
+            result.source = read[1]
+        else:
+            nb = notebooks.read(read[1])
+            result.cell_sources = dict(zip(nb.cell_map.numbers, nb.sources))
+    return result
+
+
+def _payload(result: FileResult) -> list:
+    error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
+    cells = None if result.cells is None else [list(result.cells.numbers), list(result.cells.starts)]
+    return [[cache.finding_data(f) for f in result.findings], error, cells]
+
+
+def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, jobs: int) -> Iterator[FileResult]:
+    """check_files with the cache: hits come from it, the rest from the workers, all in order."""
+    keys = {}
+    hits: dict[int, FileResult] = {}
+    for i, (path, settings, store) in enumerate(tasks):
+        if store is None:
+            continue
+        try:
+            with open(path, "rb") as f:
+                digest = cache.content_hash(f.read())
+        except OSError:
+            continue
+        keys[i] = cache.settings_hash(settings)
+        payload = store.get(path, digest, keys[i])
+        if payload is not None:
+            hit = _cached(path, payload, job)
+            if hit is not None:
+                hits[i] = hit
+    misses = [(path, settings) for i, (path, settings, _) in enumerate(tasks) if i not in hits]
+    computed = check_files(misses, job, jobs)
+    for i, (path, settings, store) in enumerate(tasks):
+        if i in hits:
+            yield hits[i]
+            continue
+        result = next(computed)
+        if store is not None and result.digest is not None:
+            store.put(path, result.digest, keys.get(i) or cache.settings_hash(settings), _payload(result))
+        yield result
 
 
 # ---------------------------------------------------------------- options
@@ -190,38 +333,84 @@ def _jobs_default() -> int:
     return os.cpu_count() or 1
 
 
+def _config_failed(e: ConfigError) -> None:
+    err = render.Palette(_use_color(sys.stderr))
+    click.echo(render.file_error(_shown(e.path), f"`{e.key}`: {e.problem}" if e.key else e.problem, style=err), err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _shown(path: str) -> str:
+    """A path as the user would type it from here."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+FORMATS = ["text", "concise", "json", "sarif", "github"]
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="gradguard", message="%(prog)s %(version)s")
 def main() -> None:
     """GradGuard: catches PyTorch's quiet autograd and storage mistakes."""
 
 
+def _selection_options(f):
+    """The flags that override the configuration file (check and config share them)."""
+    options = [
+        click.option(
+            "--select",
+            multiple=True,
+            callback=_codes,
+            metavar="CODES",
+            help="Only these rule codes or prefixes (comma-separated; repeatable); replaces the file's selection.",
+        ),
+        click.option(
+            "--extend-select",
+            multiple=True,
+            callback=_codes,
+            metavar="CODES",
+            help="Add these rule codes or prefixes to the selection.",
+        ),
+        click.option(
+            "--ignore",
+            multiple=True,
+            callback=_codes,
+            metavar="CODES",
+            help="Skip these rule codes or prefixes; the longest matching prefix wins.",
+        ),
+        click.option(
+            "--copy-order",
+            type=click.Choice(COPY_ORDERS),
+            default=None,
+            help="Method order of the copies fixes make. [default: clone-detach]",
+        ),
+        click.option("--strict/--no-strict", default=None, help="Report likely (not only proven) problems."),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _overrides(select, extend_select, ignore, copy_order, strict) -> dict:
+    return {
+        "select": select,
+        "extend_select": extend_select,
+        "ignore": ignore,
+        "copy_order": copy_order,
+        "strict": strict,
+    }
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option(
-    "--select",
-    multiple=True,
-    callback=_codes,
-    metavar="CODES",
-    help="Only these rule codes or prefixes (comma-separated; repeatable). Default: all.",
-)
-@click.option(
-    "--ignore",
-    multiple=True,
-    callback=_codes,
-    metavar="CODES",
-    help="Skip these rule codes or prefixes; the longest matching prefix wins.",
-)
+@click.option("--output-format", type=click.Choice(FORMATS), default="text", show_default=True)
+@_selection_options
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (or count) unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff instead of writing them.")
-@click.option(
-    "--copy-order",
-    type=click.Choice(COPY_ORDERS),
-    default=None,
-    help="Method order of the copies fixes make. [default: clone-detach]",
-)
+@click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of each finding.")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write .gradguard_cache/.")
+@click.option("--force-exclude", is_flag=True, help="Apply `exclude` to files named on the command line too.")
 @click.option(
     "--jobs",
     "-j",
@@ -234,86 +423,176 @@ def check(
     paths: tuple[str, ...],
     output_format: str,
     select: tuple[str, ...],
+    extend_select: tuple[str, ...],
     ignore: tuple[str, ...],
+    copy_order: str | None,
+    strict: bool | None,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
-    copy_order: str | None,
+    statistics: bool,
+    no_cache: bool,
+    force_exclude: bool,
     jobs: int,
 ) -> None:
-    """Check PATHS (files, or directories searched for *.py; default: .)."""
-    options = {"select": select} if select else {}
-    if copy_order:
-        options["copy_order"] = copy_order
-    settings = Settings(ignore=ignore, **options)
-    terminal = output_format == "text" and not diff and sys.stdout.isatty()
+    """Check PATHS (files, or directories searched for *.py and *.ipynb; default: .)."""
+    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict))
+    framed = output_format == "text" and not diff and not statistics and sys.stdout.isatty()
     mode = "diff" if diff else "fix" if fix else "check"
-    job = Job(settings, mode, unsafe_fixes, want_source=terminal)
+    job = Job(mode=mode, unsafe=unsafe_fixes, want_source=framed)
     out = render.Palette(_use_color(sys.stdout))
     err = render.Palette(_use_color(sys.stderr))
 
-    found = discover(paths or ["."])
+    try:
+        found = discover(paths or ["."], resolver, force_exclude=force_exclude)
+        tasks = []
+        stores: dict[str, cache.Cache] = {}
+        for path in found.files:
+            config = resolver.for_path(path)
+            store = None
+            if not no_cache:
+                store = stores.get(config.root) or stores.setdefault(config.root, cache.Cache(config.root))
+            tasks.append((path, config.settings_for(path), store))
+    except ConfigError as e:
+        _config_failed(e)
     for path, reason in found.errors:
         click.echo(render.file_error(path, reason, style=err), err=True)
     if not found.files:
-        if output_format == "json" and not diff:
-            click.echo(render.json_report([]))
+        if output_format in ("json", "sarif") and not diff:
+            click.echo(_empty_report(output_format, statistics))
         if not found.errors:
             click.echo(render.warning("No Python files found under the given paths.", err), err=True)
         sys.exit(EXIT_ERROR if found.errors else 0)
 
+    progress = Progress(len(tasks)) if mode != "diff" else Progress(0, enabled=False)
     try:
-        _report(found, job, jobs, output_format, out, err)
+        _report(found, tasks, job, jobs, output_format, statistics, out, err, progress)
     except KeyboardInterrupt:
+        progress.clear()
         click.echo("Interrupted.", err=True)
         sys.exit(130)
+    finally:
+        for store in stores.values():
+            store.save()
+
+
+def _empty_report(output_format: str, statistics: bool) -> str:
+    if output_format == "sarif":
+        return sarif.report([])
+    return render.statistics_json([]) if statistics else render.json_report([])
 
 
 def _report(
-    found: Discovered, job: Job, jobs: int, output_format: str, out: render.Palette, err: render.Palette
+    found: Discovered,
+    tasks: list,
+    job: Job,
+    jobs: int,
+    output_format: str,
+    statistics: bool,
+    out: render.Palette,
+    err: render.Palette,
+    progress: Progress,
 ) -> None:
     """Check the files, print as results arrive (in path order), then sum up and exit."""
     mode = job.mode
-    terminal = job.want_source
     findings: list[Finding] = []
     as_json: list[dict] = []
+    as_sarif: list = []
     failed = fixed = diffs = 0
-    for result in check_files(found.files, job, jobs):
+    streaming = not statistics and output_format in ("text", "concise", "github")
+
+    def echo(text: str, **kwargs) -> None:
+        progress.clear()
+        click.echo(text, **kwargs)
+
+    for result in run_tasks(tasks, job, jobs):
+        progress.advance()
         for message in result.internal_errors:
-            click.echo(
-                render.file_error(result.path, f"internal error: {message}", level="warning", style=err), err=True
-            )
+            echo(render.file_error(result.path, f"internal error: {message}", level="warning", style=err), err=True)
         if result.error is not None:
             failed += 1
             e = result.error
-            click.echo(render.file_error(result.path, e.message, e.line, e.column, style=err), err=True)
+            echo(render.file_error(result.path, e.message, e.line, e.column, style=err), err=True)
         fixed += result.fixed
         if mode == "diff":
             if result.diff:
                 diffs += 1
-                click.echo(result.diff, nl=False)
+                echo(result.diff, nl=False)
             continue
         findings.extend(result.findings)
-        if output_format == "json":
-            as_json.extend(render.finding_json(result.path, f) for f in result.findings)
-            continue
         for finding in result.findings:
-            click.echo(render.finding_line(result.path, finding, out))
-            if terminal and result.source is not None:
-                click.echo("\n".join(render.code_frame(result.source, finding, out)) + "\n")
+            cell, shown, where = None, finding, None
+            if result.cells is not None:
+                cell, shown, where = render.in_cells(finding, result.cells)
+            if statistics:
+                continue
+            if output_format == "json":
+                as_json.append(render.finding_json(result.path, shown, cell, where))
+            elif output_format == "sarif":
+                as_sarif.append((result.path, shown, cell))
+            elif output_format == "github":
+                echo(render.github_annotation(result.path, shown, cell))
+            else:
+                echo(render.finding_line(result.path, shown, out, cell))
+                if job.want_source:
+                    echo("\n".join(_frame(result, shown, cell, out)) + "\n")
+        if streaming:
+            progress.draw()
+    progress.clear()
 
+    outcome = EXIT_FINDINGS if findings else 0
     if mode == "diff":
         click.echo(f"Would fix {render.plural(fixed, 'finding')}." if fixed else "No fixes available.", err=True)
         outcome = EXIT_FINDINGS if diffs else 0
-    else:
+    elif statistics:
+        rows = render.statistics(findings, job.unsafe)
+        if output_format in ("json", "sarif"):
+            click.echo(render.statistics_json(rows))
+        else:
+            lines = render.statistics_lines(rows)
+            click.echo("\n".join([*lines, *render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)]))
+    elif output_format in ("json", "sarif", "github"):
         if output_format == "json":
             click.echo(render.json_report(as_json))
-            if fixed:
-                click.echo(f"Fixed {render.plural(fixed, 'finding')}.", err=True)
-        else:
-            click.echo("\n".join(render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)))
-        outcome = EXIT_FINDINGS if findings else 0
+        elif output_format == "sarif":
+            click.echo(sarif.report(as_sarif))
+        if fixed:
+            click.echo(f"Fixed {render.plural(fixed, 'finding')}.", err=True)
+    else:
+        click.echo("\n".join(render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)))
     sys.exit(EXIT_ERROR if failed or found.errors else outcome)
+
+
+def _frame(result: FileResult, finding: Finding, cell: int | None, style: render.Palette) -> list[str]:
+    if cell is None:
+        return render.code_frame(result.source or "", finding, style)
+    source = (result.cell_sources or {}).get(cell, "")
+    return render.code_frame(source, finding, style, line_label=result.cells.label)
+
+
+@main.command(name="config")
+@click.argument("path", required=False, default=".", type=click.Path())
+@_selection_options
+def show_config(
+    path: str,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    copy_order: str | None,
+    strict: bool | None,
+) -> None:
+    """Print the configuration that applies to PATH (a file or directory; default: .)."""
+    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict))
+    try:
+        config = resolver.for_path(path)
+    except ConfigError as e:
+        _config_failed(e)
+    file = None if os.path.isdir(path) else os.path.normpath(path)
+    source = "defaults (no gradguard.toml or [tool.gradguard] found)"
+    if config.path is not None:
+        source = _shown(config.path) + (" [tool.gradguard]" if config.path.endswith(PYPROJECT) else "")
+    click.echo(f"# {source}")
+    click.echo("\n".join(config.describe(file)))
 
 
 @main.command()

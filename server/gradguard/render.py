@@ -1,4 +1,5 @@
-"""How the CLI shows findings: ruff-style text lines, code frames, summaries, JSON and diffs.
+"""How the CLI shows findings: ruff-style text lines, code frames, summaries, JSON,
+GitHub annotations, statistics and diffs (SARIF is `gradguard.sarif`).
 
 JSON output (`gradguard check --output-format json`) is one array, in the order
 of the text output (files sorted, findings by position). Lines and columns are
@@ -30,22 +31,29 @@ of the text output (files sorted, findings by position). Lines and columns are
       }
     ]
 
+In a notebook, a finding also has `"cell"` (the 1-based position of its cell
+among all the notebook's cells) and its lines count from that cell's first line;
+so do its related places' and edits' (each with its own `"cell"`).
+
 Keys may be added in later versions; none will be removed or change meaning.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import click
 
+from gradguard.cells import CellMap
 from gradguard.engine.fixes import chosen_fix
-from gradguard.findings import Finding, Range, Safety, Severity
+from gradguard.findings import Finding, Position, Range, Safety, Severity
 
 CONTEXT_LINES = 2  # source lines shown before and after a finding's range
 MAX_RANGE_LINES = 6  # longer ranges show their first and last lines only
@@ -71,12 +79,45 @@ class Palette:
 PLAIN = Palette()
 
 
+# ---------------------------------------------------------------- notebooks
+def _in_cell(rng: Range, cells: CellMap) -> tuple[int, Range]:
+    """A program range in its start's cell; an end in a later cell collapses onto the start."""
+    number, line = cells.locate(rng.start.line)
+    offset = rng.start.line - line
+    end_number, _ = cells.locate(rng.end.line)
+    end = Position(rng.end.line - offset, rng.end.column) if end_number == number else Position(line, rng.start.column)
+    return number, Range(Position(line, rng.start.column), end)
+
+
+def in_cells(finding: Finding, cells: CellMap) -> tuple[int, Finding, dict]:
+    """The finding in its cell's coordinates: (cell number, finding, the cell of each moved range)."""
+    where: dict = {}
+
+    def move(rng: Range) -> Range:
+        number, moved = _in_cell(rng, cells)
+        where[id(moved)] = number
+        return moved
+
+    number, rng = _in_cell(finding.range, cells)
+    moved = dataclasses.replace(
+        finding,
+        range=rng,
+        related=tuple(dataclasses.replace(r, range=move(r.range)) for r in finding.related),
+        fixes=tuple(
+            dataclasses.replace(f, edits=tuple(dataclasses.replace(e, range=move(e.range)) for e in f.edits))
+            for f in finding.fixes
+        ),
+    )
+    return number, moved, where
+
+
 # ---------------------------------------------------------------- text
-def finding_line(path: str, finding: Finding, style: Palette = PLAIN) -> str:
-    """`path:line:col: CODE message`, column 1-based."""
+def finding_line(path: str, finding: Finding, style: Palette = PLAIN, cell: int | None = None) -> str:
+    """`path:line:col: CODE message` (`path:cell 3:line:col: ...` in a notebook), column 1-based."""
     start = finding.range.start
+    where = path if cell is None else f"{path}:cell {cell}"
     return (
-        f"{style(path, bold=True)}:{start.line}:{start.column + 1}: "
+        f"{style(where, bold=True)}:{start.line}:{start.column + 1}: "
         f"{style.severity(finding.code, finding.severity)} {finding.message}"
     )
 
@@ -100,8 +141,11 @@ def warning(message: str, style: Palette = PLAIN) -> str:
     return f"{style('warning', fg='yellow', bold=True)}: {message}"
 
 
-def code_frame(source: str, finding: Finding, style: Palette = PLAIN) -> list[str]:
-    """The finding's source lines with a little context, carets under its range, and its fix."""
+def code_frame(
+    source: str, finding: Finding, style: Palette = PLAIN, line_label: Callable[[int], object] = lambda n: n
+) -> list[str]:
+    """The finding's source lines with a little context, carets under its range, and its fix.
+    `line_label` names a related place's line (`4 of cell 2` in a notebook)."""
     lines = LINE_BREAK.split(source)
     rng = finding.range
     first, last = rng.start.line, min(rng.end.line, len(lines))
@@ -124,7 +168,7 @@ def code_frame(source: str, finding: Finding, style: Palette = PLAIN) -> list[st
             out.append(f"{' ' * width} {bar} {' ' * start}{style.severity(carets, finding.severity)}")
     out.append(f"{' ' * width} {bar}")
     for related in finding.related:
-        out.append(f"{' ' * width} = {style('note', bold=True)}: {related.message} (line {related.range.start.line})")
+        out.append(f"{' ' * width} = {style('note', bold=True)}: {related.message} (line {line_label(related.range.start.line)})")
     if finding.fixes:
         fix = finding.fixes[0]
         unsafe = " (unsafe)" if fix.safety is Safety.UNSAFE else ""
@@ -224,21 +268,27 @@ def _span(rng: Range) -> dict:
     }
 
 
-def finding_json(path: str, finding: Finding) -> dict:
-    """One finding in the schema of this module's docstring."""
+def finding_json(path: str, finding: Finding, cell: int | None = None, cells: dict | None = None) -> dict:
+    """One finding in the schema of this module's docstring; `cell` and `cells` (the cell of
+    each related place and edit, from `in_cells`) for a notebook."""
+
+    def where(rng: Range) -> dict:
+        return {"cell": cells[id(rng)], **_span(rng)} if cells is not None else _span(rng)
+
     return {
         "code": finding.code,
         "name": finding.name,
         "severity": finding.severity.value,
         "path": path,
+        **({"cell": cell} if cell is not None else {}),
         **_span(finding.range),
         "message": finding.message,
-        "related": [{**_span(r.range), "message": r.message} for r in finding.related],
+        "related": [{**where(r.range), "message": r.message} for r in finding.related],
         "fixes": [
             {
                 "title": fix.title,
                 "safety": fix.safety.value,
-                "edits": [{**_span(e.range), "new_text": e.new_text} for e in fix.edits],
+                "edits": [{**where(e.range), "new_text": e.new_text} for e in fix.edits],
             }
             for fix in finding.fixes
         ],
@@ -248,6 +298,62 @@ def finding_json(path: str, finding: Finding) -> dict:
 def json_report(items: Iterable[dict]) -> str:
     # ASCII-only, so the output is valid under any locale's stdout encoding.
     return json.dumps(list(items), indent=2)
+
+
+# ---------------------------------------------------------------- GitHub Actions
+GITHUB_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(path: str, finding: Finding, cell: int | None = None) -> str:
+    """A workflow command that annotates the finding's lines in the pull request.
+    A notebook's lines are in its cells, not its JSON: the annotation names the file,
+    and the message the cell and line."""
+    rng = finding.range
+    props = [f"file={_escape_property(path)}"]
+    message = finding.message
+    if cell is None:
+        props += [
+            f"line={rng.start.line}",
+            f"col={rng.start.column + 1}",
+            f"endLine={rng.end.line}",
+            f"endColumn={rng.end.column + 1}",
+        ]
+    else:
+        message = f"cell {cell}, line {rng.start.line}: {message}"
+    props.append(f"title={_escape_property(f'{finding.code} {finding.name}')}")
+    return f"::{GITHUB_LEVELS[finding.severity]} {','.join(props)}::{_escape_data(message)}"
+
+
+# ---------------------------------------------------------------- statistics
+def statistics(findings: list[Finding], unsafe: bool) -> list[tuple[int, str, str, bool]]:
+    """(count, code, name, fixable) per rule, most frequent first."""
+    counts = Counter((f.code, f.name) for f in findings)
+    fixable = {f.code for f in findings if chosen_fix(f, unsafe) is not None}
+    rows = [(n, code, name, code in fixable) for (code, name), n in counts.items()]
+    return sorted(rows, key=lambda row: (-row[0], row[1]))
+
+
+def statistics_lines(rows: list[tuple[int, str, str, bool]]) -> list[str]:
+    """`12  GG101  [*] graph-kept-across-iterations`, counts right-aligned; [*]: fixable with --fix."""
+    width = max((len(str(n)) for n, *_ in rows), default=1)
+    any_fixable = any(fixable for *_, fixable in rows)
+    out = []
+    for n, code, name, fixable in rows:
+        mark = ("[*] " if fixable else "[ ] ") if any_fixable else ""
+        out.append(f"{str(n).rjust(width)}  {code}  {mark}{name}")
+    return out
+
+
+def statistics_json(rows: list[tuple[int, str, str, bool]]) -> str:
+    return json.dumps([{"code": c, "name": name, "count": n, "fixable": f} for n, c, name, f in rows], indent=2)
 
 
 # ---------------------------------------------------------------- diffs

@@ -149,7 +149,11 @@ def test_fix_through_a_symlink_keeps_the_link(gradguard, write, tmp_path):
 def test_fix_leaves_no_temporary_files(gradguard, write, tmp_path):
     write("bad.py", BAD.code)
     gradguard("check", "--fix", "bad.py")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gradguard_cache", "bad.py"]
+    gradguard("check", "--fix", "--no-cache", "bad.py")
+    (tmp_path / ".gradguard_cache").rename(tmp_path / "kept")  # --no-cache writes none
+    gradguard("check", "--fix", "--no-cache", "bad.py")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.py", "kept"]
 
 
 def test_fix_skips_a_file_that_does_not_parse(gradguard, write):
