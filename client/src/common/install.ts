@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+// Whether GradGuard can run in an interpreter, and installing the wheel the .vsix carries.
+
+export type Check =
+    | { status: 'ok'; version: string }
+    | { status: 'no-interpreter'; detail: string }
+    | { status: 'not-installed'; detail: string };
+
+interface Run {
+    code: number | string | null;
+    stdout: string;
+    stderr: string;
+}
+
+function run(command: string, args: string[], timeoutMs: number): Promise<Run> {
+    return new Promise((resolve) => {
+        execFile(command, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+            const code = err === null ? 0 : ((err as NodeJS.ErrnoException).code ?? (err as { code?: number }).code ?? 1);
+            resolve({ code: code as number | string, stdout: String(stdout), stderr: String(stderr) || (err?.message ?? '') });
+        });
+    });
+}
+
+/** Is `gradguard` importable in this interpreter (and which version)? */
+export async function checkGradGuard(interpreter: string): Promise<Check> {
+    const r = await run(interpreter, ['-c', 'import gradguard; print(gradguard.__version__)'], 60_000);
+    if (r.code === 0) {
+        return { status: 'ok', version: r.stdout.trim() };
+    }
+    if (r.code === 'ENOENT' || r.code === 'EACCES') {
+        return { status: 'no-interpreter', detail: `${interpreter}: ${r.code === 'ENOENT' ? 'not found' : 'not executable'}` };
+    }
+    return { status: 'not-installed', detail: r.stderr.trim() };
+}
+
+/** The GradGuard wheel inside the extension (put there by `npm run package`), if any. */
+export function bundledWheel(extensionPath: string): string | undefined {
+    const dir = path.join(extensionPath, 'bundled');
+    const wheels = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => /^gradguard-.*\.whl$/.test(f)) : [];
+    return wheels.length > 0 ? path.join(dir, wheels.sort()[wheels.length - 1]) : undefined;
+}
+
+export interface InstallResult {
+    ok: boolean;
+    output: string; // pip's stdout and stderr, for the output channel
+}
+
+/** `<interpreter> -m pip install <wheel>`: dependencies come from the package index. */
+export async function installWheel(interpreter: string, wheel: string): Promise<InstallResult> {
+    const r = await run(interpreter, ['-m', 'pip', 'install', '--disable-pip-version-check', wheel], 15 * 60_000);
+    return { ok: r.code === 0, output: [r.stdout.trim(), r.stderr.trim()].filter((s) => s !== '').join('\n') };
+}

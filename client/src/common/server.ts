@@ -1,0 +1,173 @@
+import * as vscode from 'vscode';
+import {
+    DidChangeConfigurationNotification,
+    LanguageClient,
+    LanguageClientOptions,
+    RevealOutputChannelOn,
+    ServerOptions,
+    State,
+} from 'vscode-languageclient/node';
+import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
+import { bundledWheel, checkGradGuard, installWheel } from './install';
+import * as log from './log';
+import { Interpreter, resolveInterpreter } from './python';
+import { configurationMiddleware, primaryResource, serverSettings } from './settings';
+import { Status } from './status';
+
+// Python files and the Python cells of Jupyter notebooks (the server syncs whole notebooks).
+export const DOCUMENT_SELECTOR = [
+    { scheme: 'file', language: 'python' },
+    { scheme: 'untitled', language: 'python' },
+    { notebook: 'jupyter-notebook', language: 'python' },
+];
+
+/** Starts, restarts and stops `<interpreter> -m gradguard lsp`; one start or stop at a time. */
+export class ServerManager implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private queue: Promise<void> = Promise.resolve();
+    interpreter: Interpreter | undefined;
+
+    constructor(
+        private readonly extensionPath: string,
+        private readonly status: Status,
+    ) {}
+
+    restart(): Promise<void> {
+        this.queue = this.queue.then(() => this.stopClient()).then(() => this.start()).catch((e) => this.failed(e));
+        return this.queue;
+    }
+
+    /** Settings changed that the running server can take without a restart. */
+    async settingsChanged(): Promise<void> {
+        if (this.client?.isRunning()) {
+            await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+        }
+    }
+
+    async dispose(): Promise<void> {
+        this.queue = this.queue.then(() => this.stopClient());
+        await this.queue;
+    }
+
+    private async start(): Promise<void> {
+        const resource = primaryResource();
+        const interpreter = await resolveInterpreter(resource);
+        this.interpreter = interpreter;
+        log.info(`Interpreter: ${interpreter.path} (${describeSource(interpreter)})`);
+        this.status.set('checking', interpreter.path);
+
+        const check = await checkGradGuard(interpreter.path);
+        if (check.status === 'no-interpreter') {
+            log.error(`Cannot run the server: ${check.detail}`);
+            this.status.set('no interpreter', interpreter.path, true);
+            void this.reportMissingInterpreter(interpreter.path);
+            return;
+        }
+        if (check.status === 'not-installed') {
+            log.error(`gradguard is not importable in ${interpreter.path}:\n${check.detail}`);
+            this.status.set('not installed', interpreter.path, true);
+            void this.offerInstall(interpreter.path);
+            return;
+        }
+        log.info(`GradGuard ${check.version} in ${interpreter.path}`);
+
+        const serverOptions: ServerOptions = {
+            command: interpreter.path,
+            args: ['-m', 'gradguard', 'lsp'],
+            options: { cwd: resource?.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
+        };
+        const clientOptions: LanguageClientOptions = {
+            documentSelector: DOCUMENT_SELECTOR,
+            outputChannel: log.outputChannel(),
+            traceOutputChannel: log.outputChannel(),
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            initializationOptions: serverSettings(resource, interpreter.path),
+            middleware: { workspace: { configuration: configurationMiddleware(interpreter.path) } },
+        };
+        const client = new LanguageClient(EXTENSION_ID, SERVER_NAME, serverOptions, clientOptions);
+        client.onDidChangeState((e) => {
+            if (e.newState === State.Running) {
+                this.status.set('running', interpreter.path);
+            } else if (e.newState === State.Stopped) {
+                this.status.set('stopped', interpreter.path, true);
+            }
+        });
+        this.client = client;
+        this.status.set('starting', interpreter.path);
+        await client.start();
+    }
+
+    private async stopClient(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client !== undefined) {
+            await client.stop().catch((e) => log.error(`Stopping the server: ${e}`));
+            await client.dispose();
+        }
+    }
+
+    private failed(e: unknown): void {
+        log.error(`The server did not start: ${e instanceof Error ? e.message : String(e)}`);
+        this.status.set('failed', this.interpreter?.path ?? '', true);
+        void vscode.window
+            .showErrorMessage(`GradGuard: the server did not start (${e instanceof Error ? e.message : e}).`, 'Show Output')
+            .then((choice) => choice && log.outputChannel().show());
+    }
+
+    private async reportMissingInterpreter(interpreter: string): Promise<void> {
+        const choice = await vscode.window.showErrorMessage(
+            `GradGuard: the Python interpreter "${interpreter}" was not found. Select one in the Python extension or set gradguard.interpreter.`,
+            'Open Settings',
+            'Show Output',
+        );
+        if (choice === 'Open Settings') {
+            await vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.interpreter`);
+        } else if (choice === 'Show Output') {
+            log.outputChannel().show();
+        }
+    }
+
+    private async offerInstall(interpreter: string): Promise<void> {
+        const wheel = bundledWheel(this.extensionPath);
+        if (wheel === undefined) {
+            await vscode.window.showErrorMessage(
+                `GradGuard is not installed in ${interpreter}, and this copy of the extension carries no wheel: run "${interpreter} -m pip install gradguard".`,
+            );
+            return;
+        }
+        const install = 'Install GradGuard';
+        const choice = await vscode.window.showWarningMessage(
+            `GradGuard is not installed in ${interpreter}. Install it there (pip, with its dependencies from the package index)?`,
+            install,
+        );
+        if (choice !== install) {
+            return;
+        }
+        log.info(`Running ${interpreter} -m pip install ${wheel}`);
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Installing GradGuard in ${interpreter}` },
+            () => installWheel(interpreter, wheel),
+        );
+        if (result.ok) {
+            log.info(result.output);
+            await this.restart();
+            return;
+        }
+        log.error(`pip install failed:\n${result.output}`);
+        const show = await vscode.window.showErrorMessage(`GradGuard: pip could not install GradGuard in ${interpreter}.`, 'Show Output');
+        if (show) {
+            log.outputChannel().show();
+        }
+    }
+}
+
+function describeSource(interpreter: Interpreter): string {
+    switch (interpreter.source) {
+        case 'python-extension':
+            return "the Python extension's selected interpreter";
+        case 'setting':
+            return 'gradguard.interpreter';
+        case 'default':
+            return 'python3 on PATH';
+    }
+}

@@ -1,0 +1,71 @@
+// Real processes: a missing interpreter, one without gradguard, the repo's venv, and a
+// stand-in for pip that records its arguments or fails like pip does.
+import { ROOT } from './vscodeMock';
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { bundledWheel, checkGradGuard, installWheel } from '../common/install';
+
+const venvPython = path.join(ROOT, '.venv', 'bin', 'python');
+
+function fakeInterpreter(script: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gg-fake-python-'));
+    const exe = path.join(dir, 'python');
+    fs.writeFileSync(exe, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    return exe;
+}
+
+test('an interpreter that does not exist', async () => {
+    assert.deepEqual(await checkGradGuard('/nonexistent/bin/python'), {
+        status: 'no-interpreter',
+        detail: '/nonexistent/bin/python: not found',
+    });
+});
+
+test('an interpreter without gradguard: the import error is kept for the output channel', async () => {
+    const python = fakeInterpreter(`echo "ModuleNotFoundError: No module named 'gradguard'" >&2; exit 1`);
+    assert.deepEqual(await checkGradGuard(python), {
+        status: 'not-installed',
+        detail: "ModuleNotFoundError: No module named 'gradguard'",
+    });
+});
+
+test("the repo's venv has gradguard, with its version", { skip: !fs.existsSync(venvPython) }, async () => {
+    const init = fs.readFileSync(path.join(ROOT, 'server', 'gradguard', '__init__.py'), 'utf8');
+    const version = /__version__\s*=\s*"([^"]+)"/.exec(init)![1];
+    assert.deepEqual(await checkGradGuard(venvPython), { status: 'ok', version });
+});
+
+test('install runs the interpreter\'s pip on the wheel', async () => {
+    const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'gg-args-')), 'args');
+    const python = fakeInterpreter(`printf '%s\\n' "$@" > ${log}; echo "Successfully installed gradguard-0.1.0"`);
+    const result = await installWheel(python, '/ext/bundled/gradguard-0.1.0-py3-none-any.whl');
+    assert.deepEqual(result, { ok: true, output: 'Successfully installed gradguard-0.1.0' });
+    assert.deepEqual(fs.readFileSync(log, 'utf8').trim().split('\n'), [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '/ext/bundled/gradguard-0.1.0-py3-none-any.whl',
+    ]);
+});
+
+test("a failed install reports pip's own message", async () => {
+    const python = fakeInterpreter(
+        `echo "ERROR: Could not find a version that satisfies the requirement libcst<1.10,>=1.9" >&2; exit 1`,
+    );
+    assert.deepEqual(await installWheel(python, '/w.whl'), {
+        ok: false,
+        output: 'ERROR: Could not find a version that satisfies the requirement libcst<1.10,>=1.9',
+    });
+});
+
+test('the bundled wheel is found in the extension folder', () => {
+    const ext = fs.mkdtempSync(path.join(os.tmpdir(), 'gg-ext-'));
+    assert.equal(bundledWheel(ext), undefined);
+    fs.mkdirSync(path.join(ext, 'bundled'));
+    fs.writeFileSync(path.join(ext, 'bundled', 'gradguard-0.1.0-py3-none-any.whl'), '');
+    assert.equal(bundledWheel(ext), path.join(ext, 'bundled', 'gradguard-0.1.0-py3-none-any.whl'));
+});
