@@ -535,7 +535,7 @@ def _report(
             else:
                 echo(render.finding_line(result.path, shown, out, cell))
                 if job.want_source:
-                    echo("\n".join(_frame(result, shown, cell, out)) + "\n")
+                    echo("\n".join(_frame(result, shown, cell, where, out)) + "\n")
         if streaming:
             progress.draw()
     progress.clear()
@@ -563,11 +563,12 @@ def _report(
     sys.exit(EXIT_ERROR if failed or found.errors else outcome)
 
 
-def _frame(result: FileResult, finding: Finding, cell: int | None, style: render.Palette) -> list[str]:
+def _frame(result: FileResult, finding: Finding, cell: int | None, where: dict | None, style) -> list[str]:
+    """The code frame; a notebook's shows the finding's cell, and names the cells of its notes."""
     if cell is None:
         return render.code_frame(result.source or "", finding, style)
     source = (result.cell_sources or {}).get(cell, "")
-    return render.code_frame(source, finding, style, line_label=result.cells.label)
+    return render.code_frame(source, finding, style, lambda rng: f"{rng.start.line} of cell {where[id(rng)]}")
 
 
 @main.command(name="config")

@@ -45,6 +45,10 @@ DEFAULT_EXCLUDE = (
 )
 
 
+# The settings of an excluded file: no rules (the language server keeps it so whatever the editor selects).
+EXCLUDED = Settings(select=())
+
+
 class ConfigError(ValueError):
     """A configuration file that cannot be used: `str()` names the file, the key and what is allowed."""
 
@@ -89,7 +93,7 @@ class Config:
         ignore = self.ignore
         if path is not None:
             if honour_exclude and self.is_excluded(path, check_parents=True):
-                return Settings(select=(), strict=self.strict, copy_order=self.copy_order)
+                return EXCLUDED
             for pattern, codes in self.per_file_ignores:
                 if self._matches(pattern, path):
                     ignore += codes
@@ -146,7 +150,7 @@ class Config:
             *(f"{_toml(pattern)} = {_toml(list(codes))}" for pattern, codes in self.per_file_ignores),
         ]
         if path is not None:
-            lines += ["", f"# {path}: " + (", ".join(enabled) if enabled else "no rules (excluded)")]
+            lines += ["", f"# rules enabled for {path}: " + (", ".join(enabled) if enabled else "no rules (excluded)")]
         return lines
 
 

@@ -142,10 +142,10 @@ def warning(message: str, style: Palette = PLAIN) -> str:
 
 
 def code_frame(
-    source: str, finding: Finding, style: Palette = PLAIN, line_label: Callable[[int], object] = lambda n: n
+    source: str, finding: Finding, style: Palette = PLAIN, note_line: Callable[[Range], str] | None = None
 ) -> list[str]:
     """The finding's source lines with a little context, carets under its range, and its fix.
-    `line_label` names a related place's line (`4 of cell 2` in a notebook)."""
+    `note_line` names a related place's line (`4 of cell 2` in a notebook)."""
     lines = LINE_BREAK.split(source)
     rng = finding.range
     first, last = rng.start.line, min(rng.end.line, len(lines))
@@ -168,7 +168,7 @@ def code_frame(
             out.append(f"{' ' * width} {bar} {' ' * start}{style.severity(carets, finding.severity)}")
     out.append(f"{' ' * width} {bar}")
     for related in finding.related:
-        out.append(f"{' ' * width} = {style('note', bold=True)}: {related.message} (line {line_label(related.range.start.line)})")
+        out.append(f"{' ' * width} = {style('note', bold=True)}: {related.message} (line {note_line(related.range) if note_line else related.range.start.line})")
     if finding.fixes:
         fix = finding.fixes[0]
         unsafe = " (unsafe)" if fix.safety is Safety.UNSAFE else ""

@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from gradguard.config import EXCLUDED, ConfigError, Resolver
 from gradguard.findings import Severity
 from gradguard.rules import all_rules
 from gradguard.settings import COPY_ORDERS, Settings
@@ -36,11 +37,17 @@ class Options:
 
 
 def project_settings(path: Optional[str]) -> Settings:
-    """The settings a file's project gives (`[tool.gradguard]` in pyproject.toml).
+    """The settings a file's project gives: the nearest gradguard.toml or `[tool.gradguard]`
+    above it, as the CLI finds them. `path` is the
+    document's file path (None for unsaved buffers: the defaults). An excluded file gets
+    `EXCLUDED`, which the editor's settings do not override. A bad file raises
+    `ConfigError`, whose text names the file, the key and what is allowed."""
+    if path is None:
+        return Settings()
+    return Resolver().for_path(path).settings_for(path, honour_exclude=True)
 
-    Seam: reading pyproject.toml is another issue's work; until then the engine's
-    defaults. `path` is the document's file path (None for unsaved buffers)."""
-    return Settings()
+
+__all__ = ["EXCLUDED", "ConfigError", "Options", "merged", "parse", "project_settings"]
 
 
 class Problem(ValueError):

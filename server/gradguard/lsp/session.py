@@ -93,8 +93,24 @@ class Session:
             )
         self.configured.set()
 
+    _config_problem: Optional[str] = None  # the project file's last problem shown
+
     def settings_for(self, snapshot: Snapshot) -> Settings:
-        return self.options.settings(options.project_settings(snapshot.path))
+        """The project's settings overridden by the editor's (an excluded file keeps none);
+        a bad project file is named once (not on every keystroke) and the defaults are used."""
+        try:
+            project = options.project_settings(snapshot.path)
+            self._config_problem = None
+        except options.ConfigError as e:
+            project = Settings()
+            if str(e) != self._config_problem:
+                self._config_problem = str(e)
+                self.server.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"GradGuard configuration: {e}; using the defaults"
+                    )
+                )
+        return project if project is options.EXCLUDED else self.options.settings(project)
 
     # ---------------------------------------------------------------- documents
     def key_for(self, uri: str) -> str:
