@@ -1,0 +1,214 @@
+"""The extension end to end in a real VS Code: code-server 4.139 (VS Code 1.139) in
+Debian's Chromium, driven by playwright-core (`e2e/scenario.mjs`).
+
+The .vsix is built by `npm run package` (with GradGuard's wheel inside), installed into a
+throw-away profile, and a copy of examples/ is opened with the server's Python set by
+`gradguard.interpreter`. Expected texts come from the CLI on the same files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ARTIFACTS, CHROMIUM, CODE_SERVER, E2E, INSTALL_HINT, NODE_BIN, REPO
+
+EXAMPLES = REPO / "examples"
+SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cli_findings(path: Path) -> list[dict]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradguard", "check", "--output-format", "json", str(path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def apply_edits(text: str, edits: list[dict]) -> str:
+    """The CLI's JSON edits (1-based lines and columns, end exclusive) applied to a text."""
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    def offset(line, column):
+        return offsets[line - 1] + column - 1
+    for e in sorted(edits, key=lambda e: (e["line"], e["column"]), reverse=True):
+        start, end = offset(e["line"], e["column"]), offset(e["end_line"], e["end_column"])
+        text = text[:start] + e["new_text"] + text[end:]
+    return text
+
+
+def rule_what_it_does(code: str) -> str:
+    """The first paragraph of the rule page's *What it does*, as the hover renders it."""
+    page = subprocess.run([sys.executable, "-m", "gradguard", "rule", code], capture_output=True, text=True, check=True).stdout
+    section = page.split("## What it does\n", 1)[1].split("\n\n", 1)[0]
+    return " ".join(section.split("\n")).replace("`", "")
+
+
+@pytest.fixture(scope="module")
+def vsix(node_toolchain) -> Path:
+    if not CODE_SERVER.exists() or not CHROMIUM.exists():
+        pytest.skip(f"code-server or chromium is missing: {INSTALL_HINT}")
+    proc = subprocess.run(["npm", "run", "package", "--silent"], cwd=REPO, env=node_toolchain,
+                          capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return REPO / "gradguard.vsix"
+
+
+@pytest.fixture
+def workspace(tmp_path) -> Path:
+    """A throw-away copy of examples/ (the quick fix and the save write to disk)."""
+    ws = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, ws)
+    (ws / ".vscode").mkdir()
+    (ws / ".vscode" / "settings.json").write_text(json.dumps({
+        "gradguard.interpreter": sys.executable,
+        "editor.codeActionsOnSave": {"source.fixAll.gradguard": "explicit"},
+    }, indent=2))
+    return ws
+
+
+@pytest.fixture
+def code_server(vsix, workspace, tmp_path, node_toolchain):
+    """code-server in its own process group on a free loopback port, always stopped."""
+    profile, extensions = tmp_path / "profile", tmp_path / "extensions"
+    (profile / "User").mkdir(parents=True)
+    (profile / "User" / "settings.json").write_text(json.dumps({
+        "chat.disableAIFeatures": True,
+        "workbench.startupEditor": "none",
+        "workbench.secondarySideBar.defaultVisibility": "hidden",
+        "workbench.tips.enabled": False,
+        "extensions.ignoreRecommendations": True,
+        "telemetry.telemetryLevel": "off",
+        "update.mode": "none",
+    }, indent=2))
+    config = tmp_path / "code-server.yaml"  # without --config it writes one into the home directory
+    config.write_text("auth: none\ncert: false\n")
+    common = ["--config", str(config), "--user-data-dir", str(profile), "--extensions-dir", str(extensions)]
+    install = subprocess.run([str(CODE_SERVER), *common, "--install-extension", str(vsix)], env=node_toolchain,
+                             capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert install.returncode == 0 and "was successfully installed" in install.stdout, install.stdout + install.stderr
+
+    port = free_port()
+    log = open(tmp_path / "code-server.log", "w")
+    proc = subprocess.Popen(
+        [str(CODE_SERVER), *common, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}",
+         "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", str(workspace)],
+        env=node_toolchain, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        start_new_session=True,  # setsid: its helpers stay in this process group
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:  # poll /healthz until it answers
+            try:
+                urllib.request.urlopen(url + "/healthz", timeout=5).read()
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert proc.poll() is None, (tmp_path / "code-server.log").read_text()
+                assert time.monotonic() < deadline, "code-server did not answer /healthz"
+                time.sleep(0.2)  # the poll interval
+        yield {"url": url, "profile": profile, "log": tmp_path / "code-server.log"}
+    finally:
+        stop_group(proc)
+        log.close()
+
+
+def stop_group(proc: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 15), (signal.SIGKILL, 15)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        try:  # the main process is gone; its helpers may not be
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        return
+
+
+def extension_log(profile: Path) -> str:
+    logs = sorted(profile.glob("logs/*/exthost*/gradguard.gradguard/GradGuard.log"))
+    return "\n".join(f"--- {p}\n{p.read_text()}" for p in logs)
+
+
+def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all_on_save(code_server, workspace):
+    train, rnn = workspace / "train_leaky.py", workspace / "rnn_leaky.py"
+    train_text, rnn_text = train.read_text(), rnn.read_text()
+    findings = cli_findings(train)
+    leak = next(f for f in findings if f["code"] == "GG101" and f["line"] == 47)
+    # What fix-all on save must write: the CLI's --fix on another copy of the file.
+    expected_fix_all = workspace.parent / "cli-fix" / "rnn_leaky.py"
+    expected_fix_all.parent.mkdir()
+    shutil.copy(rnn, expected_fix_all)
+    subprocess.run([sys.executable, "-m", "gradguard", "check", "--fix", str(expected_fix_all)], capture_output=True, check=False)
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [str(NODE_BIN / "node"), str(E2E / "scenario.mjs"), code_server["url"], str(workspace), str(ARTIFACTS)],
+        cwd=E2E, env={**os.environ, "CHROMIUM": str(CHROMIUM)}, capture_output=True, text=True, timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
+    context = f"\nscenario stderr:\n{proc.stderr}\nextension log:\n{extension_log(code_server['profile'])}"
+    assert proc.returncode == 0, context
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "error" not in seen, seen.get("error", "") + context
+
+    # The squiggle on the leaky line: GG101's exact range and severity; every other visible
+    # squiggle is a CLI finding too.
+    assert {"line": 47, "start": 29, "end": 33, "severity": "warning"} in seen["squiggles"]
+    ranges = [{"line": f["line"], "start": f["column"], "end": f["end_column"], "severity": f["severity"]}
+              for f in findings if f["line"] == f["end_line"]]
+    assert all(s in ranges for s in seen["squiggles"]), seen["squiggles"]
+
+    # The Problems panel: the file's row, then each finding (errors first, then by line) with
+    # its evidence rows; the panel shows as many rows as fit.
+    rows = [f"train_leaky.py\n{len(findings)}"]
+    for f in sorted(findings, key=lambda f: (SEVERITY_ORDER[f["severity"]], f["line"], f["column"])):
+        rows.append(f"{f['message']}\ngradguard\n{f['code']}\n[Ln {f['line']}, Col {f['column']}]")
+        rows += [f"train_leaky.py\n[Ln {r['line']}, Col {r['column']}]\n:\n{r['message']}" for r in f["related"]]
+    assert seen["problems"] == rows[: len(seen["problems"])]
+    assert f"{leak['message']}\ngradguard\nGG101\n[Ln 47, Col 29]" in seen["problems"]
+    assert seen["problems"][0] == "train_leaky.py\n5"
+
+    # The hover: the diagnostic with its evidence, then the rule's page.
+    assert seen["hover"].startswith(
+        f"{leak['message']}gradguardGG101\n"
+        "train_leaky.py(44, 16): the graph is created here\n"
+        "train_leaky.py(45, 9): backward runs here\n"
+        "GG101 graph-kept-across-iterations\n\n"
+        "Default severity: error. A value with an autograd graph is stored past the loop iteration.\n\n"
+        f"What it does\n\n{rule_what_it_does('GG101')}\n\nWhy is this bad?\n\n"
+    ), seen["hover"]
+
+    # Ctrl+. lists the finding's fixes (safe one first) and the suppression.
+    assert seen["quickFixes"] == ["Quick Fix", *[x["title"] for x in leak["fixes"]], "Ignore GG101 on this line"]
+    assert seen["quickFixes"][1] == "Store `loss.detach()`"
+    # Applying the first one changes exactly that range.
+    assert seen["quickFixedText"] == apply_edits(train_text, leak["fixes"][0]["edits"])
+    assert seen["quickFixedText"].splitlines()[46] == "        epoch_losses.append(loss.detach())  # for the loss curve"
+
+    # Fix-all on save writes what `gradguard check --fix` writes.
+    assert seen["fixAllOnSaveText"] == expected_fix_all.read_text()
+    assert seen["fixAllOnSaveText"] != rnn_text
