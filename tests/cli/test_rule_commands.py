@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -61,3 +62,10 @@ def test_lsp_without_the_server_module(monkeypatch):
     result = CliRunner().invoke(main, ["lsp"])
     assert result.exit_code == 2
     assert "language server is not installed" in result.stderr
+
+
+def test_rule_prints_exactly_its_generated_page(gradguard):
+    # One source: `gradguard rule` and docs/rules/CODE.md (kept fresh by tests/test_docs.py) are the same text.
+    pages = Path(__file__).resolve().parents[2] / "docs" / "rules"
+    for r in all_rules():
+        assert gradguard("rule", r.code).stdout == (pages / f"{r.code}.md").read_text(encoding="utf-8")
