@@ -1,5 +1,5 @@
-"""Positions resolved per module-level statement (with `ast` giving each one's
-first line) must equal positions resolved for the whole module."""
+"""Positions resolved per module-level statement (shifted to the line the parse
+says each one starts on) must equal positions resolved for the whole module."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ SOURCES = [p.values[1].code for p in INVALID] + [p.read_text() for p in sorted((
 
 
 def whole_module(monkeypatch):
-    monkeypatch.setattr(engine._Positions, "_first_line", lambda self, top: None)
+    monkeypatch.setattr(engine.parsing.Parsed, "first_line", lambda self, top: None)
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])

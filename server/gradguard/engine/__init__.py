@@ -6,16 +6,16 @@ positions are resolved only when there is something to report.
 
 from __future__ import annotations
 
-import ast
 import logging
 import re
 from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradguard.engine.flow import FlowAnalysis
+from gradguard.engine.parsing import ParseError, Parser, parse
+from gradguard.engine.positions import Positions, RangeCache
 from gradguard.engine.suppress import is_suppressed, skips_file, suppressions
 from gradguard.findings import Edit, Finding, Fix, Position, Range, Related
 from gradguard.rules import all_rules
@@ -25,13 +25,6 @@ from gradguard.settings import Settings
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ParseError:
-    message: str
-    line: int
-    column: int  # 0-based
-
-
 @dataclass
 class Analysis:
     findings: list[Finding] = field(default_factory=list)
@@ -39,100 +32,47 @@ class Analysis:
     skipped: bool = False  # never mentions torch, or `# gradguard: skip-file`
     internal_errors: list[str] = field(default_factory=list)  # a rule that crashed (others still ran)
     flow: Optional[FlowAnalysis] = None
+    positions: Optional[Positions] = None  # kept with the flow, for hovers
+    reparsed: int = 0  # module-level statements parsed for this analysis (the rest were re-used)
+
+    def dispose(self) -> None:
+        """Let the kept model go (see FlowAnalysis.dispose); findings stay."""
+        if self.flow is not None:
+            self.flow.dispose()
+        self.flow = self.positions = None
 
 
 def mentions_torch(source: str) -> bool:
     return "torch" in source
 
 
-def parse(source: str) -> cst.Module | ParseError:
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as e:
-        return ParseError(e.message, e.raw_line, e.raw_column)
-    except (RecursionError, MemoryError):
-        return ParseError("too deeply nested to parse", 1, 0)
-    except Exception as e:  # libcst raises a few other errors on odd input
-        return ParseError(f"cannot parse: {e}", 1, 0)
+class Incremental:
+    """What a front end keeps per document between analyses of its versions:
+    the statements an edit left alone are not parsed again, nor their ranges found again."""
 
-
-class _Positions:
-    """Positions of reported nodes. Resolving them for a whole module costs about
-    as much as parsing it, so only the module-level statements that hold reported
-    nodes are resolved, each on its own; `ast` (cheap) says where each one starts."""
-
-    def __init__(self, module: cst.Module, source: str, top_of: dict):
-        self.module, self.source, self.top_of = module, source, top_of
-        self._full = None
-        self._parts: dict = {}  # top-level statement -> (position map, line offset)
-        self._first_lines = None
-
-    @property
-    def map(self):
-        if self._full is None:
-            self._full = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return self._full
-
-    def _code_range(self, node: cst.CSTNode):
-        if self._full is None:
-            top = self.top_of.get(node)
-            part = self._part(top) if top is not None else None
-            if part is not None and node in part[0]:
-                r, offset = part[0][node], part[1]
-                return r.start.line + offset, r.start.column, r.end.line + offset, r.end.column
-        r = self.map[node]
-        return r.start.line, r.start.column, r.end.line, r.end.column
-
-    def _part(self, top):
-        if top not in self._parts:
-            first = self._first_line(top)
-            if first is None:
-                self._parts[top] = None
-            else:
-                alone = self.module.with_changes(body=[top], header=[], footer=[])
-                positions = MetadataWrapper(alone, unsafe_skip_copy=True).resolve(PositionProvider)
-                self._parts[top] = (positions, first - positions[top].start.line)
-        return self._parts[top]
-
-    def _first_line(self, top):
-        """The line a module-level statement starts on, from `ast`; None if ast and libcst disagree."""
-        if self._first_lines is None:
-            self._first_lines = {}
-            try:
-                tree = ast.parse(self.source)
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return None
-            linenos = [n.lineno for n in tree.body]
-            i = 0
-            for stmt in self.module.body:
-                if i >= len(linenos):
-                    self._first_lines = {}
-                    return None
-                self._first_lines[stmt] = linenos[i]
-                i += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-            if i != len(linenos):
-                self._first_lines = {}
-        return self._first_lines.get(top)
-
-    def range(self, node: cst.CSTNode) -> Range:
-        a, b, c, d = self._code_range(node)
-        return Range(Position(a, b), Position(c, d))
-
-    def line(self, node: cst.CSTNode) -> int:
-        return self._code_range(node)[0]
+    def __init__(self):
+        self.parser = Parser()
+        self.ranges = RangeCache()
 
 
 def analyze(
-    source: str, settings: Settings | None = None, *, keep_flow: bool = False, line_label=None
+    source: str,
+    settings: Settings | None = None,
+    *,
+    keep_flow: bool = False,
+    line_label=None,
+    incremental: Optional[Incremental] = None,
 ) -> Analysis:
     """Findings for `source`. `line_label(line)` renders a line in messages ("4 of cell 3"
-    for a notebook's joined program); by default the line number itself."""
+    for a notebook's joined program); by default the line number itself. `incremental`:
+    the document's state from its earlier versions (see `Incremental`)."""
     settings = settings or Settings()
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
-    module = parse(source)
-    if isinstance(module, ParseError):
-        return Analysis(error=module)
+    parsed = incremental.parser.parse(source) if incremental is not None else parse(source)
+    if isinstance(parsed, ParseError):
+        return Analysis(error=parsed)
+    module = parsed.module
 
     reports: list[Report] = []
     internal: list[str] = []
@@ -148,12 +88,24 @@ def analyze(
         return Analysis(error=ParseError("too deeply nested to analyse", 1, 0))
     for rule in rules:
         _guarded(rule, rule.finish, internal)()
-    positions = _Positions(module, source, flow.top_of) if reports else None
+    ranges = incremental.ranges if incremental is not None else None
+    if ranges is not None:
+        ranges.keep_only(module.body)
+    positions = Positions(parsed, flow.top_of, ranges)
     findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
-    analysis = Analysis(findings=findings, internal_errors=internal, flow=flow if keep_flow else None)
-    if keep_flow and positions is not None and positions._full is not None:
-        analysis._positions = positions._full  # describe_at reuses them rather than resolving again
-    return analysis
+    positions.release()
+    reports.clear()  # reports, rules and their message closures refer to each other
+    flow.hooks.clear()
+    flow.on_drop.clear()
+    if not keep_flow:
+        flow.dispose()
+    return Analysis(
+        findings=findings,
+        internal_errors=internal,
+        flow=flow if keep_flow else None,
+        positions=positions if keep_flow else None,
+        reparsed=parsed.reparsed,
+    )
 
 
 def _register(rule, hooks: dict, internal: list) -> None:
@@ -193,7 +145,7 @@ class Spot:
     text: str  # the node's source text (its range)
 
 
-def _edit(module: cst.Module, positions: _Positions, lines: list[str], node, new) -> Edit:
+def _edit(module: cst.Module, positions: Positions, lines: list[str], node, new) -> Edit:
     """A replacement becomes an edit: `node` may be ("before", n) for an insertion;
     `new` a node, source text, or a function of the Spot (for re-indenting)."""
     if isinstance(node, tuple):

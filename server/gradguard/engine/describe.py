@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Optional
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from gradguard.engine.values import Grad, Kind, Value
 
@@ -21,40 +20,15 @@ RECEIVER_METHODS = frozenset(
 )
 
 
-def _positions(analysis):
-    cached = getattr(analysis, "_positions", None)
-    if cached is None:
-        cached = MetadataWrapper(analysis.flow.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        analysis._positions = cached
-    return cached
-
-
-def _by_line(analysis) -> dict:
-    """Evaluated expressions by each line they span, built once per analysis."""
-    index = getattr(analysis, "_by_line", None)
-    if index is None:
-        positions = _positions(analysis)
-        index = {}
-        for node in analysis.flow.values:
-            r = positions.get(node)
-            if r is not None:
-                for line in range(r.start.line, r.end.line + 1):
-                    index.setdefault(line, []).append(node)
-        analysis._by_line = index
-    return index
-
-
 def node_at(analysis, line: int, column: int) -> Optional[cst.CSTNode]:
     """The smallest evaluated expression containing (line, column): 1-based line, 0-based code points."""
-    if analysis.flow is None:
+    if analysis.flow is None or analysis.positions is None:
         return None
-    positions = _positions(analysis)
     best, best_size = None, None
-    for node in _by_line(analysis).get(line, ()):
-        r = positions.get(node)
-        if r is None or (r.start.line, r.start.column) > (line, column) or (line, column) >= (r.end.line, r.end.column):
+    for node, (l1, c1, l2, c2) in analysis.positions.on_line(line, analysis.flow.values):
+        if (l1, c1) > (line, column) or (line, column) >= (l2, c2):
             continue
-        size = (r.end.line - r.start.line, r.end.column - r.start.column if r.end.line == r.start.line else r.end.column)
+        size = (l2 - l1, c2 - c1 if l2 == l1 else c2)
         if best is None or size < best_size:
             best, best_size = node, size
     return best
@@ -92,8 +66,7 @@ def describe_at(analysis, line: int, column: int) -> Optional[str]:
     if isinstance(node, cst.Attribute) and node.attr.value in RECEIVER_METHODS:
         node = node.value
     v = flow.value(node)
-    positions = _positions(analysis)
     name = " ".join(flow.code_for(node).split())
     if len(name) > 40:
         name = name[:37] + "..."
-    return describe_value(name, v, lambda n: positions[n].start.line, flow.code_for)
+    return describe_value(name, v, analysis.positions.line, flow.code_for)

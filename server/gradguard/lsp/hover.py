@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gradguard import engine
+from gradguard.engine.describe import describe_at
 from gradguard.docs import rule_markdown
 from gradguard.engine.suppress import IGNORE, NOQA
 from gradguard.findings import Position
@@ -183,32 +183,15 @@ def facts(topic: Topic, copy_order: str, state: Optional[str] = None) -> str:
     return "\n\n".join(parts)
 
 
-def _describe_at():
-    """The engine's `describe_at(analysis, line, column) -> str | None`, wherever this engine has it."""
-    found = getattr(engine, "describe_at", None)
-    if found is None:
-        try:
-            from gradguard.engine.describe import describe_at as found
-        except ImportError:
-            return None
-    return found
-
-
 def receiver_state(analysis, line: int, column: int) -> Optional[str]:
     """What the engine knows about the value at this point (line 1-based, column in code points)."""
-    describe = _describe_at()
-    if describe is None or analysis is None or getattr(analysis, "flow", None) is None:
+    if analysis is None or analysis.flow is None:
         return None
     try:
-        return describe(analysis, line, column)
+        return describe_at(analysis, line, column)
     except Exception:  # noqa: BLE001 - a hover must not fail because of the engine
         log.exception("describe_at failed at %s:%s", line, column)
         return None
-
-
-def wants_flow() -> bool:
-    """Keep the engine's flow model for hovers only when something can read it."""
-    return _describe_at() is not None
 
 
 def suppression_code_at(line: str, column: int) -> Optional[tuple[int, int, str]]:

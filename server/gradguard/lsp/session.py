@@ -27,23 +27,22 @@ from typing import Any, Optional
 
 from lsprotocol import types
 
+from gradguard.engine import Incremental
 from gradguard.engine.fixes import fix_source
 from gradguard.findings import Position
 from gradguard.lsp import actions, hover, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
 from gradguard.lsp.positions import LineTables
-from gradguard.lsp.worker import Outcome, Worker, analyse, hosted, read
+from gradguard.lsp.worker import Outcome, Worker, analyse, read
 from gradguard.settings import Settings
 
 log = logging.getLogger(__name__)
 
 CONFIGURATION_TIMEOUT_S = 5.0
-# A hover waits this long for the engine's view of the receiver (its first answer on a
-# version builds an index: ~0.2 s per 1,000 lines); past it, the hover shows the facts
+# A hover waits this long for the engine's view of the receiver (it resolves the
+# positions of the hovered statement: a few ms); past it, the hover shows the facts
 # alone, and the answer, still computed, is ready for the next hover.
 HOVER_STATE_BUDGET_S = 0.04
-# After this much quiet, the engine's hover index for a fresh analysis is built ahead.
-WARM_AFTER_S = 1.0
 # Engine models kept for hovers (memory, and GC time, grow with each): the most recently
 # analysed documents; hovering another one re-analyses it in the background.
 KEEP_MODELS = 2
@@ -65,7 +64,9 @@ class Session:
         # Hover reads of finished analyses, apart from the analysis thread (never waits behind it).
         self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-hover")
         self._tasks: dict[str, asyncio.Task] = {}
-        self._warmups: dict[str, asyncio.Task] = {}
+        # Per document, its earlier versions' parse (an edit re-parses only what it touched);
+        # used by the analysis thread alone.
+        self._incremental: dict[str, Incremental] = {}
         self._models: OrderedDict[str, None] = OrderedDict()  # keys whose outcome keeps its engine model
         self._fix_all: dict[tuple, list] = {}
 
@@ -173,10 +174,9 @@ class Session:
             self.schedule(key, now=True)
 
     def cancel(self, key: str) -> None:
-        for tasks in (self._tasks, self._warmups):
-            task = tasks.pop(key, None)
-            if task is not None:
-                task.cancel()
+        task = self._tasks.pop(key, None)
+        if task is not None:
+            task.cancel()
 
     async def _run(self, key: str, delay: float) -> None:
         try:
@@ -189,15 +189,16 @@ class Session:
             if not self.options.enable:
                 self._publish(key, {p.uri: [] for p in snapshot.parts}, snapshot)
                 return
-            outcome = await self.worker.run(analyse, snapshot, self.settings_for(snapshot), self.generation)
+            incremental = self._incremental.setdefault(key, Incremental())
+            outcome = await self.worker.run(analyse, snapshot, self.settings_for(snapshot), self.generation, incremental)
             for level, message in outcome.log:
                 self.log(level, message)
             if not self.is_current(outcome):
+                _dispose(outcome)
                 return  # superseded while it ran: a newer run is scheduled or the document closed
             self._keep(key, outcome)
             if outcome.published is not None:
                 self._publish(key, outcome.published, snapshot)
-                self._warmups[key] = asyncio.ensure_future(self._warm(outcome))
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
@@ -209,6 +210,9 @@ class Session:
 
     def _keep(self, key: str, outcome: Outcome) -> None:
         """Store the outcome; only the last KEEP_MODELS documents keep their engine model."""
+        previous = self.outcomes.get(key)
+        if previous is not None and previous is not outcome:
+            _dispose(previous)
         self.outcomes[key] = outcome
         self._models.pop(key, None)
         if outcome.analysis is not None and outcome.analysis.flow is not None:
@@ -216,14 +220,8 @@ class Session:
         while len(self._models) > KEEP_MODELS:
             old, _ = self._models.popitem(last=False)
             if old in self.outcomes:
+                _dispose(self.outcomes[old])
                 self.outcomes[old].analysis, self.outcomes[old].model_dropped = None, True
-
-    async def _warm(self, outcome: Outcome) -> None:
-        """Build the engine's hover index while the user pauses, so the first hover has it."""
-        await asyncio.sleep(WARM_AFTER_S)
-        if self.is_current(outcome):
-            job = partial(hosted, hover.receiver_state, outcome.analysis, 1, 0)  # builds the index, then trims
-            await asyncio.get_running_loop().run_in_executor(self._reads, job)
 
     def _publish(self, key: str, by_uri: dict[str, list[types.Diagnostic]], snapshot: Snapshot) -> None:
         versions = {p.uri: p.version for p in snapshot.parts}
@@ -244,8 +242,9 @@ class Session:
     def close(self, key: str) -> None:
         """Forget a closed document and clear what was published for it."""
         self.cancel(key)
-        self.outcomes.pop(key, None)
+        _dispose(self.outcomes.pop(key, None))
         self._models.pop(key, None)
+        self._incremental.pop(key, None)
         for uri in self._published_by_key.pop(key, {key}):
             self.tables.drop(uri)
             self._send(uri, [], None)
@@ -319,3 +318,9 @@ class Session:
 
     def document_changes(self) -> bool:
         return self.client_has("workspace.workspace_edit.document_changes")
+
+
+def _dispose(outcome: Optional[Outcome]) -> None:
+    """An outcome no longer current: its engine model's memory comes back at once."""
+    if outcome is not None and outcome.analysis is not None:
+        outcome.analysis.dispose()

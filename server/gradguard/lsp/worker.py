@@ -27,7 +27,7 @@ from typing import Callable, Optional, TypeVar
 from lsprotocol import types
 
 from gradguard import engine
-from gradguard.lsp import diagnostics, hover
+from gradguard.lsp import diagnostics
 from gradguard.lsp.documents import Snapshot
 from gradguard.settings import Settings
 
@@ -104,13 +104,20 @@ class Outcome:
     log: list[tuple[types.MessageType, str]] = field(default_factory=list)
 
 
-def analyse(snapshot: Snapshot, settings: Settings, generation: int) -> Outcome:
-    """The engine, then the translation to diagnostics (on the analysis thread)."""
+def analyse(
+    snapshot: Snapshot, settings: Settings, generation: int, incremental: Optional[engine.Incremental] = None
+) -> Outcome:
+    """The engine, then the translation to diagnostics (on the analysis thread).
+    `incremental`: the document's parse of its earlier versions, re-used where the edit left it alone."""
     outcome = Outcome(snapshot, generation, settings)
     name = snapshot.key.rsplit("/", 1)[-1]
     try:
         analysis = engine.analyze(
-            snapshot.source, settings, keep_flow=hover.wants_flow(), line_label=snapshot.line_label
+            snapshot.source,
+            settings,
+            keep_flow=True,  # for hovers
+            line_label=snapshot.line_label,
+            incremental=incremental,
         )
     except Exception:  # noqa: BLE001 - an engine bug must not take the server down
         outcome.log.append((types.MessageType.Error, f"GradGuard failed on {name}:\n{traceback.format_exc()}"))
