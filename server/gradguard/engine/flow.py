@@ -701,6 +701,7 @@ class FlowAnalysis:
         outer = self.frame
         self.frame = Frame(scope, modes=[mode])
         outer_top, self.top = self.top, fn.top
+        outer_statement = self.statement  # the caller's: a fix that wraps the call must wrap it, not the callee's
         fn.in_progress = True
         old_returns = fn.returns
         fn.returns = UNKNOWN
@@ -713,6 +714,7 @@ class FlowAnalysis:
             fn.in_progress = False
             self.frame = outer
             self.top = outer_top
+            self.statement = outer_statement
         if not fn.returned:
             fn.returns = NUMBER  # falls off the end: None
         if (old_returns.kind, old_returns.grad) != (fn.returns.kind, fn.returns.grad) and fn.analyses > 1:
