@@ -69,25 +69,32 @@ def vsix(node_toolchain) -> Path:
     proc = subprocess.run(["npm", "run", "package", "--silent"], cwd=REPO, env=node_toolchain,
                           capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)  # this run's screenshots only
     return REPO / "gradguard.vsix"
 
 
-@pytest.fixture
-def workspace(tmp_path) -> Path:
+def make_workspace(where: Path, interpreter: str) -> Path:
     """A throw-away copy of examples/ (the quick fix and the save write to disk)."""
-    ws = tmp_path / "examples"
+    ws = where / "examples"
     shutil.copytree(EXAMPLES, ws)
     (ws / ".vscode").mkdir()
     (ws / ".vscode" / "settings.json").write_text(json.dumps({
-        "gradguard.interpreter": sys.executable,
+        "gradguard.interpreter": interpreter,
         "editor.codeActionsOnSave": {"source.fixAll.gradguard": "explicit"},
     }, indent=2))
     return ws
 
 
 @pytest.fixture
-def code_server(vsix, workspace, tmp_path, node_toolchain):
-    """code-server in its own process group on a free loopback port, always stopped."""
+def code_server(vsix, tmp_path, node_toolchain, request):
+    """Starts code-server on a workspace, in its own process group on a free loopback port;
+    always stopped (a finalizer), also when the test fails."""
+    def start(workspace: Path) -> dict:
+        return _start(vsix, workspace, tmp_path, node_toolchain, request)
+    return start
+
+
+def _start(vsix, workspace, tmp_path, node_toolchain, request) -> dict:
     profile, extensions = tmp_path / "profile", tmp_path / "extensions"
     (profile / "User").mkdir(parents=True)
     (profile / "User" / "settings.json").write_text(json.dumps({
@@ -107,28 +114,42 @@ def code_server(vsix, workspace, tmp_path, node_toolchain):
     assert install.returncode == 0 and "was successfully installed" in install.stdout, install.stdout + install.stderr
 
     port = free_port()
-    log = open(tmp_path / "code-server.log", "w")
+    log_path = tmp_path / "code-server.log"
+    log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(CODE_SERVER), *common, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}",
          "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", str(workspace)],
         env=node_toolchain, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True,  # setsid: its helpers stay in this process group
     )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while True:  # poll /healthz until it answers
-            try:
-                urllib.request.urlopen(url + "/healthz", timeout=5).read()
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert proc.poll() is None, (tmp_path / "code-server.log").read_text()
-                assert time.monotonic() < deadline, "code-server did not answer /healthz"
-                time.sleep(0.2)  # the poll interval
-        yield {"url": url, "profile": profile, "log": tmp_path / "code-server.log"}
-    finally:
-        stop_group(proc)
-        log.close()
+    request.addfinalizer(lambda: (stop_group(proc), log.close()))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:  # poll /healthz until it answers
+        try:
+            urllib.request.urlopen(url + "/healthz", timeout=5).read()
+            break
+        except (urllib.error.URLError, ConnectionError):
+            assert proc.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, "code-server did not answer /healthz"
+            time.sleep(0.2)  # the poll interval
+    return {"url": url, "profile": profile, "workspace": workspace}
+
+
+def run_scenario(script: str, server: dict) -> dict:
+    """Runs e2e/<script> against the page and returns what it observed."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run(
+        [str(NODE_BIN / "node"), str(E2E / script), server["url"], str(server["workspace"]), str(ARTIFACTS)],
+        cwd=E2E, env={**os.environ, "CHROMIUM": str(CHROMIUM)}, capture_output=True, text=True, timeout=1200,
+        stdin=subprocess.DEVNULL,
+    )
+    context = f"\nscenario stderr:\n{proc.stderr}\nextension log:\n{extension_log(server['profile'])}"
+    assert proc.returncode == 0, context
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert "error" not in seen, seen.get("error", "") + context
+    seen["log"] = extension_log(server["profile"])
+    return seen
 
 
 def stop_group(proc: subprocess.Popen) -> None:
@@ -153,27 +174,13 @@ def extension_log(profile: Path) -> str:
     return "\n".join(f"--- {p}\n{p.read_text()}" for p in logs)
 
 
-def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all_on_save(code_server, workspace):
+def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_path):
+    workspace = make_workspace(tmp_path, sys.executable)
     train, rnn = workspace / "train_leaky.py", workspace / "rnn_leaky.py"
     train_text, rnn_text = train.read_text(), rnn.read_text()
     findings = cli_findings(train)
     leak = next(f for f in findings if f["code"] == "GG101" and f["line"] == 47)
-    # What fix-all on save must write: the CLI's --fix on another copy of the file.
-    expected_fix_all = workspace.parent / "cli-fix" / "rnn_leaky.py"
-    expected_fix_all.parent.mkdir()
-    shutil.copy(rnn, expected_fix_all)
-    subprocess.run([sys.executable, "-m", "gradguard", "check", "--fix", str(expected_fix_all)], capture_output=True, check=False)
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.run(
-        [str(NODE_BIN / "node"), str(E2E / "scenario.mjs"), code_server["url"], str(workspace), str(ARTIFACTS)],
-        cwd=E2E, env={**os.environ, "CHROMIUM": str(CHROMIUM)}, capture_output=True, text=True, timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
-    context = f"\nscenario stderr:\n{proc.stderr}\nextension log:\n{extension_log(code_server['profile'])}"
-    assert proc.returncode == 0, context
-    seen = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert "error" not in seen, seen.get("error", "") + context
+    seen = run_scenario("editing.mjs", code_server(workspace))
 
     # The squiggle on the leaky line: GG101's exact range and severity; every other visible
     # squiggle is a CLI finding too.
@@ -209,6 +216,45 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all_on_save(code_serve
     assert seen["quickFixedText"] == apply_edits(train_text, leak["fixes"][0]["edits"])
     assert seen["quickFixedText"].splitlines()[46] == "        epoch_losses.append(loss.detach())  # for the loss curve"
 
-    # Fix-all on save writes what `gradguard check --fix` writes.
-    assert seen["fixAllOnSaveText"] == expected_fix_all.read_text()
+    # "GradGuard: Fix All in File" and fix-all on save write what `gradguard check --fix` writes.
+    assert seen["fixAllCommandText"] == cli_fix(tmp_path / "cli-fix-command", "train_leaky.py", seen["quickFixedText"])
+    assert "@torch.no_grad()\ndef evaluate(model, batches):" in seen["fixAllCommandText"]
+    assert seen["fixAllOnSaveText"] == cli_fix(tmp_path / "cli-fix-save", "rnn_leaky.py", rnn_text)
     assert seen["fixAllOnSaveText"] != rnn_text
+
+    # The language status item: state and interpreter.
+    assert seen["languageStatus"] == f"GradGuard: running\n{sys.executable}\nShow Output"
+
+
+def cli_fix(where: Path, name: str, text: str) -> str:
+    where.mkdir()
+    (where / name).write_text(text)
+    subprocess.run([sys.executable, "-m", "gradguard", "check", "--fix", str(where / name)], capture_output=True, check=False)
+    return (where / name).read_text()
+
+
+@pytest.fixture
+def bare_venv(tmp_path) -> Path:
+    """A fresh virtual environment without GradGuard."""
+    venv = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    python = venv / "bin" / "python"
+    assert subprocess.run([str(python), "-c", "import gradguard"], capture_output=True).returncode == 1
+    return python
+
+
+def test_vscode_offers_to_install_gradguard_and_installs_the_bundled_wheel(code_server, bare_venv, tmp_path):
+    workspace = make_workspace(tmp_path, str(bare_venv))
+    seen = run_scenario("install.mjs", code_server(workspace))
+    assert seen["notification"] == (
+        f"GradGuard is not installed in {bare_venv}. Install it there (pip, with its dependencies from the package index)?"
+    )
+    assert seen["buttons"] == ["Install GradGuard"]
+    # Installed from the .vsix's own wheel, then the server ran in that interpreter.
+    assert {"line": 47, "start": 29, "end": 33, "severity": "warning"} in seen["squiggles"]
+    assert "-m pip install " in seen["log"] and "/bundled/gradguard-0.1.0-py3-none-any.whl" in seen["log"]
+    assert "Successfully installed" in seen["log"]
+    assert f"GradGuard 0.1.0 in {bare_venv}" in seen["log"]
+    version = subprocess.run([str(bare_venv), "-c", "import gradguard; print(gradguard.__version__)"],
+                             capture_output=True, text=True, check=True).stdout
+    assert version == "0.1.0\n"

@@ -1,0 +1,88 @@
+// The editing session: open a leaky example, read the squiggles, the hover, the Problems
+// panel, apply the Ctrl+. quick fix, run "GradGuard: Fix All in File", read the language
+// status, and fix-all on save. Prints what it observed as one JSON object; the pytest
+// wrapper (test_vscode_e2e.py) asserts on it.
+//
+//   node editing.mjs <code-server url> <workspace folder> <artifacts dir>
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileChange, goTo, installSquiggleProbe, nbsp, openFile, runCommand, scenario, shot as screenshot } from './ui.mjs';
+
+const [url, workspace, artifacts] = process.argv.slice(2);
+const shot = (name) => screenshot(artifacts, name);
+
+await scenario(url, workspace, artifacts, async (observed, page) => {
+    await openFile('train_leaky.py');
+
+    // 1. The squiggle on the leaky line (47: `epoch_losses.append(loss)`).
+    await goTo(47, 29);
+    await installSquiggleProbe();
+    await page.waitForFunction(() => window.__squiggles().some((s) => s.line === 47), null, { polling: 200 });
+    observed.squiggles = await page.evaluate(() => window.__squiggles());
+    await shot('01-squiggle');
+
+    // 2. The hover on the squiggle: the diagnostic and the rule's explanation.
+    const box = await page.evaluate(() => window.__squiggleBox(47));
+    await page.mouse.move(box.x, box.y);
+    const hover = page.locator('.monaco-hover:visible', { hasText: 'What it does' });
+    await hover.first().waitFor();
+    observed.hover = nbsp(await hover.first().innerText());
+    await shot('02-hover');
+    await page.keyboard.press('Escape');
+    await page.mouse.move(5, 400);
+    await page.locator('.monaco-hover:visible').waitFor({ state: 'detached' }).catch(() => undefined);
+
+    // 3. The Problems panel.
+    await page.keyboard.press('Control+Shift+M');
+    const row = page.locator('.markers-panel .monaco-list-row', { hasText: '[Ln 47, Col 29]' });
+    await row.first().waitFor();
+    observed.problems = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts()).map(nbsp);
+    await shot('03-problems');
+
+    // 4. The quick fix from Ctrl+. on the finding, applied.
+    await goTo(47, 29);
+    await page.keyboard.press('Control+.');
+    const menu = page.locator('.action-widget .monaco-list-row');
+    await menu.first().waitFor();
+    await page.locator('.action-widget', { hasText: 'Store `loss.detach()`' }).waitFor();
+    observed.quickFixes = (await menu.allInnerTexts()).map(nbsp);
+    await shot('04-quick-fix-menu');
+    const file = path.join(workspace, 'train_leaky.py');
+    const before = fs.readFileSync(file, 'utf8');
+    await page.locator('.action-widget .monaco-list-row', { hasText: 'Store `loss.detach()`' }).first().click();
+    await page.locator('.view-line', { hasText: 'epoch_losses.append(loss.detach())' }).waitFor();
+    // Saved without save participants, so the on-save fix-all does not mix in.
+    await runCommand('File: Save without Formatting');
+    observed.quickFixedText = await fileChange(file, before);
+    await shot('05-quick-fix-applied');
+
+    // 5. "GradGuard: Fix All in File" from the command palette, on the same file.
+    await runCommand('GradGuard: Fix All in File');
+    await page.locator('.view-line', { hasText: '@torch.no_grad()' }).waitFor();
+    await runCommand('File: Save without Formatting');
+    observed.fixAllCommandText = await fileChange(file, observed.quickFixedText);
+    await shot('06-fix-all-command');
+
+    // 6. The language status item: the server's state and its interpreter.
+    await page.keyboard.press('Escape');
+    await page.locator('[id="status.languageStatus"]').hover();
+    const status = page.locator('.monaco-hover:visible', { hasText: 'GradGuard' });
+    await status.first().waitFor();
+    observed.languageStatus = nbsp(await status.first().innerText());
+    await shot('07-language-status');
+    await page.keyboard.press('Escape');
+
+    // 7. Fix-all on an explicit save (editor.codeActionsOnSave in the workspace settings).
+    await openFile('rnn_leaky.py');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'GG102' }).first().waitFor();
+    const rnn = path.join(workspace, 'rnn_leaky.py');
+    const rnnBefore = fs.readFileSync(rnn, 'utf8');
+    await goTo(1, 1);
+    await page.keyboard.type(' ');
+    await page.keyboard.press('Backspace'); // the buffer is dirty, its text unchanged
+    await page.keyboard.press('Control+s');
+    observed.fixAllOnSaveText = await fileChange(rnn, rnnBefore);
+    await goTo(39, 1);
+    await page.locator('.view-line', { hasText: 'hidden = hidden.detach()' }).waitFor();
+    await shot('08-fix-all-on-save');
+});
