@@ -10,6 +10,7 @@ SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*gradguard:[ \t]*skip-file\b", re.M)
 NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.I)
 IGNORE = re.compile(r"#\s*gradguard:\s*ignore\[(?P<codes>[^\]]*)\]", re.I)
 ALL = "*"
+_ANY = re.compile(r"noqa|gradguard:", re.I)  # most files have neither: skip tokenizing them
 
 
 def skips_file(source: str) -> bool:
@@ -19,6 +20,8 @@ def skips_file(source: str) -> bool:
 def suppressions(source: str) -> dict[int, set[str]]:
     """Line -> codes suppressed on it (ALL for a bare `# noqa`). Comments only, not strings."""
     found: dict[int, set[str]] = {}
+    if _ANY.search(source) is None:
+        return found
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             if tok.type != tokenize.COMMENT:
