@@ -13,3 +13,7 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile("gradguard-ci")
+
+
+# The CLI tests' fixtures: run the real `python -m gradguard` in tmp_path, write files there.
+from cli.conftest import gradguard, write  # noqa: E402,F401
