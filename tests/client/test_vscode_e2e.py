@@ -191,10 +191,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
 
     # The Problems panel: the file's row, then each finding (errors first, then by line) with
     # its evidence rows; the panel shows as many rows as fit.
-    rows = [f"train_leaky.py\n{len(findings)}"]
-    for f in sorted(findings, key=lambda f: (SEVERITY_ORDER[f["severity"]], f["line"], f["column"])):
-        rows.append(f"{f['message']}\ngradguard\n{f['code']}\n[Ln {f['line']}, Col {f['column']}]")
-        rows += [f"train_leaky.py\n[Ln {r['line']}, Col {r['column']}]\n:\n{r['message']}" for r in f["related"]]
+    rows = problem_rows("train_leaky.py", findings)
     assert seen["problems"] == rows[: len(seen["problems"])]
     assert f"{leak['message']}\ngradguard\nGG101\n[Ln 47, Col 29]" in seen["problems"]
     assert seen["problems"][0] == "train_leaky.py\n5"
@@ -222,8 +219,24 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     assert seen["fixAllOnSaveText"] == cli_fix(tmp_path / "cli-fix-save", "rnn_leaky.py", rnn_text)
     assert seen["fixAllOnSaveText"] != rnn_text
 
+    # `gradguard.ignore: ["GG3"]` written to the workspace settings reaches the running
+    # server: the Problems panel keeps only the file's other finding.
+    left = [f for f in cli_findings(tmp_path / "cli-fix-save" / "rnn_leaky.py") if not f["code"].startswith("GG3")]
+    assert [f["code"] for f in left] == ["GG501"]
+    assert seen["problemsAfterIgnore"] == problem_rows("rnn_leaky.py", left)
+
     # The language status item: state and interpreter.
     assert seen["languageStatus"] == f"GradGuard: running\n{sys.executable}\nShow Output"
+
+
+def problem_rows(name: str, findings: list[dict]) -> list[str]:
+    """The Problems panel's rows for one file: its header, then each finding (errors first,
+    then by position) followed by its evidence."""
+    rows = [f"{name}\n{len(findings)}"]
+    for f in sorted(findings, key=lambda f: (SEVERITY_ORDER[f["severity"]], f["line"], f["column"])):
+        rows.append(f"{f['message']}\ngradguard\n{f['code']}\n[Ln {f['line']}, Col {f['column']}]")
+        rows += [f"{name}\n[Ln {r['line']}, Col {r['column']}]\n:\n{r['message']}" for r in f["related"]]
+    return rows
 
 
 def cli_fix(where: Path, name: str, text: str) -> str:

@@ -85,4 +85,17 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
     await goTo(39, 1);
     await page.locator('.view-line', { hasText: 'hidden = hidden.detach()' }).waitFor();
     await shot('08-fix-all-on-save');
+
+    // 8. A settings change reaches the running server without a reload: ignore GG3xx.
+    const problemRows = page.locator('.markers-panel .monaco-list-row');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'GG302' }).first().waitFor();
+    const settingsFile = path.join(workspace, '.vscode', 'settings.json');
+    const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'gradguard.ignore': ['GG3'] }, null, 2));
+    await page.waitForFunction(() => {
+        const rows = [...document.querySelectorAll('.markers-panel .monaco-list-row')].map((r) => r.innerText);
+        return rows.some((r) => r.includes('GG501')) && !rows.some((r) => r.includes('GG30'));
+    }, null, { polling: 200 });
+    observed.problemsAfterIgnore = (await problemRows.allInnerTexts()).map(nbsp);
+    await shot('09-setting-changed');
 });
