@@ -73,10 +73,28 @@ def vsix(node_toolchain) -> Path:
     return REPO / "gradguard.vsix"
 
 
+NOTEBOOK_CELLS = [
+    "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
+    "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nhistory = []",
+    "for x, y in loader:\n    loss = criterion(model(x), y)\n    history.append(loss)",
+]
+
+
+def write_notebook(path: Path, cells: list[str]) -> None:
+    path.write_text(json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
+                   "source": c.splitlines(keepends=True)} for i, c in enumerate(cells)],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1))
+
+
 def make_workspace(where: Path, interpreter: str) -> Path:
-    """A throw-away copy of examples/ (the quick fix and the save write to disk)."""
+    """A throw-away copy of examples/ (the quick fix and the save write to disk), and a notebook."""
     ws = where / "examples"
     shutil.copytree(EXAMPLES, ws)
+    write_notebook(ws / "train.ipynb", NOTEBOOK_CELLS)
     (ws / ".vscode").mkdir()
     (ws / ".vscode" / "settings.json").write_text(json.dumps({
         "gradguard.interpreter": interpreter,
@@ -224,6 +242,15 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     left = [f for f in cli_findings(tmp_path / "cli-fix-save" / "rnn_leaky.py") if not f["code"].startswith("GG3")]
     assert [f["code"] for f in left] == ["GG501"]
     assert seen["problemsAfterIgnore"] == problem_rows("rnn_leaky.py", left)
+
+    # A Jupyter notebook's cells are analysed as one program; the finding lands in cell 2.
+    assert seen["notebookProblems"][:3] == [
+        "train.ipynb\n1",
+        "`loss` carries an autograd graph (from `criterion(model(x), y)` on line 2 of code cell 2) that is never"
+        " back-propagated; storing it in `history` keeps every saved activation alive across iterations"
+        "\ngradguard\nGG101\n[Ln 3, Col 20]",
+        "train.ipynb\n[Ln 2, Col 12]\n:\nthe graph is created here",
+    ]
 
     # The language status item: state and interpreter.
     assert seen["languageStatus"] == f"GradGuard: running\n{sys.executable}\nShow Output"

@@ -98,4 +98,10 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
     }, null, { polling: 200 });
     observed.problemsAfterIgnore = (await problemRows.allInnerTexts()).map(nbsp);
     await shot('09-setting-changed');
+
+    // 9. A Jupyter notebook: its code cells are analysed as one program.
+    await openFile('train.ipynb');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'storing it in `history`' }).first().waitFor();
+    observed.notebookProblems = (await problemRows.allInnerTexts()).map(nbsp);
+    await shot('10-notebook');
 });
