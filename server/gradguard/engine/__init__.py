@@ -34,6 +34,9 @@ class Analysis:
     flow: Optional[FlowAnalysis] = None
     positions: Optional[Positions] = None  # kept with the flow, for hovers
     reparsed: int = 0  # module-level statements parsed for this analysis (the rest were re-used)
+    module: Optional[cst.Module] = None  # the parse (facts for the type layer are keyed by its nodes)
+    type_queries: list = field(default_factory=list)  # (line, column, node): see analyze(ask_types=)
+    types: dict = field(default_factory=dict)  # node -> TypeFact the type layer gave this analysis
 
     def dispose(self) -> None:
         """Let the kept model go (see FlowAnalysis.dispose); findings stay."""
@@ -62,10 +65,14 @@ def analyze(
     keep_flow: bool = False,
     line_label=None,
     incremental: Optional[Incremental] = None,
+    facts: Optional[dict] = None,
+    ask_types: bool = False,
 ) -> Analysis:
     """Findings for `source`. `line_label(line)` renders a line in messages ("4 of cell 3"
     for a notebook's joined program); by default the line number itself. `incremental`:
-    the document's state from its earlier versions (see `Incremental`)."""
+    the document's state from its earlier versions (see `Incremental`). `facts`: what the
+    type layer knows about names of this very parse (node -> Value, see gradguard.typelayer);
+    `ask_types`: list the names it should be asked about in `Analysis.type_queries`."""
     settings = settings or Settings()
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
@@ -77,7 +84,7 @@ def analyze(
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
-    flow = FlowAnalysis(module, hooks, module.code_for_node)
+    flow = FlowAnalysis(module, hooks, module.code_for_node, facts)
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)
@@ -93,6 +100,7 @@ def analyze(
         ranges.keep_only(module.body)
     positions = Positions(parsed, flow.top_of, ranges)
     findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
+    queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
@@ -105,7 +113,18 @@ def analyze(
         flow=flow if keep_flow else None,
         positions=positions if keep_flow else None,
         reparsed=parsed.reparsed,
+        module=module,
+        type_queries=queries,
     )
+
+
+def _query(positions: Positions, node) -> tuple[int, int, cst.CSTNode]:
+    """Where to ask jedi about a name: (1-based line, code-point column, node); an
+    attribute `a.b` is asked about at `b`."""
+    a, b, c, d = positions.span(node)
+    if isinstance(node, cst.Attribute):
+        return c, d - len(node.attr.value), node
+    return a, b, node
 
 
 def _register(rule, hooks: dict, internal: list) -> None:

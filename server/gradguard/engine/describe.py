@@ -69,4 +69,9 @@ def describe_at(analysis, line: int, column: int) -> Optional[str]:
     name = " ".join(flow.code_for(node).split())
     if len(name) > 40:
         name = name[:37] + "..."
-    return describe_value(name, v, analysis.positions.line, flow.code_for)
+    words = describe_value(name, v, analysis.positions.line, flow.code_for)
+    fact = analysis.types.get(node)
+    if fact is not None:
+        typed = f"`{name}` is {fact.describe()}"
+        words = f"{typed}; {words}" if words else typed
+    return words

@@ -158,6 +158,15 @@ def _string_value(code: str):
     return ast.literal_eval(code)
 
 
+# Imports syntax already understands: the type layer never overrides what they give.
+_UNDERSTOOD_IMPORTS = frozenset({"torch", "numpy", "torchvision", "timm", "transformers", "diffusers", "math", "builtins"})
+
+
+def _unknown(v: Value) -> bool:
+    """Nothing known from syntax: a bare unknown, or a name imported from a module the engine does not model."""
+    return v.kind is Kind.UNKNOWN and (v.qualname is None or v.qualname.split(".", 1)[0] not in _UNDERSTOOD_IMPORTS)
+
+
 def _literal_key(node: cst.Subscript) -> Optional[str]:
     """`d["loss"]` -> "loss"; None for any other index."""
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
@@ -215,8 +224,13 @@ class FlowAnalysis:
     for the current loop and grad mode, and the recorded `stores`/`backwards`.
     """
 
-    def __init__(self, module: cst.Module, hooks: dict, code_for: Callable[[cst.CSTNode], str]):
+    def __init__(
+        self, module: cst.Module, hooks: dict, code_for: Callable[[cst.CSTNode], str], facts: Optional[dict] = None
+    ):
         self.module = module
+        # What the type layer (jedi) found out about names syntax left unknown: node -> Value.
+        self.facts: dict = facts or {}
+        self.type_queries: dict = {}  # unknown callees, receivers and stored names, to ask it about
         self.hooks = hooks  # node type -> [callables(node)]
         self.code_for = code_for
         self.values: dict = {}  # expression node -> Value when last evaluated
@@ -567,7 +581,13 @@ class FlowAnalysis:
         is_module, external, parameterized_base, lightning, unknown = False, False, False, False, False
         for arg, base in zip(node.bases, bases):
             q = base.qualname or ""
-            if base.kind is Kind.CLASS and base.cls.is_module:
+            if base.kind is Kind.CLASS and base.cls is None and base.item is not None:
+                # A class from another file the type layer knows: an nn.Module subclass, or not.
+                if base.item.kind is Kind.MODULE:
+                    is_module, external = True, True
+                else:
+                    unknown = True
+            elif base.kind is Kind.CLASS and base.cls.is_module:
                 is_module = True
                 parameterized_base |= base.cls.parameterized
                 lightning |= base.cls.lightning
@@ -942,6 +962,8 @@ class FlowAnalysis:
     def _eval(self, node: cst.BaseExpression) -> Value:
         method = self._EVAL.get(type(node))
         v = method(self, node) if method is not None else self._eval_children(node)
+        if self.facts and _unknown(v):
+            v = self.facts.get(node, v)
         self.values[node] = v
         self.top_of[node] = self.top
         hooks = self.hooks.get(type(node))
@@ -949,6 +971,18 @@ class FlowAnalysis:
             for hook in hooks:
                 hook(node)
         return v
+
+    MAX_TYPE_QUERIES = 64
+
+    def _ask(self, node: cst.BaseExpression) -> None:
+        """Syntax cannot tell what this name is: the type layer may."""
+        if (
+            isinstance(node, (cst.Name, cst.Attribute))
+            and node not in self.facts
+            and len(self.type_queries) < self.MAX_TYPE_QUERIES
+        ):
+            if _unknown(self.values.get(node, UNKNOWN)):
+                self.type_queries.setdefault(node, None)
 
     def _eval_children(self, node) -> Value:
         for child in node.children:
@@ -1192,6 +1226,8 @@ class FlowAnalysis:
     def _e_call(self, node: cst.Call) -> Value:
         func = node.func
         fv = self._eval(func)
+        if isinstance(func, cst.Name) or (isinstance(func.value, cst.Name) and func.value.value == "self"):
+            self._ask(func)  # model(x), Net(), self.encoder(x): an nn.Module from elsewhere?
         args = []
         for a in node.args:
             args.append((a, self._eval(a.value)))
@@ -1203,9 +1239,15 @@ class FlowAnalysis:
             return self._call_qualified(node, fv.qualname, args)
         if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)
             return self._module_call(node, fv, args)
+        if fv.kind is Kind.CLASS and fv.cls is None and fv.item is not None:
+            return fv.item  # a class the type layer knows (an nn.Module subclass from another file)
         if isinstance(func, cst.Attribute):
             recv = self.values.get(func.value, UNKNOWN)
             name = func.attr.value
+            if recv.kind is Kind.UNKNOWN:
+                self._ask(func.value)  # a tensor, an array, another object?
+            if name == "append" and args:
+                self._ask(args[0][0].value)  # a float or a tensor kept?
             if name in K.BACKWARD_METHODS:
                 if recv.kind is Kind.TENSOR or (recv.grad is Grad.YES and not args):
                     self._backward(node, recv)
@@ -1228,6 +1270,8 @@ class FlowAnalysis:
                 return Value(kind=Kind.NDARRAY, grad=Grad.NO) if name not in ("item", "tolist") else NUMBER
             if recv.kind is Kind.NUMBER:
                 return NUMBER
+            if recv.kind is Kind.OBJECT and recv.cls is None:
+                return UNKNOWN  # an instance the type layer knows is no tensor: its own clone(), detach()...
             # Unknown receiver: only what holds whatever it is.
             if name == "item":
                 return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))

@@ -25,7 +25,7 @@ DEFAULT_DEBOUNCE_MS = 300
 class Options:
     enable: bool = True
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
-    types: bool = True  # the jedi type layer refines diagnostics and hovers
+    types: bool = False  # the jedi type layer refines diagnostics and hovers (opt-in: it costs a subprocess)
     interpreter: Optional[str] = None  # the Python whose packages jedi reads; None: the server's
     # Engine settings the editor set explicitly (field name -> value); the rest
     # come from the project (see `project_settings`).

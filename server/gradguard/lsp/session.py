@@ -33,7 +33,9 @@ from gradguard.findings import Position
 from gradguard.lsp import actions, hover, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
 from gradguard.lsp.positions import LineTables
+from gradguard.lsp.types import TypeService
 from gradguard.lsp.worker import Outcome, Worker, analyse, read
+from gradguard.lsp.worker import refine as worker_refine
 from gradguard.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,8 @@ CONFIGURATION_TIMEOUT_S = 5.0
 # positions of the hovered statement: a few ms); past it, the hover shows the facts
 # alone, and the answer, still computed, is ready for the next hover.
 HOVER_STATE_BUDGET_S = 0.04
+# How long a hover waits for jedi's name of the hovered call (cached after the first answer).
+TYPE_HOVER_BUDGET_S = 0.25
 # Engine models kept for hovers (memory, and GC time, grow with each): the most recently
 # analysed documents; hovering another one re-analyses it in the background.
 KEEP_MODELS = 2
@@ -67,6 +71,8 @@ class Session:
         # Per document, its earlier versions' parse (an edit re-parses only what it touched);
         # used by the analysis thread alone.
         self._incremental: dict[str, Incremental] = {}
+        self.types: Optional[TypeService] = None  # the jedi layer (settings: types, interpreter)
+        self._warmup: Optional[asyncio.Future] = None
         self._models: OrderedDict[str, None] = OrderedDict()  # keys whose outcome keeps its engine model
         self._fix_all: dict[tuple, list] = {}
 
@@ -86,6 +92,7 @@ class Session:
 
     def configure(self, raw: Any) -> None:
         self.options, problems = options.parse(raw)
+        self._configure_types()
         self.generation += 1
         self._fix_all.clear()
         if problems:
@@ -95,6 +102,16 @@ class Session:
         self.configured.set()
 
     _config_problem: Optional[str] = None  # the project file's last problem shown
+
+    def _configure_types(self) -> None:
+        """Start (and warm up), restart or stop the type layer as the settings say."""
+        wanted = self.options.types
+        if self.types is not None and (not wanted or self.types.interpreter != self.options.interpreter):
+            self.types.shutdown()
+            self.types = None
+        if wanted and self.types is None:
+            self.types = TypeService(self.server.workspace.root_path, self.options.interpreter)
+            self._warmup = asyncio.ensure_future(self.types.warm_up())
 
     def settings_for(self, snapshot: Snapshot) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);
@@ -190,7 +207,9 @@ class Session:
                 self._publish(key, {p.uri: [] for p in snapshot.parts}, snapshot)
                 return
             incremental = self._incremental.setdefault(key, Incremental())
-            outcome = await self.worker.run(analyse, snapshot, self.settings_for(snapshot), self.generation, incremental)
+            ask_types = self.types is not None
+            settings = self.settings_for(snapshot)
+            outcome = await self.worker.run(analyse, snapshot, settings, self.generation, incremental, ask_types)
             for level, message in outcome.log:
                 self.log(level, message)
             if not self.is_current(outcome):
@@ -199,6 +218,8 @@ class Session:
             self._keep(key, outcome)
             if outcome.published is not None:
                 self._publish(key, outcome.published, snapshot)
+                if ask_types and self.types is not None and outcome.analysis.type_queries:
+                    await self._refine(key, outcome, incremental)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
@@ -207,6 +228,22 @@ class Session:
         finally:
             if self._tasks.get(key) is asyncio.current_task():
                 del self._tasks[key]
+
+    async def _refine(self, key: str, outcome: Outcome, incremental: Incremental) -> None:
+        """Publish the same version again with what jedi knows (after the syntactic publish)."""
+        facts = await self.types.facts(outcome.analysis, outcome.snapshot.source, outcome.snapshot.path)
+        if not facts or not self.is_current(outcome):
+            return
+        refined = await self.worker.run(worker_refine, outcome, facts, incremental)
+        if refined is None:
+            return
+        for level, message in refined.log:
+            self.log(level, message)
+        if refined.published is None or not self.is_current(refined):
+            _dispose(refined)
+            return
+        self._keep(key, refined)
+        self._publish(key, refined.published, refined.snapshot)
 
     def _keep(self, key: str, outcome: Outcome) -> None:
         """Store the outcome; only the last KEEP_MODELS documents keep their engine model."""
@@ -273,9 +310,22 @@ class Session:
         job = partial(read, hover.receiver_state, outcome.analysis, line, column)
         future = asyncio.get_running_loop().run_in_executor(self._reads, job)
         try:  # shielded: a late answer still completes, and the engine caches its index
-            return await asyncio.wait_for(asyncio.shield(future), HOVER_STATE_BUDGET_S)
+            state = await asyncio.wait_for(asyncio.shield(future), HOVER_STATE_BUDGET_S)
+        except asyncio.TimeoutError:
+            state = None
+        symbol = await self._symbol(outcome.snapshot, line, column)
+        return "; ".join(x for x in (symbol, state) if x) or None
+
+    async def _symbol(self, snapshot: Snapshot, line: int, column: int) -> Optional[str]:
+        """jedi's name for the hovered call (`torch._C.TensorBase.detach`), once jedi is warm."""
+        if self.types is None or not self.types.warm.is_set():
+            return None
+        lookup = self.types.symbol(snapshot.source, snapshot.path, line, column)
+        try:
+            full = await asyncio.wait_for(asyncio.shield(asyncio.ensure_future(lookup)), TYPE_HOVER_BUDGET_S)
         except asyncio.TimeoutError:
             return None
+        return f"resolves to `{full}`" if full else None
 
     async def fix_all_edits(self, uri: str) -> list[actions.DataEdit]:
         """The edits of `source.fixAll.gradguard`: every safe fix of the document."""

@@ -30,6 +30,7 @@ from gradguard import engine
 from gradguard.lsp import diagnostics
 from gradguard.lsp.documents import Snapshot
 from gradguard.settings import Settings
+from gradguard.typelayer.refine import reanalyze
 
 T = TypeVar("T")
 
@@ -105,7 +106,11 @@ class Outcome:
 
 
 def analyse(
-    snapshot: Snapshot, settings: Settings, generation: int, incremental: Optional[engine.Incremental] = None
+    snapshot: Snapshot,
+    settings: Settings,
+    generation: int,
+    incremental: Optional[engine.Incremental] = None,
+    ask_types: bool = False,
 ) -> Outcome:
     """The engine, then the translation to diagnostics (on the analysis thread).
     `incremental`: the document's parse of its earlier versions, re-used where the edit left it alone."""
@@ -118,6 +123,7 @@ def analyse(
             keep_flow=True,  # for hovers
             line_label=snapshot.line_label,
             incremental=incremental,
+            ask_types=ask_types,
         )
     except Exception:  # noqa: BLE001 - an engine bug must not take the server down
         outcome.log.append((types.MessageType.Error, f"GradGuard failed on {name}:\n{traceback.format_exc()}"))
@@ -136,3 +142,22 @@ def analyse(
         return outcome
     outcome.published = diagnostics.diagnostics(snapshot, analysis.findings)
     return outcome
+
+
+def refine(outcome: Outcome, facts: dict, incremental: engine.Incremental) -> Optional[Outcome]:
+    """The outcome's analysis again with the type layer's facts (on the analysis thread);
+    None when no fact changes anything the engine reads."""
+    snapshot = outcome.snapshot
+    refined = Outcome(snapshot, outcome.generation, outcome.settings)
+    try:
+        analysis = reanalyze(
+            snapshot.source, outcome.settings, facts, incremental, keep_flow=True, line_label=snapshot.line_label
+        )
+    except Exception:  # noqa: BLE001 - the syntactic diagnostics stay
+        refined.log.append((types.MessageType.Error, f"GradGuard's type layer failed:\n{traceback.format_exc()}"))
+        return refined
+    if analysis is None or analysis.error is not None:
+        return None
+    refined.analysis = analysis
+    refined.published = diagnostics.diagnostics(snapshot, analysis.findings)
+    return refined

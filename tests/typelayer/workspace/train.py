@@ -1,0 +1,16 @@
+import torch
+
+from models.net import Net
+
+
+def collect(model, loader):
+    outputs = []
+    model.requires_grad_(True)
+    for x in loader:
+        out = model(x)
+        outputs.append(out)
+        first = x.clone()
+    return outputs, first
+
+
+collect(Net(), [torch.randn(2, 4)])
