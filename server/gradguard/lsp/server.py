@@ -6,12 +6,15 @@ findings in `diagnostics`, code actions in `actions`, hover texts in `hover`.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
-from typing import Optional
+from typing import Any, Optional
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcException, JsonRpcInvalidParams, JsonRpcParseError
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from gradguard import __version__
 from gradguard.findings import Position, Range
@@ -27,11 +30,54 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     save=True,
 )
 
-server = LanguageServer(
+_ANSWERED = object()  # a request already answered with an error while it was read
+
+
+class Protocol(LanguageServerProtocol):
+    """JSON-RPC's error answers where pygls 2.1 only shows a message: a request whose
+    params do not fit its method gets InvalidParams (else the client waits forever)."""
+
+    def structure_message(self, data: dict) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "method" not in data or "id" not in data:
+                raise  # a notification: nothing to answer (reported in report_server_error)
+            msg_id = data["id"]
+            valid_id = isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool)
+            self._send_response(msg_id if valid_id else None, None, error.to_response_error())
+            return _ANSWERED
+
+    def handle_message(self, message) -> None:
+        if message is not _ANSWERED:
+            super().handle_message(message)
+
+
+class Server(LanguageServer):
+    def report_server_error(self, error: Exception, source) -> None:
+        """A body that is not JSON gets ParseError (with the null id JSON-RPC asks for);
+        a notification that does not fit its method or cannot be applied is ignored, as
+        the protocol says, with a line in the log rather than a pop-up."""
+        if isinstance(error, json.JSONDecodeError):
+            parse_error = {"code": JsonRpcParseError.CODE, "message": f"{JsonRpcParseError.MESSAGE}: {error}"}
+            self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": parse_error})
+        elif isinstance(error, JsonRpcInvalidParams):
+            self._log_ignored("a notification with invalid params")
+        elif source is FeatureNotificationError:  # e.g. a change to a document never opened
+            self._log_ignored(f"a notification it could not apply ({error})")
+        else:
+            super().report_server_error(error, source)
+
+    def _log_ignored(self, what: str) -> None:
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=f"GradGuard ignored {what}"))
+
+
+server = Server(
     "gradguard",
     __version__,
     text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
     notebook_document_sync=NOTEBOOK_SYNC,
+    protocol_cls=Protocol,
 )
 session = Session(server)
 
