@@ -1,36 +1,19 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './common/commands';
 import * as log from './common/log';
-import { onDidChangePythonInterpreter } from './common/python';
 import { ServerManager } from './common/server';
-import { changeEffect } from './common/settings';
 import { Status } from './common/status';
+import { watchForChanges } from './common/watch';
 
 let manager: ServerManager | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const output = log.outputChannel();
     const status = new Status();
-    manager = new ServerManager(context.extensionPath, status);
-    const server = manager;
+    const server = new ServerManager(context.extensionPath, status);
+    manager = server;
     context.subscriptions.push(output, status, server, ...registerCommands(server, output));
-
-    context.subscriptions.push(
-        vscode.workspace.onDidChangeConfiguration((event) => {
-            const effect = changeEffect(event);
-            if (effect === 'restart') {
-                void server.restart();
-            } else if (effect === 'notify') {
-                void server.settingsChanged();
-            }
-        }),
-        // Trusting the workspace makes its gradguard.interpreter count.
-        vscode.workspace.onDidGrantWorkspaceTrust(() => void server.restart()),
-    );
-    const pythonChanged = await onDidChangePythonInterpreter(() => void server.restart());
-    if (pythonChanged !== undefined) {
-        context.subscriptions.push(pythonChanged);
-    }
+    context.subscriptions.push(...(await watchForChanges(server)));
     await server.restart();
 }
 

@@ -56,6 +56,8 @@ export const state = {
     applied: [] as unknown[],
     messages: [] as string[],
     activeTextEditor: undefined as unknown,
+    onConfiguration: [] as Listener<unknown>[],
+    onTrust: [] as Listener<void>[],
 };
 
 export function reset(): void {
@@ -71,6 +73,13 @@ export function reset(): void {
     state.applied = [];
     state.messages = [];
     state.activeTextEditor = undefined;
+    state.onConfiguration = [];
+    state.onTrust = [];
+}
+
+function subscribe<T>(listeners: Listener<T>[], listener: Listener<T>) {
+    listeners.push(listener);
+    return { dispose: () => listeners.splice(listeners.indexOf(listener), 1) };
 }
 
 function configuration(section: string) {
@@ -111,6 +120,8 @@ export const vscode = {
         getWorkspaceFolder(uri: Uri) {
             return vscode.workspace.workspaceFolders.find((f) => uri.fsPath.startsWith(f.uri.fsPath + '/'));
         },
+        onDidChangeConfiguration: (listener: Listener<unknown>) => subscribe(state.onConfiguration, listener),
+        onDidGrantWorkspaceTrust: (listener: Listener<void>) => subscribe(state.onTrust, listener),
         async applyEdit(edit: unknown) {
             state.applied.push(edit);
             return true;
