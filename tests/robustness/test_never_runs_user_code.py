@@ -87,8 +87,8 @@ def test_the_cli_never_imports_the_checked_code(workspace):
     assert "losses.append(loss.detach())" in (root / "train.py").read_text()
     assert sorted(p.name for p in marker.iterdir()) == []
     # The control: importing a module does leave its marker.
-    subprocess.run([sys.executable, "-c", "import helpers"], cwd=root, check=True)
-    assert sorted(p.name for p in marker.iterdir()) == ["helpers.py"]
+    subprocess.run([sys.executable, "-c", "import pkg"], cwd=root, check=True)
+    assert sorted(p.name for p in marker.iterdir()) == ["pkg.__init__.py"]
 
 
 @pytest_lsp.fixture(config=server_config())
