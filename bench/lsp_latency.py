@@ -2,6 +2,7 @@
 change-to-diagnostics latency, hover latency and the server's memory.
 
     .venv/bin/python bench/lsp_latency.py [--edits 20] [--hovers 40]
+    .venv/bin/python bench/lsp_latency.py --types    # the jedi type layer
 
 Files of 500, 2,000 and 10,000 lines of realistic training code are generated
 from varied training-loop functions, opened one after another in one server
@@ -19,8 +20,10 @@ import argparse
 import ast
 import asyncio
 import re
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -178,16 +181,20 @@ def analyze_ms(text: str, runs: int = 3) -> float:
 class Editor:
     """A minimal editor: open, edit, hover, and wait for the diagnostics of a version."""
 
-    def __init__(self):
+    def __init__(self, options: dict | None = None, root: Path | None = None):
         self.client = LanguageClient("gradguard-bench", "1")
-        self.waiters: dict[tuple[str, int], asyncio.Future] = {}
+        self.options = {"debounceMs": 0, **(options or {})}
+        self.root = root
+        self.waiters: dict[tuple[str, int, int], asyncio.Future] = {}
         self.counts: dict[tuple[str, int], int] = {}
+        self.seen: dict[tuple[str, int], int] = {}  # publishes per (uri, version): 2 once refined by types
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams):
             key = (params.uri, params.version)
             self.counts[key] = len(params.diagnostics)
-            waiter = self.waiters.pop(key, None)
+            self.seen[key] = self.seen.get(key, 0) + 1
+            waiter = self.waiters.pop((*key, self.seen[key]), None)
             if waiter is not None and not waiter.done():
                 waiter.set_result(time.perf_counter())
 
@@ -207,7 +214,8 @@ class Editor:
                 capabilities=types.ClientCapabilities(
                     general=types.GeneralClientCapabilities(position_encodings=["utf-16"])
                 ),
-                initialization_options={"debounceMs": 0},
+                initialization_options=self.options,
+                root_uri=self.root.as_uri() if self.root else None,
             )
         )
         self.client.initialized(types.InitializedParams())
@@ -216,9 +224,10 @@ class Editor:
     def pid(self) -> int:
         return self.client._server.pid  # the server subprocess
 
-    def expect(self, uri: str, version: int) -> asyncio.Future:
+    def expect(self, uri: str, version: int, nth: int = 1) -> asyncio.Future:
+        """The time of the `nth` publish of a version (the second: refined by the type layer)."""
         future = asyncio.get_running_loop().create_future()
-        self.waiters[(uri, version)] = future
+        self.waiters[(uri, version, nth)] = future
         return future
 
     async def open(self, uri: str, text: str) -> float:
@@ -349,12 +358,82 @@ async def run(edits: int, hovers: int) -> None:
     print(f"server RSS: {rows[-1]['rss']:.0f} MB, peak {rows[-1]['peak']:.0f} MB (target < 150 MB)")
 
 
+def children_rss_mb(pid: int) -> float:
+    """RSS of a process's descendants (jedi's worker process and its environment subprocess)."""
+    total = 0.0
+    for child in Path(f"/proc/{pid}/task").glob("*/children"):
+        for cpid in child.read_text().split():
+            try:
+                total += memory_mb(int(cpid))[0] + children_rss_mb(int(cpid))
+            except OSError:
+                pass
+    return total
+
+
+async def run_types(edits: int, hovers: int) -> None:
+    """The type layer: first (syntactic) and refined diagnostics, hovers, and memory, on a
+    500-line script whose models come from another module of the workspace."""
+    workspace = Path(tempfile.mkdtemp(prefix="gradguard-types-"))
+    shutil.copytree(Path(__file__).resolve().parents[1] / "tests/typelayer/workspace/models", workspace / "models")
+    body = training_code(500)
+    calls = [f"train_epoch_{i}(Net(), loader, optimizer, criterion)" for i in range(body.count("def train_epoch_"))]
+    text = body.replace("import math\n", "import math\nfrom models.net import Net\n", 1) + "\n" + "\n".join(calls) + "\n"
+    path = workspace / "train.py"
+    path.write_text(text)
+    uri = path.as_uri()
+    lines = text.split("\n")
+    target = next(n for n, line in enumerate(lines) if "lr=0.0" in line)
+    col = lines[target].index("lr=0.0") + len("lr=0.0")
+    results = {}
+    for with_types in (False, True):
+        editor = Editor({"types": with_types}, workspace)
+        await editor.start()
+        try:
+            refined = editor.expect(uri, 1, 2) if with_types else None
+            start = time.perf_counter()
+            first_ms = await editor.open(uri, text)
+            cold_ms = (await asyncio.wait_for(refined, 600) - start) * 1000 if refined else None
+            firsts, warm = [], []
+            for k in range(edits):
+                version = k + 2
+                second = editor.expect(uri, version, 2) if with_types else None
+                t = time.perf_counter()
+                firsts.append(await editor.edit(uri, version, target, col, col + 1, str(1 + k % 9)))
+                if second is not None:
+                    warm.append((await asyncio.wait_for(second, 600) - t) * 1000)
+            hover_ms = [(await editor.hover(uri, line, ch))[0] for line, ch in hover_targets(text, hovers)]
+            rss = memory_mb(editor.pid)[0]
+            results[with_types] = dict(
+                first=[first_ms, *firsts], cold=cold_ms, warm=warm, hovers=hover_ms, rss=rss,
+                jedi_rss=children_rss_mb(editor.pid), findings=(editor.counts.get((uri, 1)), editor.seen.get((uri, 1))),
+            )
+        finally:
+            await editor.stop()
+    off, on = results[False], results[True]
+    print(f"type layer on a {len(lines) - 1}-line script using `Net` from models/net.py ({edits} edits, {hovers} hovers)")
+    print(f"{'types':>6} {'first p50':>9} {'p95':>7} {'refined cold':>12} {'warm p50':>8} {'p95':>7} "
+          f"{'hover p50':>9} {'p95':>7} {'server MB':>9} {'jedi MB':>7}")
+    for name, r in (("off", off), ("on", on)):
+        cold = f"{r['cold']:>10.0f}ms" if r["cold"] is not None else f"{'-':>12}"
+        warm = (f"{statistics.median(r['warm']):>6.0f}ms {percentile(r['warm'], 0.95):>5.0f}ms" if r["warm"]
+                else f"{'-':>8} {'-':>7}")
+        print(f"{name:>6} {statistics.median(r['first']):>7.0f}ms {percentile(r['first'], 0.95):>5.0f}ms {cold} {warm} "
+              f"{statistics.median(r['hovers']):>7.1f}ms {percentile(r['hovers'], 0.95):>5.1f}ms {r['rss']:>9.0f} {r['jedi_rss']:>7.0f}")
+    ratio = statistics.median(on["first"]) / statistics.median(off["first"])
+    print()
+    print(f"first (syntactic) diagnostics with types / without: {ratio:.2f}x (target within 1.10x)")
+    if on["warm"]:
+        print(f"warm refined diagnostics p95: {percentile(on['warm'], 0.95):.0f} ms (target < 500 ms)")
+    print(f"findings v1: without types {off['findings'][0]}, with types {on['findings'][0]} (refined)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20, help="edits per file (a quarter of them on the largest)")
     parser.add_argument("--hovers", type=int, default=40, help="hovers per file")
+    parser.add_argument("--types", action="store_true", help="measure the jedi type layer instead (a 500-line script)")
     args = parser.parse_args()
-    asyncio.run(run(args.edits, args.hovers))
+    asyncio.run(run_types(args.edits, args.hovers) if args.types else run(args.edits, args.hovers))
 
 
 if __name__ == "__main__":

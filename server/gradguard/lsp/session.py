@@ -111,7 +111,12 @@ class Session:
             self.types = None
         if wanted and self.types is None:
             self.types = TypeService(self.server.workspace.root_path, self.options.interpreter)
-            self._warmup = asyncio.ensure_future(self.types.warm_up())
+            self._warmup = asyncio.ensure_future(self._warm_types(self.types))
+
+    async def _warm_types(self, service: TypeService) -> None:
+        problem = await service.warm_up()
+        if problem is not None:
+            self.log(types.MessageType.Warning, f"GradGuard's type layer is off: {problem}")
 
     def settings_for(self, snapshot: Snapshot) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);
@@ -231,7 +236,7 @@ class Session:
 
     async def _refine(self, key: str, outcome: Outcome, incremental: Incremental) -> None:
         """Publish the same version again with what jedi knows (after the syntactic publish)."""
-        facts = await self.types.facts(outcome.analysis, outcome.snapshot.source, outcome.snapshot.path)
+        facts = await self.types.facts(key, outcome.analysis, outcome.snapshot.source, outcome.snapshot.path)
         if not facts or not self.is_current(outcome):
             return
         refined = await self.worker.run(worker_refine, outcome, facts, incremental)
@@ -282,6 +287,8 @@ class Session:
         _dispose(self.outcomes.pop(key, None))
         self._models.pop(key, None)
         self._incremental.pop(key, None)
+        if self.types is not None:
+            self.types.forget(key)
         for uri in self._published_by_key.pop(key, {key}):
             self.tables.drop(uri)
             self._send(uri, [], None)
