@@ -5,7 +5,7 @@ import * as path from 'node:path';
 // Whether GradGuard can run in an interpreter, and installing the wheel the .vsix carries.
 
 export type Check =
-    | { status: 'ok'; version: string }
+    | { status: 'ok'; version: string; executable: string } // executable: sys.executable, an absolute path
     | { status: 'no-interpreter'; detail: string }
     | { status: 'not-installed'; detail: string };
 
@@ -24,11 +24,12 @@ function run(command: string, args: string[], timeoutMs: number): Promise<Run> {
     });
 }
 
-/** Is `gradguard` importable in this interpreter (and which version)? */
+/** Is `gradguard` importable in this interpreter (which version, and the interpreter's absolute path)? */
 export async function checkGradGuard(interpreter: string): Promise<Check> {
-    const r = await run(interpreter, ['-c', 'import gradguard; print(gradguard.__version__)'], 60_000);
+    const r = await run(interpreter, ['-c', 'import sys, gradguard; print(gradguard.__version__); print(sys.executable)'], 60_000);
     if (r.code === 0) {
-        return { status: 'ok', version: r.stdout.trim() };
+        const [version, executable] = r.stdout.trim().split('\n');
+        return { status: 'ok', version, executable: executable || interpreter };
     }
     if (r.code === 'ENOENT' || r.code === 'EACCES') {
         return { status: 'no-interpreter', detail: `${interpreter}: ${r.code === 'ENOENT' ? 'not found' : 'not executable'}` };

@@ -70,6 +70,7 @@ export class ServerManager implements vscode.Disposable {
             return;
         }
         log.info(`GradGuard ${check.version} in ${interpreter.path}`);
+        const executable = check.executable; // what the server is told to read packages from (jedi)
 
         const serverOptions: ServerOptions = {
             command: interpreter.path,
@@ -81,8 +82,8 @@ export class ServerManager implements vscode.Disposable {
             outputChannel: log.outputChannel(),
             traceOutputChannel: log.outputChannel(),
             revealOutputChannelOn: RevealOutputChannelOn.Never,
-            initializationOptions: serverSettings(resource, interpreter.path),
-            middleware: { workspace: { configuration: configurationMiddleware(interpreter.path) } },
+            initializationOptions: serverSettings(resource, executable),
+            middleware: { workspace: { configuration: configurationMiddleware(executable) } },
         };
         const client = new LanguageClient(EXTENSION_ID, SERVER_NAME, serverOptions, clientOptions);
         client.onDidChangeState((e) => {

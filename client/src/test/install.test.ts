@@ -35,7 +35,19 @@ test('an interpreter without gradguard: the import error is kept for the output 
 test("the repo's venv has gradguard, with its version", { skip: !fs.existsSync(venvPython) }, async () => {
     const init = fs.readFileSync(path.join(ROOT, 'server', 'gradguard', '__init__.py'), 'utf8');
     const version = /__version__\s*=\s*"([^"]+)"/.exec(init)![1];
-    assert.deepEqual(await checkGradGuard(venvPython), { status: 'ok', version });
+    assert.deepEqual(await checkGradGuard(venvPython), { status: 'ok', version, executable: venvPython });
+});
+
+test('a bare command name resolves to the absolute path the server is told about', async () => {
+    const dir = path.dirname(fakeInterpreter(''));
+    fs.writeFileSync(path.join(dir, 'python'), `#!/bin/sh\necho 0.1.0; echo ${dir}/python\n`, { mode: 0o755 });
+    const env = process.env.PATH;
+    process.env.PATH = `${dir}:${env}`;
+    try {
+        assert.deepEqual(await checkGradGuard('python'), { status: 'ok', version: '0.1.0', executable: `${dir}/python` });
+    } finally {
+        process.env.PATH = env;
+    }
 });
 
 test('install runs the interpreter\'s pip on the wheel', async () => {
