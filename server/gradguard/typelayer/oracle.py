@@ -28,6 +28,7 @@ NUMBERS = {"builtins.int", "builtins.float", "builtins.bool", "builtins.complex"
 CONTAINERS = {"builtins.list", "builtins.dict", "builtins.tuple", "builtins.set"}
 NDARRAY = "numpy.ndarray"
 CACHE_SIZE = 4096  # answers kept, per (document text, position)
+PARSED_MODULES = 400  # parso keeps every module jedi read (torch has ~1,500): beyond this, start afresh
 
 
 def _qualname(value) -> str:
@@ -151,7 +152,16 @@ class Oracle:
                 out[pos] = fact
         while len(self._answers) > CACHE_SIZE:
             self._answers.popitem(last=False)
+        self._bound_jedi_memory()
         return out
+
+    def _bound_jedi_memory(self) -> None:
+        """jedi's own caches only grow; past a bound they are dropped (the next question re-reads)."""
+        import parso.cache
+
+        if sum(len(v) for v in parso.cache.parser_cache.values()) > PARSED_MODULES:
+            parso.cache.parser_cache.clear()
+            self._jedi.cache.clear_time_caches(True)
 
     def goto(self, source: str, path: Optional[str], line: int, column: int):
         """jedi's definitions of the name at a position (for hovers: which `detach` is this?)."""
