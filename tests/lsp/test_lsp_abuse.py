@@ -324,3 +324,29 @@ def test_deeply_nested_brackets_are_skipped_and_the_server_keeps_serving(raw):
     uri = "file:///tmp/deep.py"
     raw.send({"method": "textDocument/didOpen", "params": open_params(uri, "import torch\nx = " + "(" * 5_000 + "1" + ")" * 5_000 + "\n")})
     still_serving(raw, 2)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "shape", [lambda t: t.replace("\n", "\r\n"), lambda t: t.replace("\n", "\r"), lambda t: "\ufeff" + t, lambda t: t.replace("    ", "\t")],
+    ids=["crlf", "cr", "bom", "tabs"],
+)
+async def test_line_endings_a_bom_and_tabs_place_the_same_diagnostics(client: Client, tmp_path, shape):
+    await initialize(client)
+    plain, shaped = uri_for(tmp_path, "plain.py"), uri_for(tmp_path, "shaped.py")
+    client.open(plain, TRAIN)
+    client.open(shaped, shape(TRAIN))
+    expected = [(d.range.start.line, d.range.end.line, d.message) for d in await client.diagnostics_for(plain)]
+    got = [(d.range.start.line, d.range.end.line, d.message) for d in await client.diagnostics_for(shaped)]
+    assert got == expected and len(got) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_nul_byte_is_a_syntax_error_that_publishes_nothing(client: Client, tmp_path):
+    await initialize(client)
+    uri = uri_for(tmp_path, "nul.py")
+    client.open(uri, TRAIN + "\x00\n")
+    await client.wait_until(lambda: [m for m in client.log_messages if m.message.startswith("nul.py v1: syntax error")], "the log")
+    assert client.publishes(uri) == []
+    fixed = client.replace(uri, TRAIN)
+    assert len(await client.diagnostics_for(uri, fixed)) == 2
