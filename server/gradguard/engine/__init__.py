@@ -45,6 +45,11 @@ class Analysis:
         self.flow = self.positions = None
 
 
+# A file this large is generated or data, not training code: parsing it would take
+# a minute and gigabytes (libcst: ~1 KB of objects per source byte).
+MAX_SOURCE_CHARS = 2_000_000
+
+
 def mentions_torch(source: str) -> bool:
     return "torch" in source
 
@@ -76,6 +81,9 @@ def analyze(
     settings = settings or Settings()
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
+    if len(source) > MAX_SOURCE_CHARS:
+        size = f"{len(source) / 1e6:.1f} million characters; the limit is {MAX_SOURCE_CHARS / 1e6:.0f} million"
+        return Analysis(error=ParseError(f"too large to analyse ({size})", 1, 0, syntax=False))
     parsed = incremental.parser.parse(source) if incremental is not None else parse(source)
     if isinstance(parsed, ParseError):
         return Analysis(error=parsed)
@@ -92,7 +100,7 @@ def analyze(
     try:
         flow.run()
     except RecursionError:
-        return Analysis(error=ParseError("too deeply nested to analyse", 1, 0))
+        return Analysis(error=ParseError("too deeply nested to analyse", 1, 0, syntax=False))
     for rule in rules:
         _guarded(rule, rule.finish, internal)()
     ranges = incremental.ranges if incremental is not None else None

@@ -16,7 +16,9 @@ statement at a time (positions.py).
 
 from __future__ import annotations
 
+import ast
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -34,6 +36,7 @@ class ParseError:
     message: str
     line: int
     column: int  # 0-based
+    syntax: bool = True  # False: valid perhaps, but beyond what is analysed (too deep, too large)
 
 
 @dataclass(frozen=True)
@@ -71,13 +74,83 @@ class Parsed:
         return body[i] if 0 <= i < len(body) else None
 
 
+# libcst's native parser recurses on the C stack: ~1,100 nested brackets, or a
+# 10,000-term chain (`a + a + ...`, `- - - x`, `a.b.b.b`), overflow an 8 MB stack
+# and kill the process (SIGSEGV; measured with libcst 1.9). CPython allows 200
+# nested brackets, so deeper is never valid Python; long lines are parsed on a
+# thread with a large stack.
+_BRACKETS = re.compile(r"[()\[\]{}]")
+_LONG_LINE = re.compile(r"[^\n]{4000}")
+MAX_BRACKETS = 200
+BIG_STACK = 512 * 1024 * 1024
+
+
+def _bracket_depth(source: str) -> int:
+    """Deepest bracket nesting, counting brackets in strings too (an upper bound)."""
+    depth = peak = 0
+    for ch in _BRACKETS.findall(source):
+        if ch in "([{":
+            depth += 1
+            peak = max(peak, depth)
+        elif depth:
+            depth -= 1
+    return peak
+
+
+def _libcst(source: str) -> cst.Module:
+    deep = _bracket_depth(source) > MAX_BRACKETS
+    if not deep and _LONG_LINE.search(source) is None:
+        return cst.parse_module(source)
+    try:
+        ast.parse(source)  # CPython's parser fails cleanly where libcst's would crash
+    except SyntaxError as e:
+        if "too many nested" in str(e.msg):
+            raise _TooDeep() from None
+        raise cst.ParserSyntaxError(e.msg, lines=source.split("\n"), raw_line=e.lineno or 1, raw_column=(e.offset or 1) - 1)
+    except (RecursionError, MemoryError):
+        raise _TooDeep() from None
+    return _on_big_stack(cst.parse_module, source)
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _on_big_stack(fn, *args):
+    result: list = []
+
+    def run():
+        try:
+            result.append((True, fn(*args)))
+        except BaseException as e:  # noqa: BLE001 - handed back to the caller's thread
+            result.append((False, e))
+
+    with _stack_lock:
+        old = threading.stack_size(BIG_STACK)
+        try:
+            thread = threading.Thread(target=run, name="gradguard-deep-parse")
+            thread.start()
+        finally:
+            threading.stack_size(old)
+    thread.join()
+    ok, value = result[0]
+    if not ok:
+        raise value
+    return value
+
+
+_stack_lock = threading.Lock()
+
+
 def parse_module(source: str) -> Union[cst.Module, ParseError]:
     try:
-        return cst.parse_module(source)
+        return _libcst(source)
+    except _TooDeep:
+        return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except cst.ParserSyntaxError as e:
         return ParseError(e.message, e.raw_line, e.raw_column)
     except (RecursionError, MemoryError):
-        return ParseError("too deeply nested to parse", 1, 0)
+        return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except Exception as e:  # libcst raises a few other errors on odd input
         return ParseError(f"cannot parse: {e}", 1, 0)
 
@@ -87,7 +160,10 @@ def parse(source: str) -> Union[Parsed, ParseError]:
     module = parse_module(source)
     if isinstance(module, ParseError):
         return module
-    return _layout(module, source, None, 0, 0, len(module.body))
+    try:
+        return _layout(module, source, None, 0, 0, len(module.body))
+    except RecursionError:  # printing it back recurses in Python
+        return ParseError("too deeply nested to analyse", 1, 0, syntax=False)
 
 
 def _text(module: cst.Module, nodes) -> str:
@@ -194,7 +270,7 @@ def _splice(old: Parsed, new: str) -> Optional[Parsed]:
     stretch = new[lo:hi]
     module = old.module
     try:
-        chunk = cst.parse_module(stretch)
+        chunk = _libcst(stretch)
     except Exception:  # a syntax error, or one the whole parse will report better
         return None
     if not chunk.body:
@@ -218,4 +294,7 @@ def _splice(old: Parsed, new: str) -> Optional[Parsed]:
         has_trailing_newline=module.has_trailing_newline if back else chunk.has_trailing_newline,
     )
     keep_back = len(back) - (1 if back and chunk.footer else 0)
-    return _layout(spliced, new, old, a, keep_back, len(middle))
+    try:
+        return _layout(spliced, new, old, a, keep_back, len(middle))
+    except RecursionError:
+        return None

@@ -133,12 +133,11 @@ def analyse(
         outcome.log.append((types.MessageType.Error, f"GradGuard internal error on {name}: {error}"))
     if analysis.error is not None:
         e = analysis.error
-        outcome.log.append(
-            (
-                types.MessageType.Log,
-                f"{name} v{snapshot.version}: syntax error at line {e.line}: {e.message}; keeping the last diagnostics",
-            )
-        )
+        if e.syntax:
+            text = f"{name} v{snapshot.version}: syntax error at line {e.line}: {e.message}; keeping the last diagnostics"
+            outcome.log.append((types.MessageType.Log, text))
+        else:  # not a typing mistake: say it where the user sees it
+            outcome.log.append((types.MessageType.Warning, f"GradGuard skipped {name}: {e.message}"))
         return outcome
     outcome.published = diagnostics.diagnostics(snapshot, analysis.findings)
     return outcome
