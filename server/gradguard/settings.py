@@ -14,7 +14,7 @@ class Settings:
     select: tuple[str, ...] = ("GG",)  # codes or prefixes
     ignore: tuple[str, ...] = ()
     severity: dict[str, Severity] = field(default_factory=dict)  # per-rule overrides
-    strict: bool = False  # reserved for reporting likely (not proven) graphs; no rule reads it yet
+    strict: bool = False  # also report likely graphs: an unknown function's result, when its arguments carry one
     copy_order: str = "clone-detach"
 
     def enabled(self, code: str) -> bool:

@@ -92,7 +92,7 @@ def analyze(
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
-    flow = FlowAnalysis(module, hooks, module.code_for_node, facts)
+    flow = FlowAnalysis(module, hooks, module.code_for_node, facts, strict=settings.strict)
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)

@@ -225,9 +225,17 @@ class FlowAnalysis:
     """
 
     def __init__(
-        self, module: cst.Module, hooks: dict, code_for: Callable[[cst.CSTNode], str], facts: Optional[dict] = None
+        self,
+        module: cst.Module,
+        hooks: dict,
+        code_for: Callable[[cst.CSTNode], str],
+        facts: Optional[dict] = None,
+        strict: bool = False,
     ):
         self.module = module
+        # strict: a call of something unknown whose arguments carry a graph is taken to
+        # return one too (likely, not proven: off by default, precision first).
+        self.strict = strict
         # What the type layer (jedi) found out about names syntax left unknown: node -> Value.
         self.facts: dict = facts or {}
         self.type_queries: dict = {}  # unknown callees, receivers and stored names, to ask it about
@@ -1226,12 +1234,21 @@ class FlowAnalysis:
     def _e_call(self, node: cst.Call) -> Value:
         func = node.func
         fv = self._eval(func)
-        if isinstance(func, cst.Name) or (isinstance(func.value, cst.Name) and func.value.value == "self"):
+        if isinstance(func, cst.Name) or (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        ):
             self._ask(func)  # model(x), Net(), self.encoder(x): an nn.Module from elsewhere?
         args = []
         for a in node.args:
             args.append((a, self._eval(a.value)))
-        return self._call(node, fv, args)
+        v = self._call(node, fv, args)
+        if self.strict and v is UNKNOWN and _unknown(fv) and not isinstance(func, cst.Attribute):
+            graphs = [a for _, a in args if a.has_graph]
+            if graphs:
+                why = Evidence(node, f"from `{self._short(node)}`, which is given a graph,")
+                origins = frozenset().union(*(a.origins for a in graphs)) | {node}
+                v = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=why, origins=origins), node)
+        return v
 
     def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
         func = node.func

@@ -611,6 +611,32 @@ for round_idx in range(2):
             runtime="assert has_graph(scores_per_round[0]) and activations_alive(scores_per_round[0])",
             note="a list comprehension over heads, concatenated and kept every round",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+smooth = getattr(torch, "tanh")  # what this is, only running it tells
+loader = [torch.randn(8, 4) for _ in range(3)]
+scores = []
+for x in loader:
+    score = smooth(model(x))
+    scores.append(score)
+""",
+            range=(11, 18, 11, 23),
+            message="`score` carries an autograd graph (from `smooth(model(x))`, which is given a graph, on line 10) "
+            "that is never back-propagated; storing it in `scores` keeps every saved activation alive across iterations",
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\n"
+                "smooth = getattr(torch, \"tanh\")  # what this is, only running it tells\n"
+                "loader = [torch.randn(8, 4) for _ in range(3)]\nscores = []\nfor x in loader:\n"
+                "    score = smooth(model(x))\n    scores.append(score.detach())\n",
+            ),
+            settings={"strict": True},
+            note="strict: an unknown function given a graph is taken to return one (without strict: no finding)",
+            runtime="assert has_graph(scores[0]) and activations_alive(scores[0])",
+        ),
     ]
 
 
