@@ -104,8 +104,7 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
     digest = cache.content_hash(data)
     analysis = analyze(text, settings)
     if analysis.error is not None:
-        err = analysis.error
-        return FileResult(path, error=FileError(f"SyntaxError: {err.message}", err.line, err.column), digest=digest)
+        return FileResult(path, error=_analysis_error(analysis.error), digest=digest)
     result = FileResult(
         path,
         analysis.findings,
@@ -193,7 +192,7 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     if analysis.error is not None:
         err = analysis.error
         number, line = cells.locate(err.line)
-        message = f"SyntaxError in cell {number}, line {line}: {err.message}"
+        message = f"SyntaxError in cell {number}, line {line}: {err.message}" if _is_syntax(err) else err.message
         return FileResult(path, error=FileError(message), digest=digest), analysis
     sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
     internal = list(analysis.internal_errors)
@@ -202,6 +201,17 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
         digest=None if internal else digest,
     )
     return result, analysis
+
+
+def _is_syntax(err) -> bool:
+    # The engine also refuses valid code it will not analyse (too large, too deep): not a SyntaxError.
+    return getattr(err, "syntax", True)
+
+
+def _analysis_error(err) -> FileError:
+    if _is_syntax(err):
+        return FileError(f"SyntaxError: {err.message}", err.line, err.column)
+    return FileError(err.message)
 
 
 def _decode_problem(data: bytes, e: UnicodeDecodeError) -> str:
