@@ -26,7 +26,7 @@ from gradguard.cells import CellMap
 from gradguard.config import PYPROJECT, ConfigError, Resolver
 from gradguard.discovery import Discovered, discover
 from gradguard.docs import rule_markdown
-from gradguard.engine import analyze
+from gradguard.engine import Incremental, analyze
 from gradguard.engine.fixes import chosen_fix, fix_source
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
@@ -102,7 +102,7 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         return read
     data, text, bom = read
     digest = cache.content_hash(data)
-    analysis = analyze(text, settings)
+    analysis = _analyse(text, settings, path)
     if analysis.error is not None:
         return FileResult(path, error=_analysis_error(analysis.error), digest=digest)
     result = FileResult(
@@ -140,6 +140,34 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
     result.fixed = fixed.fixed
     result.digest = cache.content_hash(new_data)
     return result
+
+
+def _analyse(text: str, settings: Settings, path: str):
+    """The engine; with `types`, refined by jedi (one oracle per worker process)."""
+    if not settings.types:
+        return analyze(text, settings)
+    incremental = Incremental()
+    first = analyze(text, settings, incremental=incremental, ask_types=True)
+    if first.error is not None or not first.type_queries:
+        return first
+    from gradguard.typelayer import refine  # jedi only for --types
+
+    refined = refine(first, text, _oracle(path), os.path.abspath(path), settings, incremental=incremental)
+    return refined if refined is not None else first
+
+
+_oracles: dict = {}
+
+
+def _oracle(path: str):
+    """jedi for the project holding `path` (its configuration's root, else the file's directory)."""
+    from gradguard.typelayer.oracle import Oracle
+
+    config = Resolver().for_path(path)
+    root = config.root if config.path else os.path.dirname(os.path.abspath(path))
+    if root not in _oracles:
+        _oracles[root] = Oracle(root)
+    return _oracles[root]
 
 
 def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
@@ -395,19 +423,25 @@ def _selection_options(f):
             help="Method order of the copies fixes make. [default: clone-detach]",
         ),
         click.option("--strict/--no-strict", default=None, help="Report likely (not only proven) problems."),
+        click.option(
+            "--types/--no-types",
+            default=None,
+            help="Ask jedi what syntax cannot tell (an nn.Module from another file, a NumPy array): slower.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-def _overrides(select, extend_select, ignore, copy_order, strict) -> dict:
+def _overrides(select, extend_select, ignore, copy_order, strict, types=None) -> dict:
     return {
         "select": select,
         "extend_select": extend_select,
         "ignore": ignore,
         "copy_order": copy_order,
         "strict": strict,
+        "types": types,
     }
 
 
@@ -437,6 +471,7 @@ def check(
     ignore: tuple[str, ...],
     copy_order: str | None,
     strict: bool | None,
+    types: bool | None,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -446,7 +481,7 @@ def check(
     jobs: int,
 ) -> None:
     """Check PATHS (files, or directories searched for *.py and *.ipynb; default: .)."""
-    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict))
+    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types))
     framed = output_format == "text" and not diff and not statistics and sys.stdout.isatty()
     mode = "diff" if diff else "fix" if fix else "check"
     job = Job(mode=mode, unsafe=unsafe_fixes, want_source=framed)
@@ -591,9 +626,10 @@ def show_config(
     ignore: tuple[str, ...],
     copy_order: str | None,
     strict: bool | None,
+    types: bool | None,
 ) -> None:
     """Print the configuration that applies to PATH (a file or directory; default: .)."""
-    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict))
+    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types))
     try:
         config = resolver.for_path(path)
     except ConfigError as e:

@@ -72,7 +72,7 @@ class Config:
     severity: tuple[tuple[str, Severity], ...] = ()
     strict: bool = False
     copy_order: str = "clone-detach"
-    types: bool = False  # read by the jedi type layer (issue #5) when the CLI enables it
+    types: bool = False  # refine findings with the jedi type layer (`--types`)
     _globs: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def override(self, select=(), extend_select=(), ignore=(), **values: Any) -> Config:
@@ -103,6 +103,7 @@ class Config:
             severity=dict(self.severity),
             strict=self.strict,
             copy_order=self.copy_order,
+            types=self.types,
         )
 
     def is_excluded(self, path: str, *, check_parents: bool = False) -> bool:

@@ -16,6 +16,7 @@ class Settings:
     severity: dict[str, Severity] = field(default_factory=dict)  # per-rule overrides
     strict: bool = False  # also report likely graphs: an unknown function's result, when its arguments carry one
     copy_order: str = "clone-detach"
+    types: bool = False  # refine with the jedi type layer (front ends run it; the engine only reads facts)
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""
