@@ -19,8 +19,6 @@ from lsprotocol import types
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lsp"))
 from lsp_harness import Client, apply, edits_of, initialize, server_config  # noqa: E402
 
-pytestmark = pytest.mark.asyncio
-
 SIDE_EFFECT = "import pathlib; pathlib.Path({marker!r}).joinpath({name!r}).write_text('ran')\n"
 
 MODULES = {
@@ -97,6 +95,7 @@ async def editor(lsp_client: Client):
     await lsp_client.shutdown_session()
 
 
+@pytest.mark.asyncio
 async def test_the_server_never_imports_the_open_code(editor: Client, workspace):
     root, marker = workspace
     await initialize(editor, options={"types": True, "debounceMs": 0}, root=root)
