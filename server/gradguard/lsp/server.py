@@ -122,8 +122,8 @@ def did_change(ls: LanguageServer, params: types.DidChangeTextDocumentParams) ->
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
 def did_save(ls: LanguageServer, params: types.DidSaveTextDocumentParams) -> None:
-    """Re-analyse at once."""
-    session.schedule(session.key_for(params.text_document.uri), now=True)
+    """Re-analyse at once (asking the type layer everything again)."""
+    session.saved(session.key_for(params.text_document.uri))
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
@@ -148,8 +148,8 @@ def notebook_did_change(ls: LanguageServer, params: types.DidChangeNotebookDocum
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
 def notebook_did_save(ls: LanguageServer, params: types.DidSaveNotebookDocumentParams) -> None:
-    """Re-analyse at once."""
-    session.schedule(params.notebook_document.uri, now=True)
+    """Re-analyse at once (asking the type layer everything again)."""
+    session.saved(params.notebook_document.uri)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)

@@ -191,6 +191,12 @@ class Session:
         delay = 0.0 if now else self.options.debounce_ms / 1000
         self._tasks[key] = asyncio.ensure_future(self._run(key, delay))
 
+    def saved(self, key: str) -> None:
+        """A save: analyse at once, and let jedi answer afresh (other files may have changed)."""
+        if self.types is not None:
+            self.types.forget(key)
+        self.schedule(key, now=True)
+
     def schedule_all(self) -> None:
         for key in {*self.open_texts, *self.server.workspace.notebook_documents}:
             self.schedule(key, now=True)
