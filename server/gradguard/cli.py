@@ -156,15 +156,19 @@ def _analyse(text: str, settings: Settings, path: str):
     return refined if refined is not None else first
 
 
-_oracles: dict = {}
+_oracles: dict = {}  # project root -> Oracle, per worker process
+_roots: dict = {}  # directory -> project root (the configuration is read once per directory)
 
 
 def _oracle(path: str):
     """jedi for the project holding `path` (its configuration's root, else the file's directory)."""
     from gradguard.typelayer.oracle import Oracle
 
-    config = Resolver().for_path(path)
-    root = config.root if config.path else os.path.dirname(os.path.abspath(path))
+    directory = os.path.dirname(os.path.abspath(path))
+    if directory not in _roots:
+        config = Resolver().for_dir(directory)
+        _roots[directory] = config.root if config.path else directory
+    root = _roots[directory]
     if root not in _oracles:
         _oracles[root] = Oracle(root)
     return _oracles[root]
