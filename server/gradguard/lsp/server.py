@@ -18,7 +18,7 @@ from pygls.protocol import LanguageServerProtocol
 
 from gradguard import __version__
 from gradguard.findings import Position, Range
-from gradguard.lsp import actions, hover
+from gradguard.lsp import actions, hover, stdio
 from gradguard.lsp.session import Session
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
@@ -34,8 +34,20 @@ _ANSWERED = object()  # a request already answered with an error while it was re
 
 
 class Protocol(LanguageServerProtocol):
-    """JSON-RPC's error answers where pygls 2.1 only shows a message: a request whose
-    params do not fit its method gets InvalidParams (else the client waits forever)."""
+    """Two mends of pygls 2.1:
+    - JSON-RPC's error answers where it only shows a message: a request whose params
+      do not fit its method gets InvalidParams (else the client waits forever);
+    - it files the future of every notification handler (each `didChange`, under a
+      fresh uuid) in `_request_futures` and only ever removes those of requests: one
+      future per keystroke, +37% RSS over 10,000 edits (bench/soak.py)."""
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        def done(future):
+            if self._request_futures.get(msg_id) is future:
+                del self._request_futures[msg_id]
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, done, args, kwargs)
 
     def structure_message(self, data: dict) -> Any:
         try:
@@ -54,6 +66,14 @@ class Protocol(LanguageServerProtocol):
 
 
 class Server(LanguageServer):
+    def start_io(self, stdin=None, stdout=None) -> None:
+        """Serve over stdio; a stdin pipe or socket is read on the event loop (see `stdio`)."""
+        stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
+        if stdio.reads_on_loop(stdin, stdout):
+            stdio.serve(self, stdin, stdout, logging.getLogger(__name__))
+        else:
+            super().start_io(stdin, stdout)
+
     def report_server_error(self, error: Exception, source) -> None:
         """A body that is not JSON gets ParseError (with the null id JSON-RPC asks for);
         a notification that does not fit its method or cannot be applied is ignored, as
