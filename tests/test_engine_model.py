@@ -184,9 +184,19 @@ def test_skip_file_comment():
     assert analyze("# gradguard: skip-file\nimport torch\n").skipped
 
 
-def test_syntax_error_position():
-    result = analyze("import torch\nx = (1,\n")
-    assert result.error is not None and result.error.line >= 2
+@pytest.mark.parametrize(
+    ("source", "message", "line", "column"),
+    [
+        ("import torch\nx = (1,\n", "'(' was never closed", 2, 4),
+        # libcst's tokenizer puts these at line 1: CPython's place and words are used
+        ("import torch\nif True:\n\tx = 1\n        y = 2\n", "inconsistent use of tabs and spaces in indentation", 4, 0),
+        ("import torch\ny = '训练😀'\x00\n", "source code cannot contain a NUL byte", 2, 9),  # code points
+        ('import torch\nprint "loss"\n', "Missing parentheses in call to 'print'. Did you mean print(...)?", 2, 0),
+    ],
+)
+def test_syntax_error_position(source, message, line, column):
+    error = analyze(source).error
+    assert (error.message, error.line, error.column, error.syntax) == (message, line, column, True)
 
 
 def test_a_method_named_like_the_class_key_does_not_confuse_the_engine():

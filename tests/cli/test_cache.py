@@ -107,7 +107,7 @@ def test_syntax_errors_are_cached_too(gradguard, write, tmp_path):
     first = gradguard("check", "broken.py")
     second = gradguard("check", "broken.py")
     assert (second.stderr, second.returncode) == (first.stderr, first.returncode)
-    assert second.stderr.startswith("broken.py:2:1: error: SyntaxError: ")
+    assert second.stderr == "broken.py:2:10: error: SyntaxError: invalid syntax\n"
     assert len(json.loads(cache_file(tmp_path).read_text())) == 1
 
 

@@ -148,11 +148,30 @@ def parse_module(source: str) -> Union[cst.Module, ParseError]:
     except _TooDeep:
         return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except cst.ParserSyntaxError as e:
-        return ParseError(e.message, e.raw_line, e.raw_column)
+        return _cpython_error(source) or ParseError(e.message, e.raw_line, e.raw_column)
     except (RecursionError, MemoryError):
         return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except Exception as e:  # libcst raises a few other errors on odd input
         return ParseError(f"cannot parse: {e}", 1, 0)
+
+
+def _cpython_error(source: str) -> Optional[ParseError]:
+    """CPython's words and place for a syntax error libcst found (None if CPython
+    accepts the code): libcst puts its tokenizer's errors at line 1 and lists the
+    tokens it expected; CPython says "'(' was never closed" where it was opened.
+    Only on the error path, and a tenth of libcst's parse time."""
+    nul = source.find("\0")
+    if nul >= 0:  # CPython names no position for it
+        line_start = source.rfind("\n", 0, nul) + 1
+        return ParseError("source code cannot contain a NUL byte", source.count("\n", 0, nul) + 1, nul - line_start)
+    try:
+        ast.parse(source)
+    except SyntaxError as e:
+        if e.lineno:
+            return ParseError(e.msg, e.lineno, max(0, (e.offset or 1) - 1))
+    except (RecursionError, MemoryError, ValueError):
+        pass
+    return None
 
 
 def parse(source: str) -> Union[Parsed, ParseError]:
