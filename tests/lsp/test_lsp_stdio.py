@@ -80,6 +80,13 @@ def _finish(proc, send) -> None:
     assert proc.wait(TIMEOUT_S) == 0
 
 
+def _burst(proc, send) -> None:
+    """The opening in one write, its answers, then shutdown and exit."""
+    send(_frames(OPENING))
+    _check_opening(_read_until(proc, _is_hover_answer))
+    _finish(proc, send)
+
+
 def test_a_burst_on_a_pipe():
     proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
@@ -102,9 +109,7 @@ def test_a_burst_on_a_socket_of_its_own():
     with ours, theirs:
         proc = subprocess.Popen(SERVER, stdin=theirs.fileno(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         try:
-            ours.sendall(_frames(OPENING))
-            _check_opening(_read_until(proc, _is_hover_answer))
-            _finish(proc, ours.sendall)
+            _burst(proc, ours.sendall)
         finally:
             proc.kill()
 
@@ -115,9 +120,7 @@ def test_a_burst_on_one_socket_for_both_directions():
         proc = subprocess.Popen(SERVER, stdin=theirs.fileno(), stdout=theirs.fileno(), stderr=subprocess.DEVNULL)
         proc.stdout = ours.makefile("rb")  # what _read_until reads
         try:
-            ours.sendall(_frames(OPENING))
-            _check_opening(_read_until(proc, _is_hover_answer))
-            _finish(proc, ours.sendall)
+            _burst(proc, ours.sendall)
         finally:
             proc.kill()
             proc.stdout.close()
