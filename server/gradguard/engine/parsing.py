@@ -101,19 +101,17 @@ def _libcst(source: str) -> cst.Module:
     deep = _bracket_depth(source) > MAX_BRACKETS
     if not deep and _LONG_LINE.search(source) is None:
         return cst.parse_module(source)
-    try:
-        ast.parse(source)  # CPython's parser fails cleanly where libcst's would crash
-    except SyntaxError as e:
-        if "too many nested" in str(e.msg):
-            raise _TooDeep() from None
-        raise cst.ParserSyntaxError(e.msg, lines=source.split("\n"), raw_line=e.lineno or 1, raw_column=(e.offset or 1) - 1)
-    except (RecursionError, MemoryError):
-        raise _TooDeep() from None
+    error = _cpython_error(source)  # CPython's parser fails cleanly where libcst's would crash
+    if error is not None:
+        raise _Rejected(error)
     return _on_big_stack(cst.parse_module, source)
 
 
-class _TooDeep(Exception):
-    pass
+class _Rejected(Exception):
+    """CPython's verdict on a source libcst must not be given."""
+
+    def __init__(self, error: ParseError):
+        self.error = error
 
 
 def _on_big_stack(fn, *args):
@@ -145,8 +143,8 @@ _stack_lock = threading.Lock()
 def parse_module(source: str) -> Union[cst.Module, ParseError]:
     try:
         return _libcst(source)
-    except _TooDeep:
-        return ParseError("too deeply nested to parse", 1, 0, syntax=False)
+    except _Rejected as e:
+        return e.error
     except cst.ParserSyntaxError as e:
         return _cpython_error(source) or ParseError(e.message, e.raw_line, e.raw_column)
     except (RecursionError, MemoryError):
@@ -156,10 +154,11 @@ def parse_module(source: str) -> Union[cst.Module, ParseError]:
 
 
 def _cpython_error(source: str) -> Optional[ParseError]:
-    """CPython's words and place for a syntax error libcst found (None if CPython
-    accepts the code): libcst puts its tokenizer's errors at line 1 and lists the
+    """CPython's verdict (None: it accepts the code), asked before libcst sees a
+    source that could crash it, and for the words and place of a syntax error
+    libcst found: libcst puts its tokenizer's errors at line 1 and lists the
     tokens it expected; CPython says "'(' was never closed" where it was opened.
-    Only on the error path, and a tenth of libcst's parse time."""
+    A tenth of libcst's parse time."""
     nul = source.find("\0")
     if nul >= 0:  # CPython names no position for it
         line_start = source.rfind("\n", 0, nul) + 1
@@ -167,10 +166,13 @@ def _cpython_error(source: str) -> Optional[ParseError]:
     try:
         ast.parse(source)
     except SyntaxError as e:
-        if e.lineno:
-            return ParseError(e.msg, e.lineno, max(0, (e.offset or 1) - 1))
-    except (RecursionError, MemoryError, ValueError):
-        pass
+        if "too many nested" in str(e.msg):
+            return ParseError("too deeply nested to parse", 1, 0, syntax=False)
+        return ParseError(e.msg, e.lineno or 1, max(0, (e.offset or 1) - 1))
+    except (RecursionError, MemoryError):
+        return ParseError("too deeply nested to parse", 1, 0, syntax=False)
+    except ValueError as e:
+        return ParseError(f"cannot parse: {e}", 1, 0)
     return None
 
 
