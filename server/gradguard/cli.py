@@ -28,6 +28,7 @@ from gradguard.discovery import Discovered, discover
 from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze
 from gradguard.engine.fixes import chosen_fix, fix_source
+from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
@@ -224,7 +225,7 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     if analysis.error is not None:
         err = analysis.error
         number, line = cells.locate(err.line)
-        message = f"SyntaxError in cell {number}, line {line}: {err.message}" if _is_syntax(err) else err.message
+        message = f"SyntaxError in cell {number}, line {line}: {err.message}" if err.syntax else err.message
         return FileResult(path, error=FileError(message), digest=digest), analysis
     sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
     internal = list(analysis.internal_errors)
@@ -235,13 +236,9 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     return result, analysis
 
 
-def _is_syntax(err) -> bool:
+def _analysis_error(err: ParseError) -> FileError:
     # The engine also refuses valid code it will not analyse (too large, too deep): not a SyntaxError.
-    return getattr(err, "syntax", True)
-
-
-def _analysis_error(err) -> FileError:
-    if _is_syntax(err):
+    if err.syntax:
         return FileError(f"SyntaxError: {err.message}", err.line, err.column)
     return FileError(err.message)
 
