@@ -29,8 +29,9 @@ from lsp_latency import training_code  # noqa: E402 - realistic training code of
 class RawServer:
     """The server as a subprocess, spoken to in raw JSON-RPC frames."""
 
-    def __init__(self):
-        self.proc = subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __init__(self, proc: subprocess.Popen | None = None):
+        """`proc`: a server started on some other stdin (a socket, a file); by default pipes."""
+        self.proc = proc or subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.other: list[dict] = []  # notifications and responses read while waiting for another
         self.buffer = b""
 
