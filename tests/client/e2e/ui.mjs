@@ -68,14 +68,18 @@ export async function runCommand(title) {
     await page.keyboard.press('Enter');
 }
 
-/** Polls the file until its text differs from `before`, then returns it. */
+/** Polls the file until its text differs from `before` and has settled, then returns it. */
 export async function fileChange(file, before) {
     const deadline = Date.now() + TIMEOUT;
+    let last = before;
     for (;;) {
+        // The editor saves by truncating the file and writing it, so a read can land in
+        // between and see it empty: the save is over when two reads agree.
         const text = fs.readFileSync(file, 'utf8');
-        if (text !== before) {
+        if (text !== before && text === last) {
             return text;
         }
+        last = text;
         if (Date.now() > deadline) {
             throw new Error(`${file} was not saved`);
         }
