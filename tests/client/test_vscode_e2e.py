@@ -246,7 +246,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     # A Jupyter notebook's cells are analysed as one program; the finding lands in cell 2.
     assert seen["notebookProblems"][:3] == [
         "train.ipynb\n1",
-        "`loss` carries an autograd graph (from `criterion(model(x), y)` on line 2 of code cell 2) that is never"
+        "`loss` carries an autograd graph (from `criterion(model(x), y)` on line 2 of cell 2) that is never"
         " back-propagated; storing it in `history` keeps every saved activation alive across iterations"
         "\ngradguard\nGG101\n[Ln 3, Col 20]",
         "train.ipynb\n[Ln 2, Col 12]\n:\nthe graph is created here",

@@ -3,6 +3,11 @@ hovers land in the right cell at the right position; magics are blanked."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
+import nbformat
 import pytest
 from lsprotocol import types
 
@@ -52,10 +57,23 @@ CELLS = [
 ]
 
 
+def cli_messages(cells, path) -> list[str]:
+    """What `gradguard check` says of a notebook file holding these cells."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell(text) if kind == types.NotebookCellKind.Code else nbformat.v4.new_markdown_cell(text)
+        for kind, text in cells
+    ]
+    nbformat.write(nb, path)
+    proc = subprocess.run([sys.executable, "-m", "gradguard", "check", "--output-format", "json", str(path)],
+                          capture_output=True, text=True, check=False)
+    return [f["message"] for f in json.loads(proc.stdout)]
+
+
 class Notebook:
     def __init__(self, client: Client, tmp_path):
         self.client = client
-        path = tmp_path / "train.ipynb"
+        self.path = path = tmp_path / "train.ipynb"
         self.uri = path.as_uri()
         self.cells = [f"vscode-notebook-cell:{path}#W{i}" for i in range(len(CELLS))]
         self.texts = {uri: text for uri, (_, text) in zip(self.cells, CELLS)}
@@ -140,8 +158,10 @@ async def test_cells_are_one_program_and_findings_land_in_their_cell(client: Cli
     (finding,) = await notebook.published(3)
     assert finding.range == diag((4, 31, 4, 35))  # `    s = "训练😀"; history.append(`: 30 code points, 31 UTF-16 units
     assert finding.code == "GG101"
-    # lines in messages are the cell's own, not the joined program's
-    assert finding.message.startswith("`loss` carries an autograd graph (from `criterion(out, y)` on line 4 of code cell 3)")
+    # lines in messages are the cell's own, not the joined program's; cells are counted as
+    # the notebook shows them, Markdown too, in the words of `gradguard check`
+    assert finding.message.startswith("`loss` carries an autograd graph (from `criterion(out, y)` on line 4 of cell 4)")
+    assert finding.message == cli_messages(CELLS, notebook.path)[0]
     assert [(r.location.uri, r.location.range, r.message) for r in finding.related_information] == [
         (notebook.cells[3], diag((3, 11, 3, 28)), "the graph is created here")
     ]

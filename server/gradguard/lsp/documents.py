@@ -26,6 +26,7 @@ class Part:
     table: LineTable
     offset: int  # program lines before it
     size: int  # program lines it holds
+    number: int = 1  # 1-based position among the notebook's cells, as the CLI counts them
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,11 @@ class Snapshot:
     path: Optional[str]  # file path, for the project's settings
 
     def line_label(self, line: int):
-        """How a program line reads in a message: `12`, or `4 of code cell 3` in a notebook."""
+        """How a program line reads in a message: `12`, or `4 of cell 3` in a notebook."""
         if len(self.parts) == 1 and self.parts[0].uri == self.key:
             return line
         part = self.part_at(line)
-        return f"{line - part.offset} of code cell {self.parts.index(part) + 1}"
+        return f"{line - part.offset} of cell {part.number}"
 
     def part_at(self, line: int) -> Part:
         """The part holding a 1-based program line."""
@@ -84,19 +85,20 @@ def text_snapshot(uri: str, version: Optional[int], text: str, encoding: str, ta
 
 def notebook_snapshot(nb: types.NotebookDocument, workspace, encoding: str, tables: LineTables) -> Snapshot:
     """The notebook's Python code cells, in order, as one program."""
-    cells = []
-    for cell in nb.cells:
+    cells, numbers = [], []
+    for number, cell in enumerate(nb.cells, 1):
         if cell.kind != types.NotebookCellKind.Code:
             continue
         doc = workspace.get_text_document(cell.document)
         if doc.language_id not in (None, PYTHON):
             continue
         cells.append(notebook.Cell(cell.document, doc.version, doc.source))
+        numbers.append(number)
     program = notebook.join(cells)
     ends = (*program.starts[1:], program.source.count("\n") + 1)
     parts = tuple(
-        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start)
-        for cell, start, end in zip(program.cells, program.starts, ends)
+        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start, number)
+        for cell, start, end, number in zip(program.cells, program.starts, ends, numbers)
     )
     return Snapshot(nb.uri, nb.version, program.source, parts, encoding, _path(nb.uri))
 
