@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradguard.engine.flow import GradMode
+from gradguard.engine.flow import ClassInfo, GradMode
 from gradguard.engine.values import Kind
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
@@ -40,8 +40,8 @@ class EvalWithoutNoGrad(Rule):
 
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`,
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
-    disables grad), and outputs that do reach a backward (adversarial examples,
-    input gradients).
+    disables grad), outputs that do reach a backward (adversarial examples,
+    input gradients), and a model of this file whose own forward back-propagates.
 
     ## Example
     ```python
@@ -112,14 +112,17 @@ class EvalWithoutNoGrad(Rule):
         )
         if after_eval is None and not named:
             return
-        self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, self.stamp()))
+        model = callee.cls if isinstance(callee.cls, ClassInfo) else None
+        self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
 
     def finish(self) -> None:
-        for node, fn, after_eval, named, loops, stmt, stamp in self._calls:
+        for node, fn, after_eval, named, loops, stmt, model, stamp in self._calls:
             if not self.current(stamp):
                 continue
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
+            if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
+                continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and node in fn.returns.origins:
                 continue  # the graph is handed to a caller we cannot see, which may train on it
             self._report(node, fn, after_eval, named, loops, stmt)
@@ -202,6 +205,41 @@ adversarial = x + 0.1 * x.grad.sign()
 """,
             note="outputs reach a backward: an adversarial example (FGSM)",
             runtime="assert x.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Saliency(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 1)
+
+    def forward(self, x):
+        x = x.detach().requires_grad_()
+        self.lin(x).sum().backward()
+        return x.grad
+
+
+def evaluate(model, batches):
+    model.eval()
+    return [model(x).abs().mean().item() for x in batches]
+
+
+scores = evaluate(Saliency(), [torch.randn(2, 4)])
+""",
+            note="the model back-propagates inside its own forward (input saliency): no_grad would break it",
+            runtime="""
+try:
+    with torch.no_grad():
+        evaluate(Saliency(), [torch.randn(2, 4)])
+except RuntimeError as e:
+    assert "does not require grad" in str(e), e
+else:
+    raise AssertionError("backward() under no_grad should fail")
+""",
         ),
         Valid(
             """
