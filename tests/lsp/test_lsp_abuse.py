@@ -310,18 +310,35 @@ async def test_a_10_mb_document_is_skipped_with_a_message(client: Client, tmp_pa
     assert len(await client.diagnostics_for(small)) == 2
 
 
-def test_a_sum_of_1000_terms_is_logged_and_the_server_keeps_serving(raw):
+DEEP_LOOP = (
+    "import torch\nmodel = torch.nn.Linear(3, 1)\nx = torch.randn(4, 3)\nlosses = []\nfor step in range(3):\n"
+    "    loss = model(x).sum()" + " + 0" * 2_500 + "\n    losses.append(loss)\n"
+)
+
+
+def test_code_as_deep_as_python_allows_gets_its_diagnostics(raw):
+    # 2,500 terms: deeper than Python's default recursion limit lets the walk go
     uri = "file:///tmp/long_sum.py"
-    text = "import torch\nx = " + " + ".join(["torch.randn(3)"] * 1_000) + "\n"
-    raw.send({"method": "textDocument/didOpen", "params": open_params(uri, text)})
-    logged = raw.wait_for(lambda m: m.get("method") == "window/logMessage" and "long_sum.py" in m["params"]["message"])
-    assert logged["params"]["type"] in (1, 2, 4)  # an error or a warning, or a log line: never silence
+    raw.send({"method": "textDocument/didOpen", "params": open_params(uri, DEEP_LOOP)})
+    published = raw.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri)
+    assert [(d["code"], d["range"]) for d in published["params"]["diagnostics"]] == [
+        ("GG101", {"start": {"line": 6, "character": 18}, "end": {"line": 6, "character": 22}})
+    ]
     still_serving(raw, 2)
 
 
-def test_deeply_nested_brackets_are_skipped_and_the_server_keeps_serving(raw):
-    uri = "file:///tmp/deep.py"
-    raw.send({"method": "textDocument/didOpen", "params": open_params(uri, "import torch\nx = " + "(" * 5_000 + "1" + ")" * 5_000 + "\n")})
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import torch\nx = " + "(" * 5_000 + "1" + ")" * 5_000 + "\n",
+        "import torch\ny = (x\n" + "    + x\n" * 10_000 + ")\n",  # killed the server (SIGSEGV in libcst) before
+    ],
+    ids=["brackets", "sum_over_lines"],
+)
+def test_nesting_deeper_than_python_allows_is_skipped_with_a_warning(raw, text):
+    raw.send({"method": "textDocument/didOpen", "params": open_params("file:///tmp/deep.py", text)})
+    logged = raw.wait_for(lambda m: m.get("method") == "window/logMessage" and "deep.py" in m["params"]["message"])
+    assert logged["params"] == {"type": 2, "message": "GradGuard skipped deep.py: too deeply nested to parse"}
     still_serving(raw, 2)
 
 

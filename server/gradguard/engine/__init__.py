@@ -14,7 +14,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine.flow import FlowAnalysis
-from gradguard.engine.parsing import ParseError, Parser, parse
+from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, run_deep
 from gradguard.engine.positions import Positions, RangeCache
 from gradguard.engine.suppress import is_suppressed, skips_file, suppressions
 from gradguard.findings import Edit, Finding, Fix, Position, Range, Related
@@ -78,7 +78,16 @@ def analyze(
     the document's state from its earlier versions (see `Incremental`). `facts`: what the
     type layer knows about names of this very parse (node -> Value, see gradguard.typelayer);
     `ask_types`: list the names it should be asked about in `Analysis.type_queries`."""
-    settings = settings or Settings()
+    options = dict(
+        keep_flow=keep_flow, line_label=line_label, incremental=incremental, facts=facts, ask_types=ask_types
+    )
+    analysis = _analyze(source, settings or Settings(), **options)
+    if analysis.error == TOO_DEEP:  # valid but deep (a 1,000-term sum): again, with room to recurse
+        analysis = run_deep(_analyze, source, settings or Settings(), **options)
+    return analysis
+
+
+def _analyze(source: str, settings: Settings, *, keep_flow, line_label, incremental, facts, ask_types) -> Analysis:
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
     if len(source) > MAX_SOURCE_CHARS:
@@ -97,19 +106,19 @@ def analyze(
     for rule in rules:
         _register(rule, hooks, internal)
     flow.on_drop.append(lambda fns: reports.__setitem__(slice(None), [r for r in reports if r.function not in fns]))
-    try:
+    try:  # walking, printing and locating nodes all recurse in Python
         flow.run()
+        for rule in rules:
+            _guarded(rule, rule.finish, internal)()
+        ranges = incremental.ranges if incremental is not None else None
+        if ranges is not None:
+            ranges.keep_only(module.body)
+        positions = Positions(parsed, flow.top_of, ranges)
+        findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
+        queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
+        positions.release()
     except RecursionError:
-        return Analysis(error=ParseError("too deeply nested to analyse", 1, 0, syntax=False))
-    for rule in rules:
-        _guarded(rule, rule.finish, internal)()
-    ranges = incremental.ranges if incremental is not None else None
-    if ranges is not None:
-        ranges.keep_only(module.body)
-    positions = Positions(parsed, flow.top_of, ranges)
-    findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
-    queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
-    positions.release()
+        return Analysis(error=TOO_DEEP)
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
     flow.on_drop.clear()
@@ -156,6 +165,8 @@ def _guarded(rule, fn, internal: list):
             return
         try:
             fn(*args)
+        except RecursionError:  # the tree is too deep, not the rule wrong: see analyze
+            raise
         except Exception as e:  # noqa: BLE001 - isolate rule bugs from the user
             rule._crashed = True
             log.exception("rule %s crashed", rule.code)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import threading
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
@@ -74,37 +75,58 @@ class Parsed:
         return body[i] if 0 <= i < len(body) else None
 
 
-# libcst's native parser recurses on the C stack: ~1,100 nested brackets, or a
-# 10,000-term chain (`a + a + ...`, `- - - x`, `a.b.b.b`), overflow an 8 MB stack
-# and kill the process (SIGSEGV; measured with libcst 1.9). CPython allows 200
-# nested brackets, so deeper is never valid Python; long lines are parsed on a
-# thread with a large stack.
-_BRACKETS = re.compile(r"[()\[\]{}]")
-_LONG_LINE = re.compile(r"[^\n]{4000}")
+# libcst's native parser recurses on the C stack and overflows an 8 MB one, killing
+# the process (SIGSEGV; measured with libcst 1.9): ~1,100 nested brackets, a
+# 7,000-term chain in one logical line (`a + a + ...` split over lines inside
+# brackets, `- - - x`, `a.b.b.b`), a 10,000-branch `elif` chain. Where a source
+# could be one of those, CPython's parser is asked first (it allows 200 nested
+# brackets, ~3,000 levels of anything, and fails cleanly beyond), then libcst is
+# run on a thread with a large stack. Brackets and `elif` in strings and comments
+# count too: the scan errs towards the safe path, which only costs time.
+_SCAN = re.compile(r"[()\[\]{}]|\\\r?\n|\r\n?|\n|\belif\b")
 MAX_BRACKETS = 200
+MAX_LOGICAL_LINE = 4_000  # characters; a line this long holds at most ~2,000 terms
+MAX_ELIFS = 1_000
 BIG_STACK = 512 * 1024 * 1024
 
 
-def _bracket_depth(source: str) -> int:
-    """Deepest bracket nesting, counting brackets in strings too (an upper bound)."""
-    depth = peak = 0
-    for ch in _BRACKETS.findall(source):
-        if ch in "([{":
+def _could_overflow(source: str) -> bool:
+    """Whether libcst's native parser might overflow the stack on `source`: deep
+    brackets, a long logical line (brackets and backslashes join physical ones), many `elif`."""
+    depth = start = elifs = 0
+    for m in _SCAN.finditer(source):
+        c = source[m.start()]
+        if c in "([{":
             depth += 1
-            peak = max(peak, depth)
-        elif depth:
-            depth -= 1
-    return peak
+            if depth > MAX_BRACKETS:
+                return True
+        elif c in ")]}":
+            depth = max(0, depth - 1)
+        elif c == "e":
+            elifs += 1
+            if elifs > MAX_ELIFS:
+                return True
+        elif c != "\\" and depth == 0:  # a line break that ends a logical line
+            if m.start() - start > MAX_LOGICAL_LINE:
+                return True
+            start = m.end()
+    return len(source) - start > MAX_LOGICAL_LINE
 
 
 def _libcst(source: str) -> cst.Module:
-    deep = _bracket_depth(source) > MAX_BRACKETS
-    if not deep and _LONG_LINE.search(source) is None:
+    if not _could_overflow(source):
         return cst.parse_module(source)
-    error = _cpython_error(source)  # CPython's parser fails cleanly where libcst's would crash
+    return _on_big_stack(_vetted_parse, source)
+
+
+def _vetted_parse(source: str) -> cst.Module:
+    # CPython's parser fails cleanly where libcst's would crash. On a fresh thread
+    # its verdict depends on the source alone: how deep it lets a tree go depends
+    # on how deep the calling stack already is (a CLI worker process is deeper).
+    error = _cpython_error(source)
     if error is not None:
         raise _Rejected(error)
-    return _on_big_stack(cst.parse_module, source)
+    return cst.parse_module(source)
 
 
 class _Rejected(Exception):
@@ -139,6 +161,25 @@ def _on_big_stack(fn, *args):
 
 _stack_lock = threading.Lock()
 
+# Valid Python nests up to ~3,000 levels (CPython's parser refuses more); walking
+# such a tree recurses in Python several frames a level, past the default limit
+# of 1,000. `TOO_DEEP` says so, and `run_deep` runs the walk again with room.
+TOO_DEEP = ParseError("too deeply nested to analyse", 1, 0, syntax=False)
+DEEP_RECURSION_LIMIT = 100_000
+_deep_lock = threading.Lock()
+
+
+def run_deep(fn, *args, **kwargs):
+    """`fn` on a big stack with a high recursion limit (process-wide while it runs,
+    so one such run at a time)."""
+    with _deep_lock:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
+        try:
+            return _on_big_stack(lambda: fn(*args, **kwargs))
+        finally:
+            sys.setrecursionlimit(old)
+
 
 def parse_module(source: str) -> Union[cst.Module, ParseError]:
     try:
@@ -146,7 +187,10 @@ def parse_module(source: str) -> Union[cst.Module, ParseError]:
     except _Rejected as e:
         return e.error
     except cst.ParserSyntaxError as e:
-        return _cpython_error(source) or ParseError(e.message, e.raw_line, e.raw_column)
+        # CPython accepting it means libcst's own limits (~3,000 strings concatenated)
+        return _cpython_error(source) or ParseError(
+            f"valid Python that libcst cannot parse ({e.message})", 1, 0, syntax=False
+        )
     except (RecursionError, MemoryError):
         return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except Exception as e:  # libcst raises a few other errors on odd input
@@ -184,7 +228,7 @@ def parse(source: str) -> Union[Parsed, ParseError]:
     try:
         return _layout(module, source, None, 0, 0, len(module.body))
     except RecursionError:  # printing it back recurses in Python
-        return ParseError("too deeply nested to analyse", 1, 0, syntax=False)
+        return TOO_DEEP
 
 
 def _text(module: cst.Module, nodes) -> str:
