@@ -9,12 +9,13 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Optional
 
 import libcst as cst
 
 from gradguard.engine.flow import FlowAnalysis
-from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, run_deep
+from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
 from gradguard.engine.positions import Positions, RangeCache
 from gradguard.engine.suppress import is_suppressed, skips_file, suppressions
 from gradguard.findings import Edit, Finding, Fix, Position, Range, Related
@@ -78,16 +79,7 @@ def analyze(
     the document's state from its earlier versions (see `Incremental`). `facts`: what the
     type layer knows about names of this very parse (node -> Value, see gradguard.typelayer);
     `ask_types`: list the names it should be asked about in `Analysis.type_queries`."""
-    options = dict(
-        keep_flow=keep_flow, line_label=line_label, incremental=incremental, facts=facts, ask_types=ask_types
-    )
-    analysis = _analyze(source, settings or Settings(), **options)
-    if analysis.error == TOO_DEEP:  # valid but deep (a 1,000-term sum): again, with room to recurse
-        analysis = run_deep(_analyze, source, settings or Settings(), **options)
-    return analysis
-
-
-def _analyze(source: str, settings: Settings, *, keep_flow, line_label, incremental, facts, ask_types) -> Analysis:
+    settings = settings or Settings()
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
     if len(source) > MAX_SOURCE_CHARS:
@@ -96,8 +88,14 @@ def _analyze(source: str, settings: Settings, *, keep_flow, line_label, incremen
     parsed = incremental.parser.parse(source) if incremental is not None else parse(source)
     if isinstance(parsed, ParseError):
         return Analysis(error=parsed)
-    module = parsed.module
+    # walking, printing and locating nodes all recurse in Python: a valid but deep
+    # tree (a 1,000-term sum) is walked again with room
+    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types)
+    return with_room(walk, Analysis(error=TOO_DEEP))
 
+
+def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types) -> Analysis:
+    source, module = parsed.source, parsed.module
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
@@ -106,19 +104,16 @@ def _analyze(source: str, settings: Settings, *, keep_flow, line_label, incremen
     for rule in rules:
         _register(rule, hooks, internal)
     flow.on_drop.append(lambda fns: reports.__setitem__(slice(None), [r for r in reports if r.function not in fns]))
-    try:  # walking, printing and locating nodes all recurse in Python
-        flow.run()
-        for rule in rules:
-            _guarded(rule, rule.finish, internal)()
-        ranges = incremental.ranges if incremental is not None else None
-        if ranges is not None:
-            ranges.keep_only(module.body)
-        positions = Positions(parsed, flow.top_of, ranges)
-        findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
-        queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
-        positions.release()
-    except RecursionError:
-        return Analysis(error=TOO_DEEP)
+    flow.run()
+    for rule in rules:
+        _guarded(rule, rule.finish, internal)()
+    ranges = incremental.ranges if incremental is not None else None
+    if ranges is not None:
+        ranges.keep_only(module.body)
+    positions = Positions(parsed, flow.top_of, ranges)
+    findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
+    queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
+    positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
     flow.on_drop.clear()

@@ -22,6 +22,7 @@ import sys
 import threading
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate
 from typing import Optional, Union
 
@@ -162,21 +163,28 @@ def _on_big_stack(fn, *args):
 _stack_lock = threading.Lock()
 
 # Valid Python nests up to ~3,000 levels (CPython's parser refuses more); walking
-# such a tree recurses in Python several frames a level, past the default limit
-# of 1,000. `TOO_DEEP` says so, and `run_deep` runs the walk again with room.
+# or printing such a tree recurses in Python several frames a level, past the
+# default limit of 1,000.
 TOO_DEEP = ParseError("too deeply nested to analyse", 1, 0, syntax=False)
 DEEP_RECURSION_LIMIT = 100_000
-_deep_lock = threading.Lock()
+_deep_lock = threading.RLock()
 
 
-def run_deep(fn, *args, **kwargs):
-    """`fn` on a big stack with a high recursion limit (process-wide while it runs,
-    so one such run at a time)."""
+def with_room(fn, refused):
+    """`fn()`; if it runs out of recursion, again on a big stack with a high
+    recursion limit (process-wide while it runs, so one such run at a time);
+    `refused` if even that is not enough."""
+    try:
+        return fn()
+    except RecursionError:
+        pass
     with _deep_lock:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
         try:
-            return _on_big_stack(lambda: fn(*args, **kwargs))
+            return _on_big_stack(fn)
+        except RecursionError:
+            return refused
         finally:
             sys.setrecursionlimit(old)
 
@@ -225,10 +233,8 @@ def parse(source: str) -> Union[Parsed, ParseError]:
     module = parse_module(source)
     if isinstance(module, ParseError):
         return module
-    try:
-        return _layout(module, source, None, 0, 0, len(module.body))
-    except RecursionError:  # printing it back recurses in Python
-        return TOO_DEEP
+    # printing it back recurses in Python
+    return with_room(partial(_layout, module, source, None, 0, 0, len(module.body)), TOO_DEEP)
 
 
 def _text(module: cst.Module, nodes) -> str:
@@ -359,7 +365,4 @@ def _splice(old: Parsed, new: str) -> Optional[Parsed]:
         has_trailing_newline=module.has_trailing_newline if back else chunk.has_trailing_newline,
     )
     keep_back = len(back) - (1 if back and chunk.footer else 0)
-    try:
-        return _layout(spliced, new, old, a, keep_back, len(middle))
-    except RecursionError:
-        return None
+    return with_room(partial(_layout, spliced, new, old, a, keep_back, len(middle)), None)
