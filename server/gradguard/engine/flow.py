@@ -31,6 +31,7 @@ from gradguard.engine.values import (
     combined_cuts,
     join_grad,
     merge,
+    reach,
 )
 
 MAX_ANALYSES_PER_FUNCTION = 3
@@ -799,7 +800,11 @@ class FlowAnalysis:
             for el in target.slice:
                 if isinstance(el.slice, cst.Index):
                     self._eval(el.slice.value)
-            if v.has_graph and rhs is not None and base.kind is not Kind.TENSOR:
+            if base.kind is Kind.TENSOR:  # `outs[t] = h` writes into the buffer: it now carries h's graph
+                if isinstance(target.value, cst.Name):
+                    self._rebind_mutated(target.value.value, self._written(base, v, self.token_of(target.value)))
+                return
+            if v.has_graph and rhs is not None:
                 self._store(target, rhs, v, "item")
             self._add_item(target.value, v, key=_literal_key(target))
         elif t is cst.StarredElement:
@@ -896,16 +901,7 @@ class FlowAnalysis:
             return
         extra = {token} if token is not None else set()
         if old.kind is Kind.TENSOR:
-            # In place: the tensor keeps its identity; requires_grad never goes away.
-            if old.grad is Grad.YES:
-                grows = v.origins if self.frame.mode is GradMode.ON else frozenset()
-                new = old.but(origins=old.origins | grows | extra)
-            elif v.grad is Grad.YES and self.frame.mode is GradMode.ON:
-                new = old.but(grad=Grad.YES, why=v.why, origins=v.origins | extra, leaf=False)
-            elif old.grad is Grad.NO and v.grad is Grad.NO:
-                new = old
-            else:
-                new = old.but(grad=Grad.UNKNOWN, why=None)
+            new = self._written(old, v, token)
         else:
             kind = Kind.TENSOR if Kind.TENSOR in (old.kind, v.kind) else old.kind if old.kind is v.kind else Kind.UNKNOWN
             new = Value(kind=kind, grad=g, why=why, origins=origins | (extra if g is Grad.YES else set()),
@@ -915,6 +911,19 @@ class FlowAnalysis:
             self._rebind_mutated(target.value, new)
         elif isinstance(target, cst.Attribute):
             self._set_attribute(target, new)
+
+    def _written(self, old: Value, v: Value, token) -> Value:
+        """A tensor after an in-place write of `v` into it (`t += v`, `t[i] = v`): it keeps
+        its identity, and requires_grad never goes away."""
+        extra = {token} if token is not None else set()
+        if old.grad is Grad.YES:
+            grows = v.origins if self.frame.mode is GradMode.ON else frozenset()
+            return old.but(origins=old.origins | grows | extra)
+        if v.grad is Grad.YES and self.frame.mode is GradMode.ON:
+            return old.but(grad=Grad.YES, why=v.why, origins=v.origins | extra, leaf=False)
+        if old.grad is Grad.NO and v.grad is Grad.NO:
+            return old
+        return old.but(grad=Grad.UNKNOWN, why=None, origins=reach([old, v]))
 
     def _import(self, s) -> None:
         if isinstance(s, cst.Import):
@@ -1028,7 +1037,7 @@ class FlowAnalysis:
                              alias=self._alias(node.value, "data", node, base), scalar=base.scalar,
                              cuts=self._cut(base, node, "`.data`"))
             if attr in K.VIEW_ATTRIBUTES:
-                return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False)
+                return base.but(alias=self._view_alias(base, node.value, node), fresh=False, scalar=False)
             if attr in K.NEVER_GRAD_ATTRIBUTES:
                 return Value(kind=Kind.TENSOR if attr == "grad" else Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`.{attr}`"))
             if base.grad is Grad.YES:
@@ -1089,7 +1098,8 @@ class FlowAnalysis:
             except (ValueError, IndexError):
                 pass
         if base.kind is Kind.TENSOR:
-            return base.but(alias=self._view_alias(base, node.value, node), fresh=False, leaf=False, scalar=False, elements=None)
+            # A view of a leaf still requires grad but holds no activations: `leaf` carries over.
+            return base.but(alias=self._view_alias(base, node.value, node), fresh=False, scalar=False, elements=None)
         if base.kind is Kind.CONTAINER:
             key = _literal_key(node)
             if key is not None:
@@ -1223,9 +1233,15 @@ class FlowAnalysis:
         return UNKNOWN
 
     def _element_of(self, it: Value, node: cst.BaseExpression) -> Value:
-        """What a `for` loop over `it` binds."""
+        """What a `for` loop over `it` binds. An element of a container carries the
+        container's identity: a loss built from `for v in values` reads `values`."""
         if it.kind is Kind.CONTAINER:
-            return it.item or UNKNOWN
+            item = it.item or UNKNOWN
+            if it.origins - item.origins and item.grad is not Grad.NO:
+                item = item.but(origins=item.origins | it.origins)
+            return item
+        if it.kind is Kind.TENSOR:  # rows of a tensor, or the items of a list a model returned
+            return it.but(alias=None, fresh=False, scalar=False, elements=None)
         if it.kind is Kind.PARAMS:
             return it.item
         return UNKNOWN
@@ -1248,6 +1264,15 @@ class FlowAnalysis:
                 why = Evidence(node, f"from `{self._short(node)}`, which is given a graph,")
                 origins = frozenset().union(*(a.origins for a in graphs)) | {node}
                 v = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=why, origins=origins), node)
+        if v.grad is Grad.UNKNOWN and not v.origins and v.kind in (Kind.UNKNOWN, Kind.TENSOR, Kind.CONTAINER):
+            # What an unknown call returns may carry its inputs' graphs: `scaler.scale(loss)`,
+            # `outs.mean()` of a buffer written with graphs.
+            inputs = [a for _, a in args]
+            if isinstance(func, cst.Attribute):
+                inputs.append(self.values.get(func.value, UNKNOWN))
+            origins = reach(inputs)
+            if origins:
+                v = v.but(origins=origins)
         return v
 
     def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
@@ -1266,11 +1291,16 @@ class FlowAnalysis:
             if name == "append" and args:
                 self._ask(args[0][0].value)  # a float or a tensor kept?
             if name in K.BACKWARD_METHODS:
-                if recv.kind is Kind.TENSOR or (recv.grad is Grad.YES and not args):
-                    self._backward(node, recv)
+                pos = [v for a, v in args if a.keyword is None and not a.star]
+                if recv.kind is Kind.TENSOR or (recv.grad is Grad.YES and not pos) or (recv.kind is Kind.UNKNOWN and not pos):
+                    self._backward(node, recv)  # `.backward()` proves a graph (or PyTorch raises)
                     return NUMBER
-                if args and recv.kind is not Kind.TENSOR:
-                    self._backward(node, args[0][1])  # accelerator.backward(loss)
+                if pos and recv.kind is Kind.UNKNOWN:
+                    # `y.backward(grad)` or `accelerator.backward(loss)`: either may be the graph
+                    self._backward(node, UNKNOWN.but(origins=reach([recv, pos[0]])))
+                    return NUMBER
+                if pos:
+                    self._backward(node, pos[0])  # accelerator.backward(loss)
                     return NUMBER
             if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
                 bound = fv.elements[0] if fv.elements else None
@@ -1450,8 +1480,9 @@ class FlowAnalysis:
         scalar = name in K.SCALAR_REDUCTIONS and not has_dim
         alias = self._view_alias(t, func.value, node) if name in K.VIEW_METHODS else None
         cuts, pred = combined_cuts(operands)
+        leaf = alias is not None and t.leaf and len(operands) == 1  # a view of a parameter holds no activations
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias,
-                                cuts=cuts, pred_cuts=pred), node)
+                                cuts=cuts, pred_cuts=pred, leaf=leaf), node)
 
     def _container_method(self, node: cst.Call, c: Value, name: str, args: list) -> Value:
         func = node.func
@@ -1506,6 +1537,11 @@ class FlowAnalysis:
             return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
                                     pred_cuts=pred), node)
         if q in K.MODULE_WRAPPERS and vals:
+            return vals[0]
+        if q in K.VARIABLE and vals:  # a no-op wrapper since torch 0.4
+            rg = keyword(node, "requires_grad")
+            if rg is not None and literal_bool(rg.value) and not vals[0].has_graph:
+                return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`requires_grad=True`"))
             return vals[0]
         if q.startswith("torchvision.models.") and last[:1].islower() and last not in ("get_weight", "list_models"):
             return Value(kind=Kind.MODULE, grad=Grad.NO)

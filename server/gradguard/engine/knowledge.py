@@ -104,6 +104,9 @@ MODULE_WRAPPERS = frozenset(
     }
 )
 
+# `Variable(t)` returns `t` itself (a no-op since torch 0.4).
+VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
 # torch.nn.functional losses (their result is a scalar unless reduction="none").
 FUNCTIONAL_LOSSES = frozenset(
     """cross_entropy nll_loss mse_loss l1_loss binary_cross_entropy

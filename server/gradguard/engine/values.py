@@ -108,7 +108,14 @@ def join_grad(values) -> tuple[Grad, Optional[Evidence], frozenset]:
     if all(v.grad is Grad.NO for v in values):
         why = next((v.why for v in values if v.why is not None and v.kind is Kind.TENSOR), None)
         return Grad.NO, why, frozenset()
-    return Grad.UNKNOWN, None, frozenset()
+    # Unknown: the graphs it may carry are those of its operands (a backward on it
+    # reaches them, which excuses their retention).
+    return Grad.UNKNOWN, None, reach(values)
+
+
+def reach(values) -> frozenset:
+    """The graph identities a value computed from `values` may carry."""
+    return frozenset().union(*(v.origins for v in values if v.grad is not Grad.NO))
 
 
 def merge(a: Value, b: Value) -> Value:

@@ -352,6 +352,92 @@ class Attention(nn.Module):
 """,
             note="regression (transformers mask2former): a helper returning its list to a model's forward",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+policy = nn.Linear(4, 1)
+opt = torch.optim.SGD(policy.parameters(), lr=0.1)
+values = []
+for t in range(5):
+    value = policy(torch.rand(1, 4)); values.append(value)
+value_loss = 0
+for value in values:
+    value_loss += (value - 1.0).pow(2).mean()
+value_loss.backward()
+opt.step()
+""",
+            note="regression (issue 14): values summed by a for loop into the loss that is back-propagated",
+            runtime="assert policy.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+dec = nn.GRUCell(8, 8)
+x = torch.randn(4, 2, 8)
+y = torch.randn(4, 2, 8)
+h = torch.zeros(2, 8)
+outs = Variable(torch.zeros(4, 2, 8))
+for t in range(4):
+    h = dec(x[t], h); outs[t] = h
+loss = ((outs - y) ** 2).mean(); loss.backward()
+""",
+            note="regression (issue 14): outputs written into a buffer (`Variable` is a no-op) that the loss reads",
+            runtime="assert dec.weight_ih.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+heads = nn.ModuleList([nn.Linear(4, 1) for _ in range(3)])
+opt = torch.optim.SGD(list(blocks.parameters()) + list(heads.parameters()), lr=0.1)
+for step in range(2):
+    x = torch.randn(2, 4)
+    losses = []
+    for block, head in zip(blocks, heads):
+        x = block(x)
+        losses.append(head(x).pow(2).mean())
+    loss = sum(l for l in losses)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            note="regression (issue 14): deep supervision, `sum(l for l in losses)` back-propagated",
+            runtime="assert heads[0].weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def a2c_update(policy, critic, episodes, optimizer):
+    log_probs, values, rewards = [], [], []
+    for obs, reward in episodes:
+        logits = policy(obs)
+        log_probs.append(torch.log_softmax(logits, -1)[:, 0])
+        values.append(critic(obs))
+        rewards.append(reward)
+    policy_loss = sum(-lp.mean() * r for lp, r in zip(log_probs, rewards))
+    value_loss = torch.stack([(v - r).pow(2).mean() for v, r in zip(values, rewards)]).sum()
+    optimizer.zero_grad()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+
+
+policy, critic = nn.Linear(4, 2), nn.Linear(4, 1)
+optimizer = torch.optim.Adam(list(policy.parameters()) + list(critic.parameters()))
+a2c_update(policy, critic, [(torch.randn(1, 4), 1.0) for _ in range(5)], optimizer)
+""",
+            note="A2C: log-probs and values kept per step, summed with zip / a comprehension / torch.stack into the loss",
+            runtime="assert policy.weight.grad is not None and critic.weight.grad is not None",
+        ),
     ]
 
     INVALID = [

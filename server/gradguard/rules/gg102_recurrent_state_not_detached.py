@@ -49,10 +49,13 @@ class RecurrentStateNotDetached(Rule):
     ```
 
     ## Fix safety
-    Inserting `state = state.detach()` (for a tuple state,
-    `state = tuple(s.detach() for s in state)`) at the start of the loop body is
-    safe when the state before the loop is a tensor or a tuple; when it starts
-    as `None` or something unknown the same fix is offered as unsafe.
+    Safe: detaching the state at the start of the loop body keeps every value
+    and every parameter's gradient (from the current batch on). A state that
+    starts as a tensor gets `state = state.detach()`, a tuple
+    `state = tuple(s.detach() for s in state)`; one that starts as `None` (the
+    usual `hidden = None` before an `nn.LSTM` / `nn.GRU` loop) or as something
+    the analysis cannot see gets four lines that work for `None`, a tensor and
+    an LSTM's `(h, c)` tuple alike.
     """
 
     code = "GG102"
@@ -117,14 +120,12 @@ class RecurrentStateNotDetached(Rule):
             self._report(loop, name, old, call, name_node)
 
     def _report(self, loop, name, old, call, name_node) -> None:
-        init = old.value
-        if init.kind is Kind.CONTAINER and init.elements is not None:
-            line, safety = f"{name} = tuple(s.detach() for s in {name})", Safety.SAFE
-        else:
-            line, safety = f"{name} = {name}.detach()", Safety.SAFE if init.kind is Kind.TENSOR else Safety.UNSAFE
-        first = loop.body.body[0]
-        fix = PendingFix(f"Insert `{line}` at the start of the loop body", safety,
-                         [(("before", first), lambda spot, line=line: f"{line}\n{spot.indent}")])
+        fixes = []
+        if isinstance(loop.body, cst.IndentedBlock):
+            lines, title = _detach_lines(name, old.value, self.flow.module.default_indent)
+            first = loop.body.body[0]
+            fixes.append(PendingFix(title, Safety.SAFE, [(("before", first), lambda spot, lines=lines: "".join(
+                f"{line}\n{spot.indent}" for line in lines))]))
 
         def message(line_of):
             return (
@@ -134,7 +135,7 @@ class RecurrentStateNotDetached(Rule):
             )
 
         related = [(call, "fed back into the model here")]
-        self.report(name_node, message, fixes=[fix], related=related)
+        self.report(name_node, message, fixes=fixes, related=related)
 
     VALID = [
         Valid(
@@ -345,7 +346,143 @@ for epoch in range(2):
             raises=SECOND_TIME,
             note="nested epoch / batch loops with an `nn.Sequential` head",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_lm(lstm, decoder, batches, optimizer):
+    hidden = None
+    for inputs, targets in batches:
+        optimizer.zero_grad()
+        output, hidden = lstm(inputs, hidden)
+        loss = F.mse_loss(decoder(output), targets)
+        loss.backward()
+        optimizer.step()
+
+
+lstm, decoder = nn.LSTM(3, 4), nn.Linear(4, 3)
+optimizer = torch.optim.SGD(list(lstm.parameters()) + list(decoder.parameters()), lr=0.1)
+train_lm(lstm, decoder, [(torch.randn(5, 2, 3), torch.randn(5, 2, 3)) for _ in range(3)], optimizer)
+""",
+            range=(11, 38, 11, 44),
+            message='`hidden` carries the previous iteration\'s graph into `lstm(inputs, hidden)`: without `hidden.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_lm(lstm, decoder, batches, optimizer):
+    hidden = None
+    for inputs, targets in batches:
+        if isinstance(hidden, tuple):
+            hidden = tuple(s.detach() for s in hidden)
+        elif hidden is not None:
+            hidden = hidden.detach()
+        optimizer.zero_grad()
+        output, hidden = lstm(inputs, hidden)
+        loss = F.mse_loss(decoder(output), targets)
+        loss.backward()
+        optimizer.step()
+
+
+lstm, decoder = nn.LSTM(3, 4), nn.Linear(4, 3)
+optimizer = torch.optim.SGD(list(lstm.parameters()) + list(decoder.parameters()), lr=0.1)
+train_lm(lstm, decoder, [(torch.randn(5, 2, 3), torch.randn(5, 2, 3)) for _ in range(3)], optimizer)
+""",
+            ),
+            raises=SECOND_TIME,
+            note="the usual `hidden = None` start of an nn.LSTM loop: the fix must work for None and for the (h, c) tuple",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class PeepholeCell(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.gates = nn.Linear(2 * n, 2 * n)
+
+    def forward(self, x, state):
+        h, c = state
+        i, g = self.gates(torch.cat([x, h], 1)).chunk(2, 1)
+        c = torch.sigmoid(i) * c + torch.tanh(g)
+        return torch.tanh(c), (torch.tanh(c), c)
+
+
+cell = PeepholeCell(4)
+opt = torch.optim.Adam(cell.parameters())
+state = (torch.zeros(2, 4), torch.zeros(2, 4))
+for x in [torch.randn(2, 4) for _ in range(3)]:
+    out, state = cell(x, state)
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            range=(22, 25, 22, 30),
+            message='`state` carries the previous iteration\'s graph into `cell(x, state)`: without `state.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+class PeepholeCell(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.gates = nn.Linear(2 * n, 2 * n)
+
+    def forward(self, x, state):
+        h, c = state
+        i, g = self.gates(torch.cat([x, h], 1)).chunk(2, 1)
+        c = torch.sigmoid(i) * c + torch.tanh(g)
+        return torch.tanh(c), (torch.tanh(c), c)
+
+
+cell = PeepholeCell(4)
+opt = torch.optim.Adam(cell.parameters())
+state = (torch.zeros(2, 4), torch.zeros(2, 4))
+for x in [torch.randn(2, 4) for _ in range(3)]:
+    state = tuple(s.detach() for s in state)
+    out, state = cell(x, state)
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            ),
+            raises=SECOND_TIME,
+            note="a hand-written cell whose state is a tuple",
+        ),
     ]
+
+
+def _detach_lines(name: str, init, indent: str) -> tuple[list, str]:
+    """The statements that detach the state at the start of the body, and the fix's title.
+    A state that starts as a tensor or a tuple gets one line; one that starts as `None`
+    (`hidden = None`, then `out, hidden = lstm(x, hidden)`) or as something unknown gets
+    lines that work for all three: None the first time, a tensor (GRU, RNN) or a tuple
+    (LSTM's `(h, c)`) later."""
+    if init.kind is Kind.CONTAINER and init.elements is not None:
+        line = f"{name} = tuple(s.detach() for s in {name})"
+        return [line], f"Insert `{line}` at the start of the loop body"
+    if init.kind is Kind.TENSOR:
+        line = f"{name} = {name}.detach()"
+        return [line], f"Insert `{line}` at the start of the loop body"
+    lines = [
+        f"if isinstance({name}, tuple):",
+        f"{indent}{name} = tuple(s.detach() for s in {name})",
+        f"elif {name} is not None:",
+        f"{indent}{name} = {name}.detach()",
+    ]
+    return lines, f"Detach `{name}` (a tensor, a tuple or `None`) at the start of the loop body"
 
 
 def _names(expr) -> list:

@@ -353,6 +353,37 @@ with torch.inference_mode():
             note="a comprehension under inference_mode",
             runtime="assert not batch_losses[0].requires_grad",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Feats(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+
+    def forward(self, x):
+        h = self.a(x)
+        return [h, self.b(h)]
+
+
+net = Feats().eval()
+for p in net.parameters():
+    p.requires_grad_(False)
+target = torch.randn(2, 4, requires_grad=True)
+opt = torch.optim.Adam([target], lr=0.1)
+for step in range(3):
+    loss = 0
+    for f in net(target):
+        loss += f.mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+""",
+            note="regression (issue 14): the forward returns a list the loss iterates over; its output reaches the backward (wrapping the loop in no_grad broke training)",
+            runtime="assert target.grad is not None",
+        ),
     ]
 
     INVALID = [
