@@ -9,6 +9,8 @@ original and the fixed one, same seed) name the same parameters alike.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 
@@ -50,6 +52,9 @@ def run(code: str, name: str, after: str = "") -> Run:
     handle = torch.nn.modules.module.register_module_forward_hook(hook)
     ns: dict = {"__name__": "__main__"}
     result = Run(namespace=ns)
+    cwd = os.getcwd()
+    scratch = tempfile.TemporaryDirectory()
+    os.chdir(scratch.name)  # what a program writes (np.save(...)) lands in a scratch directory
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -63,6 +68,8 @@ def run(code: str, name: str, after: str = "") -> Run:
                 result.error = f"{type(e).__name__}: {e}"
     finally:
         handle.remove()
+        os.chdir(cwd)
+        scratch.cleanup()
     result.graded = _graded(seen, ns)
     return result
 
