@@ -21,7 +21,8 @@ class CharLM(nn.Module):
         self.length_head = nn.Linear(HIDDEN, 1)
 
     def forward(self, tokens, hidden):
-        out, hidden = self.rnn(self.embed(tokens), hidden)
+        emb = 0.5 * torch.tanh(self.embed(tokens))  # damp the embeddings
+        out, hidden = self.rnn(emb, hidden)
         return self.decoder(out), self.length_head(out), hidden
 
 

@@ -21,7 +21,9 @@ class CharLM(nn.Module):
         self.length_head = nn.Linear(HIDDEN, 1)
 
     def forward(self, tokens, hidden):
-        out, hidden = self.rnn(self.embed(tokens), hidden)
+        emb = torch.tanh(self.embed(tokens))
+        emb.data.mul_(0.5)  # damp the embeddings
+        out, hidden = self.rnn(emb, hidden)
         return self.decoder(out), self.length_head(out), hidden
 
 

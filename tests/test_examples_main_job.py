@@ -14,13 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 
 EXPECTED = """\
-examples/rnn_leaky.py:41:53: GG102 `hidden` carries the previous iteration's graph into `model(inputs, hidden)`: without `hidden.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"
-examples/rnn_leaky.py:43:34: GG301 `.detach()` cuts the prediction of the loss on line 43 from its model: the `.backward()` on line 44 sends no gradient through it
-examples/rnn_leaky.py:46:13: GG203 `p` is a leaf tensor that requires grad (a parameter on line 45); the in-place `-=` on it raises "a leaf Variable that requires grad is being used in an in-place operation."
-examples/rnn_leaky.py:47:58: GG202 `model.decoder.weight.data` hands out `model.decoder.weight`'s storage behind autograd's back: writes through it are never detected; use `model.decoder.weight.detach()`
-examples/rnn_leaky.py:58:13: GG201 `scaled` shares storage with `logits` (from `logits.detach()` on line 57): `/=` on `scaled` silently changes `logits` too, which is used again on line 62
-examples/rnn_leaky.py:60:20: GG501 `draw = probs.clone()` copies `probs`, but neither is written in place, stored or returned: the copy only costs memory and time
-examples/rnn_leaky.py:73:9: GG302 `loss` carries no graph (computed inside `torch.no_grad()` on line 71); `.backward()` on it raises "element 0 of tensors does not require grad and does not have a grad_fn"
+examples/rnn_leaky.py:25:9: GG202 in-place write through `emb.data` after `emb` was saved for backward: autograd never sees it, and the backward that follows computes silently wrong gradients
+examples/rnn_leaky.py:43:53: GG102 `hidden` carries the previous iteration's graph into `model(inputs, hidden)`: without `hidden.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"
+examples/rnn_leaky.py:45:34: GG301 `.detach()` cuts the prediction of the loss on line 45 from its model: the `.backward()` on line 46 sends no gradient through it
+examples/rnn_leaky.py:48:13: GG203 `p` is a leaf tensor that requires grad (a parameter on line 47); the in-place `-=` on it raises "a leaf Variable that requires grad is being used in an in-place operation."
+examples/rnn_leaky.py:60:13: GG201 `scaled` shares storage with `logits` (from `logits.detach()` on line 59): `/=` on `scaled` silently changes `logits` too, which is used again on line 64
+examples/rnn_leaky.py:62:20: GG501 `draw = probs.clone()` copies `probs`, but neither is written in place, stored or returned: the copy only costs memory and time
+examples/rnn_leaky.py:75:9: GG302 `loss` carries no graph (computed inside `torch.no_grad()` on line 73); `.backward()` on it raises "element 0 of tensors does not require grad and does not have a grad_fn"
 examples/train_leaky.py:47:29: GG101 `loss` carries an autograd graph; `.backward()` on line 45 freed its activations, but storing it in `epoch_losses` keeps the graph's nodes alive across iterations
 examples/train_leaky.py:56:18: GG103 `model(images)` runs with grad enabled in `evaluate()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)
 examples/train_leaky.py:57:27: GG101 `logits` carries an autograd graph (from `model(images)` on line 56) that is never back-propagated; storing it in `all_logits` keeps every saved activation alive across iterations
@@ -58,7 +58,7 @@ def test_fix_leaves_only_the_findings_without_a_safe_fix(tmp_path):
     result = gradguard("check", "--output-format", "json", str(leaky), cwd=tmp_path)
     import json
 
-    assert sorted(f["code"] for f in json.loads(result.stdout)) == ["GG301", "GG302", "GG501"]
+    assert sorted(f["code"] for f in json.loads(result.stdout)) == ["GG202", "GG301", "GG302"]  # GG501 is opt-in (examples/gradguard.toml)
     fixed = leaky.read_text()
     assert "        hidden = hidden.detach()\n        model.zero_grad()" in fixed
     assert "            with torch.no_grad():\n                p -= lr * p.grad" in fixed
@@ -104,7 +104,7 @@ def test_runtime_the_leaky_rnn_crashes_where_gg203_says(tmp_path):
     pytest.importorskip("torch")
     result = run_script(EXAMPLES / "rnn_leaky.py", tmp_path)
     assert "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation." in result.stderr
-    assert "line 46, in train" in result.stderr
+    assert "line 48, in train" in result.stderr
 
 
 def test_runtime_the_autofixed_script_trains(tmp_path):

@@ -17,7 +17,8 @@ from gradguard.settings import Settings
 
 
 def findings_of(rule, ex):
-    result = analyze(ex.code, Settings(**ex.settings))
+    # the rule selected by name: info findings are opt-in
+    result = analyze(ex.code, Settings(**{"select": (rule.code,), **ex.settings}))
     assert result.error is None and not result.internal_errors
     return [f for f in result.findings if f.code == rule.code]
 

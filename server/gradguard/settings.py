@@ -24,6 +24,11 @@ class Settings:
         ign = max((len(p) for p in self.ignore if code.startswith(p)), default=-1)
         return sel >= 0 and sel > ign
 
+    def shows_info(self, code: str) -> bool:
+        """Info findings are opt-in (like ruff's preview, torchfix's noisy families): shown
+        only when the code is selected by name or family (`GG202`, `GG2`), not by `GG` alone."""
+        return self.enabled(code) and any(code.startswith(p) and p != "GG" for p in self.select)
+
     def copy_suffix(self) -> str:
         """The method chain a fix appends to make an independent copy."""
         return ".clone().detach()" if self.copy_order == "clone-detach" else ".detach().clone()"

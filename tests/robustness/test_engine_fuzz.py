@@ -11,8 +11,11 @@ from collections import Counter
 from hypothesis import given, settings
 
 from gradguard.rules import all_rules
+from gradguard.settings import Settings
 from programs import SEEDS, mutated_seed, training_program
 from properties import check_analysis, check_fixes
+
+EVERY_RULE = Settings(select=tuple(r.code for r in all_rules()))  # info rules by name: they are opt-in
 
 GENERATED = 400  # enough for the grammar to reach every rule (asserted below)
 
@@ -23,9 +26,9 @@ def test_generated_training_loops():
     @settings(max_examples=GENERATED)
     @given(training_program())
     def run(source):
-        result = check_analysis(source)
+        result = check_analysis(source, EVERY_RULE)
         assert result.error is None, f"the grammar made code that does not parse: {result.error}"
-        check_fixes(source, result)
+        check_fixes(source, result, EVERY_RULE)
         reached.update(f.code for f in result.findings)
 
     run()

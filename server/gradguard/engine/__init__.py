@@ -18,7 +18,7 @@ from gradguard.engine.flow import FlowAnalysis
 from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
 from gradguard.engine.positions import Positions, RangeCache
 from gradguard.engine.suppress import is_suppressed, skips_file, suppressions
-from gradguard.findings import Edit, Finding, Fix, Position, Range, Related
+from gradguard.findings import Edit, Finding, Fix, Position, Range, Related, Severity
 from gradguard.rules import all_rules
 from gradguard.rules.base import Report
 from gradguard.settings import Settings
@@ -205,6 +205,9 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
     noqa = suppressions(source)
     findings = []
     for r in reports:
+        severity = settings.severity.get(r.rule.code, r.severity)
+        if severity is Severity.INFO and r.rule.code not in settings.severity and not settings.shows_info(r.rule.code):
+            continue  # info is opt-in: select the rule by name, or give it a severity
         rng = positions.range(r.node)
         if is_suppressed(r.rule.code, rng.start.line, noqa):
             continue
@@ -218,7 +221,7 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
             Finding(
                 code=r.rule.code,
                 name=r.rule.name,
-                severity=settings.severity.get(r.rule.code, r.severity),
+                severity=severity,
                 message=message,
                 range=rng,
                 related=related,

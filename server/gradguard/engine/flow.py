@@ -668,6 +668,8 @@ class FlowAnalysis:
             mode = GradMode.ON
         elif len(fn.call_modes) == 1:
             mode = next(iter(fn.call_modes))
+        elif GradMode.ON in fn.call_modes and fn.cls is not None and fn.cls.module_like:
+            mode = GradMode.ON  # a model's own methods: what matters is the call that trains
         else:
             mode = GradMode.UNKNOWN
         sig = tuple(sorted((k, v.kind, v.grad, v.cls is not None and id(v.cls)) for k, v in fn.param_values.items()))
@@ -966,6 +968,8 @@ class FlowAnalysis:
     def _made(self, v: Value, node: cst.CSTNode) -> Value:
         """A result computed at this point: grad mode decides whether it has a graph."""
         if v.grad is Grad.YES and not v.leaf:
+            if not v.origins:  # a graph born here from leaves (`w * x` with `w` a parameter): its identity
+                v = v.but(origins=frozenset((node,)))
             mode = self.frame.mode
             if mode is GradMode.OFF:
                 at = self.frame.mode_nodes[-1]

@@ -104,6 +104,11 @@ MODULE_WRAPPERS = frozenset(
     }
 )
 
+# Ops that save their own output for backward: writing into that output corrupts the gradient.
+OUTPUT_SAVING = frozenset("sigmoid tanh exp exp2 expm1 softmax log_softmax relu sqrt rsqrt elu".split())
+# Ops that save their inputs (the gradient of one operand needs the other).
+INPUT_SAVING = frozenset("mul matmul mm bmm mv einsum div linear conv1d conv2d conv3d".split())
+
 # `Variable(t)` returns `t` itself (a no-op since torch 0.4).
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.flow import GradMode
+from gradguard.engine.flow import GradMode, dotted
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import has_multiline_string, import_torch, method_chain, short, torch_name, wrap_in_no_grad
@@ -11,17 +11,24 @@ from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 
 META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", "item"}
+ZERO_DIM = "invalid index of a 0-dim tensor"
 
 
 class DataAttribute(Rule):
     """
     ## What it does
-    Finds `x.data` on a tensor that requires grad (a parameter, a model output):
-    reads (`info`) and in-place writes through it (`x.data.mul_(...)`,
-    `x.data += ...`, `x.data[i] = ...`): a **warning** where the same function
-    back-propagates, so a saved tensor can really be corrupted; `info` in
-    weight-init or loading code, where it is the legacy idiom. `.data` of a
-    buffer or of `.grad`, and metadata reads (`p.data.shape`), are left alone.
+    Finds `x.data` on a tensor that requires grad (a parameter, a model output).
+    An in-place write through it (`x.data.clamp_(...)`, `x.data += ...`,
+    `x.data[i] = ...`) is a **warning** where it provably corrupts a gradient:
+    the tensor was saved for backward before the write - the output of
+    `sigmoid` / `tanh` / `exp` / `softmax`, an operand of a multiplication, a
+    parameter of a module that already ran its forward - and that graph is
+    back-propagated after it (also inside a model's `forward()`).
+    `loss.data[0]` on a 0-dim tensor is an **error**: it raises `IndexError`.
+    Every other use is **info**, and info is only reported when the rule is
+    selected by name (`--select GG202`): the sanctioned idioms - Polyak / EMA
+    target updates, manual SGD and weight clipping after `step()`, init, a
+    write to a tensor nothing saved - and reads.
 
     ## Why is this bad?
     `x.data` is like `x.detach()` - the same storage, no graph - but writes
@@ -30,24 +37,29 @@ class DataAttribute(Rule):
     the gradients are silently wrong (with `detach()` the same write raises "one
     of the variables needed for gradient computation has been modified by an
     inplace operation"). Reads are harmless on their own, but they hand out an
-    alias that writes can later go through.
+    alias that writes can later go through. Since torch 0.5 a loss is a 0-dim
+    tensor: `loss.data[0]`, from old tutorials, raises "invalid index of a 0-dim
+    tensor".
 
     ## Example
     ```python
-    snapshot = weight.data
-    weight.data.mul_(0.5)
+    probs = torch.sigmoid(logits)
+    probs.data.clamp_(1e-6, 1 - 1e-6)
+    loss = F.binary_cross_entropy(probs, target)
+    loss.backward()
     ```
 
     ## Use instead
     ```python
-    snapshot = weight.detach()
-    with torch.no_grad():
-        weight.mul_(0.5)
+    probs = torch.sigmoid(logits).clamp(1e-6, 1 - 1e-6)
+    loss = F.binary_cross_entropy(probs, target)
+    loss.backward()
     ```
 
     ## Fix safety
     Reads: `x.data` -> `x.detach()` is safe (same values, same storage, no
-    graph). Writes: dropping `.data` and wrapping the statement in
+    graph); `loss.data[0]` -> `loss.item()` is safe (the number it meant).
+    Writes: dropping `.data` and wrapping the statement in
     `with torch.no_grad():` is unsafe: the write is now seen by autograd, so code
     that silently computed wrong gradients starts raising instead.
     """
@@ -55,13 +67,64 @@ class DataAttribute(Rule):
     code = "GG202"
     name = "data-attribute"
     severity = Severity.INFO
-    summary = "`.data` bypasses autograd's version counter (in-place writes: silently wrong gradients)"
+    summary = "`.data` bypasses autograd's version counter (in-place writes that corrupt a saved tensor: silently wrong gradients)"
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._reads: list = []  # [(attribute node, statement)]
-        self._writes: set = set()
+        self._tick = 0
+        self._reads: list = []  # [(attribute node, statement, grad mode, stamp)]
+        self._writes: dict = {}  # `.data` node -> tick of the write
         self._meta: set = set()  # `.data` nodes only read for metadata
+        self._indexed: list = []  # [(subscript node, `.data` node, stamp)]: `loss.data[0]`
+        self._saved: list = []  # [(function, tick, code of what was saved, origins of the graph that saved it)]
+        self._backwards: list = []  # [(function, tick, origins)]
+        self._owners: dict = {}  # loop variable over `m.parameters()` -> (function, code of m)
+
+    # ------------------------------------------------------------ what runs when
+    def visit_For(self, node: cst.For) -> None:
+        it = node.iter
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value in (
+                "parameters", "named_parameters"):
+            target = node.target
+            if isinstance(target, cst.Tuple) and len(target.elements) == 2:
+                target = target.elements[1].value
+            if isinstance(target, cst.Name):
+                self._owners[target.value] = (self.flow.function, self.code_of(it.func.value))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        self._tick += 1
+        if isinstance(node.operator, (cst.Multiply, cst.MatrixMultiply, cst.Divide)):
+            self._saving_inputs(node, [node.left, node.right])
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._tick += 1
+        func = node.func
+        fn = self.flow.function
+        backwards = self.flow.backwards
+        if backwards and backwards[-1].node is node:
+            self._backwards.append((fn, self._tick, backwards[-1].origins))
+            return
+        result = self.flow.value(node)
+        callee = self.flow.value(func)
+        if callee.kind is Kind.MODULE and callee.parameterized and result.has_graph:
+            # a module's forward saves its parameters (a linear layer keeps its weight for grad_input)
+            self._saved.append((fn, self._tick, self.code_of(func), result.origins))
+            return
+        name = (dotted(func) or "").rsplit(".", 1)[-1] if isinstance(func, (cst.Name, cst.Attribute)) else ""
+        if name in K.INPUT_SAVING:
+            operands = [a.value for a in node.args if a.keyword is None]
+            if isinstance(func, cst.Attribute) and self.flow.value(func.value).kind is Kind.TENSOR:
+                operands.append(func.value)
+            self._saving_inputs(node, operands)
+        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value) and _is_data(func.value):
+            self._write_at(func.value)
+
+    def _saving_inputs(self, op, operands) -> None:
+        result = self.flow.value(op)
+        if result.has_graph:
+            for operand in operands:
+                if isinstance(operand, (cst.Name, cst.Attribute, cst.Subscript)):
+                    self._saved.append((self.flow.function, self._tick, self.code_of(operand), result.origins))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "data":
@@ -72,24 +135,44 @@ class DataAttribute(Rule):
         elif _is_data(node.value) and node.attr.value in META:
             self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
 
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value) and _is_data(func.value):
-            self._writes.add(func.value)
-
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if _is_data(node.value) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            index = node.slice[0].slice.value
+            base = self.flow.value(node.value.value)
+            if isinstance(index, cst.Integer) and base.kind is Kind.TENSOR and base.scalar:
+                self._indexed.append((node, node.value, self.stamp()))
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         if _is_data(node.target):
-            self._writes.add(node.target)
+            self._write_at(node.target)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             if isinstance(t.target, cst.Subscript) and _is_data(t.target.value):
-                self._writes.add(t.target.value)
+                self._write_at(t.target.value)
 
+    def _write_at(self, data: cst.Attribute) -> None:
+        """A write through `data` now; if the tensor is the output of an op that saved it
+        (`probs = torch.sigmoid(z)`), the origins of that graph."""
+        own = None
+        base = data.value
+        if isinstance(base, cst.Name):
+            b = self.flow.lookup(base.value)
+            v = self.flow.value(base)
+            rhs = b.node if b is not None else None
+            if isinstance(rhs, cst.Call) and (dotted(rhs.func) or "").rsplit(".", 1)[-1] in K.OUTPUT_SAVING and v.has_graph:
+                own = v.origins
+        self._writes[data] = (self._tick, own)
+
+    # ----------------------------------------------------------------- findings
     def finish(self) -> None:
+        indexed = set()
+        for node, data, stamp in self._indexed:
+            if self.current(stamp):
+                indexed.add(data)
+                self._zero_dim(node, data)
         for node, stmt, mode, stamp in self._reads:
-            if not self.current(stamp):
+            if not self.current(stamp) or node in indexed:
                 continue
             base = short(self.code_of(node.value))
             if node in self._writes:
@@ -105,6 +188,34 @@ class DataAttribute(Rule):
                     fixes=[PendingFix(f"Use `{short(self.code_of(new))}`", Safety.SAFE, [(node, new)])],
                 )
 
+    def _zero_dim(self, node: cst.Subscript, data: cst.Attribute) -> None:
+        base = short(self.code_of(data.value))
+        item = method_chain(data.value, "item")
+        self.report(
+            node,
+            f"`{base}` is a 0-dim tensor: `{short(self.code_of(node))}` raises IndexError (\"{ZERO_DIM}\") on every "
+            f"torch since 0.5; use `{base}.item()`",
+            fixes=[PendingFix(f"Use `{short(self.code_of(item))}`", Safety.SAFE, [(node, item)])],
+            severity=Severity.ERROR,
+        )
+
+    def _corrupts(self, node: cst.Attribute, stamp) -> bool:
+        """Was the written tensor saved for backward before the write, by a graph that is
+        back-propagated after it (or handed to the caller of a model's forward)?"""
+        fn, (tick, own) = stamp[0], self._writes[node]
+        base = node.value
+        names = _prefixes(self, base)
+        if isinstance(base, cst.Name) and base.value in self._owners and self._owners[base.value][0] is fn:
+            names.add(self._owners[base.value][1])
+        saved = [origins for f, t, code, origins in self._saved if f is fn and t < tick and code in names]
+        if own is not None:
+            saved.append(own)
+        if not saved:
+            return False
+        if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
+            return True  # the model's caller back-propagates what forward returns
+        return any(f is fn and t > tick and origins & o for f, t, origins in self._backwards for o in saved)
+
     def _write(self, node: cst.Attribute, stmt, mode, base: str, stamp) -> None:
         fixes = []
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
@@ -119,15 +230,15 @@ class DataAttribute(Rule):
                     "Drop `.data`, wrap in `with torch.no_grad():`", Safety.UNSAFE,
                     [(stmt, lambda spot, code=code: wrap(type(spot)(spot.indent, code)))] + import_torch(self.flow),
                 ))
-        self.report(
-            node,
-            f"in-place write through `{base}.data` is invisible to autograd: if `{base}` was saved for backward, "
-            "its gradients become silently wrong",
-            fixes=fixes,
-            # Dangerous where a graph is back-propagated around the write; in weight init or
-            # checkpoint loading it is the legacy idiom (info).
-            severity=Severity.WARNING if any(b.function is stamp[0] for b in self.flow.backwards) else Severity.INFO,
-        )
+        if self._corrupts(node, stamp):
+            message = (f"in-place write through `{base}.data` after `{base}` was saved for backward: autograd never "
+                       "sees it, and the backward that follows computes silently wrong gradients")
+            severity = Severity.WARNING
+        else:
+            message = (f"in-place write through `{base}.data` is invisible to autograd: if `{base}` was saved for "
+                       "backward, its gradients become silently wrong")
+            severity = Severity.INFO
+        self.report(node, message, fixes=fixes, severity=severity)
 
     VALID = [
         Valid(
@@ -229,8 +340,8 @@ w.data.mul_(2)  # rescale
 y.backward()
 """,
             range=(6, 0, 6, 6),
-            message="in-place write through `w.data` is invisible to autograd: if `w` was saved for backward, its "
-            "gradients become silently wrong",
+            message="in-place write through `w.data` after `w` was saved for backward: autograd never sees "
+            "it, and the backward that follows computes silently wrong gradients",
             severity=Severity.WARNING,
             fixes=(
                 "\nimport torch\n\nw = torch.ones(3, requires_grad=True)\ny = (w * w).sum()\n"
@@ -252,8 +363,8 @@ with torch.no_grad():
 out.backward()
 """,
             range=(8, 4, 8, 21),
-            message="in-place write through `layer.weight.data` is invisible to autograd: if `layer.weight` was saved "
-            "for backward, its gradients become silently wrong",
+            message="in-place write through `layer.weight.data` after `layer.weight` was saved for backward: autograd never sees "
+            "it, and the backward that follows computes silently wrong gradients",
             severity=Severity.WARNING,
             fixes=(
                 "\nimport torch\nfrom torch import nn\n\nlayer = nn.Linear(2, 2)\nout = layer(torch.ones(1, 2)).sum()\n"
@@ -361,8 +472,292 @@ WeightClipper(critic).clip()
             "assert critic.weight._version == nn.Linear(3, 1).weight._version",
             note="WGAN weight clipping in a method of a helper class",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_step(model, x, target, optimizer):
+    probs = torch.sigmoid(model(x))
+    probs.data.clamp_(0.05, 0.95)  # keep the log away from 0
+    loss = F.binary_cross_entropy(probs, target)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+x, target = 4 * torch.randn(8, 3), torch.ones(8, 1)
+train_step(model, x, target, optimizer)
+""",
+            range=(9, 4, 9, 14),
+            message='in-place write through `probs.data` after `probs` was saved for backward: autograd never sees it, and the backward that follows computes silently wrong gradients',
+            fixes=(
+                """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_step(model, x, target, optimizer):
+    probs = torch.sigmoid(model(x))
+    with torch.no_grad():
+        probs.clamp_(0.05, 0.95)  # keep the log away from 0
+    loss = F.binary_cross_entropy(probs, target)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+torch.manual_seed(0)
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+x, target = 4 * torch.randn(8, 3), torch.ones(8, 1)
+train_step(model, x, target, optimizer)
+""",
+            ),
+            severity=Severity.WARNING,
+            note="sigmoid saved its output; the clamp through .data changes it before backward: the gradient uses values the forward never produced",
+            runtime="ref = nn.Linear(3, 1)\nref.load_state_dict(model.state_dict())\nF.binary_cross_entropy(torch.sigmoid(ref(x)).clamp(0.05, 0.95), target).backward()\nassert not torch.allclose(model.weight.grad, ref.weight.grad)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        g = torch.tanh(self.fc(x))
+        g.data.mul_(0.5)  # damp the gate
+        return g * x
+
+
+gate = Gate()
+x = torch.randn(2, 4)
+gate(x).sum().backward()
+""",
+            range=(13, 8, 13, 14),
+            message='in-place write through `g.data` after `g` was saved for backward: autograd never sees it, and the backward that follows computes silently wrong gradients',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        g = torch.tanh(self.fc(x))
+        with torch.no_grad():
+            g.mul_(0.5)  # damp the gate
+        return g * x
+
+
+gate = Gate()
+x = torch.randn(2, 4)
+gate(x).sum().backward()
+""",
+            ),
+            severity=Severity.WARNING,
+            note="inside a model's forward: its caller back-propagates",
+            runtime="ref = Gate()\nref.load_state_dict(gate.state_dict())\n(0.5 * torch.tanh(ref.fc(x)) * x).sum().backward()\nassert not torch.allclose(gate.fc.weight.grad, ref.fc.weight.grad)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def train(model, criterion, batches, optimizer):
+    total = 0.0
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.data[0]
+    return total / len(batches)
+
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train(model, nn.CrossEntropyLoss(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))], optimizer)
+""",
+            range=(13, 17, 13, 29),
+            message='`loss` is a 0-dim tensor: `loss.data[0]` raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `loss.item()`',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+def train(model, criterion, batches, optimizer):
+    total = 0.0
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    return total / len(batches)
+
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+train(model, nn.CrossEntropyLoss(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))], optimizer)
+""",
+            ),
+            severity=Severity.ERROR,
+            note="old tutorials' `loss.data[0]`: a loss is 0-dim since torch 0.5",
+            raises="invalid index of a 0-dim tensor",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def soft_update(target, source, tau):
+    for target_param, param in zip(target.parameters(), source.parameters()):
+        target_param.data.copy_(tau * param.detach() + (1.0 - tau) * target_param.detach())
+
+
+critic, critic_target = nn.Linear(4, 1), nn.Linear(4, 1)
+optimizer = torch.optim.Adam(critic.parameters())
+state = torch.randn(8, 4)
+loss = (critic(state) - critic_target(state).detach()).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+soft_update(critic_target, critic, 0.005)
+""",
+            range=(8, 8, 8, 25),
+            message='in-place write through `target_param.data` is invisible to autograd: if `target_param` was saved for backward, its gradients become silently wrong',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+def soft_update(target, source, tau):
+    for target_param, param in zip(target.parameters(), source.parameters()):
+        with torch.no_grad():
+            target_param.copy_(tau * param.detach() + (1.0 - tau) * target_param.detach())
+
+
+critic, critic_target = nn.Linear(4, 1), nn.Linear(4, 1)
+optimizer = torch.optim.Adam(critic.parameters())
+state = torch.randn(8, 4)
+loss = (critic(state) - critic_target(state).detach()).pow(2).mean()
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+soft_update(critic_target, critic, 0.005)
+""",
+            ),
+            note="Polyak target update after step(): the sanctioned idiom is info, not a warning",
+            runtime="assert critic_target.weight.grad is None",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = (model(x) - y).pow(2).mean()
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        p.data -= 0.1 * p.grad.data
+""",
+            range=(12, 8, 12, 14),
+            message='in-place write through `p.data` is invisible to autograd: if `p` was saved for backward, its gradients become silently wrong',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = (model(x) - y).pow(2).mean()
+    model.zero_grad()
+    loss.backward()
+    for p in model.parameters():
+        with torch.no_grad():
+            p -= 0.1 * p.grad.data
+""",
+            ),
+            note="manual SGD after backward(): nothing saved the parameters any more (info)",
+            runtime="assert model.weight.grad is not None",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+critic = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+optimizer = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+for step in range(3):
+    real, fake = torch.randn(8, 4), torch.randn(8, 4)
+    loss = critic(fake).mean() - critic(real).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    for p in critic.parameters():
+        p.data.clamp_(-0.01, 0.01)
+""",
+            range=(14, 8, 14, 14),
+            message='in-place write through `p.data` is invisible to autograd: if `p` was saved for backward, its gradients become silently wrong',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+critic = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+optimizer = torch.optim.RMSprop(critic.parameters(), lr=5e-5)
+for step in range(3):
+    real, fake = torch.randn(8, 4), torch.randn(8, 4)
+    loss = critic(fake).mean() - critic(real).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    for p in critic.parameters():
+        with torch.no_grad():
+            p.clamp_(-0.01, 0.01)
+""",
+            ),
+            note="WGAN weight clipping after step(), before the next forward (info)",
+            runtime="assert critic[0].weight.abs().max().item() <= 0.01",
+        ),
     ]
 
 
 def _is_data(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and node.attr.value == "data"
+
+
+def _prefixes(rule, node: cst.BaseExpression) -> set:
+    """`mlp[2].weight` -> {"mlp[2].weight", "mlp[2]", "mlp"}: the module a parameter belongs to."""
+    out = set()
+    while isinstance(node, (cst.Attribute, cst.Subscript, cst.Name)):
+        out.add(rule.code_of(node))
+        if isinstance(node, cst.Name):
+            break
+        node = node.value
+    return out
+
