@@ -657,7 +657,7 @@ def rule(code: str) -> None:
 @main.command(name="rules")
 def list_rules() -> None:
     """List every rule: code, name, default severity and summary."""
-    rows = [(r.code, r.name, r.severity.value, r.summary) for r in all_rules()]
+    rows = [(r.code, r.name, r.severity_text(), r.summary) for r in all_rules()]
     widths = [max((len(row[i]) for row in rows), default=0) for i in range(3)]
     for row in rows:
         click.echo("  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[3]]).rstrip())

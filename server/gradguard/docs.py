@@ -19,7 +19,7 @@ def rule_markdown(rule: type[Rule]) -> str:
     """The full page for one rule."""
     return (
         f"# {rule.code} {rule.name}\n\n"
-        f"Default severity: **{rule.severity.value}**. {rule.summary}.\n\n"
+        f"Severity: **{rule.severity_text()}**. {rule.summary}.\n\n"
         f"{rule.docs()}\n"
     )
 
@@ -34,7 +34,7 @@ def rules_table() -> str:
     """The Markdown table of all rules for the README."""
     rows = ["| Code | Name | Severity | What it finds |", "| --- | --- | --- | --- |"]
     for rule in all_rules():
-        rows.append(f"| [{rule.code}](docs/rules/{rule.code}.md) | `{rule.name}` | {rule.severity.value} | {rule.summary} |")
+        rows.append(f"| [{rule.code}](docs/rules/{rule.code}.md) | `{rule.name}` | {rule.severity_text()} | {rule.summary} |")
     return "\n".join(rows) + "\n"
 
 

@@ -16,7 +16,7 @@ from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIt
 def test_rule_prints_its_docs(gradguard):
     run = gradguard("rule", "GG101")
     assert run.returncode == 0
-    head = f"# GG101 {GG101.name}\n\nDefault severity: **error**. {GG101.summary}.\n\n"
+    head = f"# GG101 {GG101.name}\n\nSeverity: **error / warning**. {GG101.summary}.\n\n"
     assert run.stdout == head + GG101.docs() + "\n"
 
 
@@ -37,10 +37,10 @@ def test_rules_lists_every_rule_aligned(gradguard):
     widths = [
         max(len(r.code) for r in rules),
         max(len(r.name) for r in rules),
-        max(len(r.severity.value) for r in rules),
+        max(len(r.severity_text()) for r in rules),
     ]
     expected = "".join(
-        f"{r.code.ljust(widths[0])}  {r.name.ljust(widths[1])}  {r.severity.value.ljust(widths[2])}  {r.summary}\n"
+        f"{r.code.ljust(widths[0])}  {r.name.ljust(widths[1])}  {r.severity_text().ljust(widths[2])}  {r.summary}\n"
         for r in rules
     )
     run = gradguard("rules")

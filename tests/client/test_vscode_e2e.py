@@ -220,7 +220,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
         "train_leaky.py(44, 16): the graph is created here\n"
         "train_leaky.py(45, 9): backward runs here\n"
         "GG101 graph-kept-across-iterations\n\n"
-        "Default severity: error. A value with an autograd graph is stored past the loop iteration.\n\n"
+        "Severity: error / warning. A value with an autograd graph is stored past the loop iteration.\n\n"
         f"What it does\n\n{rule_what_it_does('GG101')}\n\nWhy is this bad?\n\n"
     ), seen["hover"]
 

@@ -6,12 +6,25 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import libcst as cst
 
 from gradguard.engine.values import Grad, Kind, Value
 
+
+def short(code: str, limit: int = 40) -> str:
+    """`code` on one line, cut to `limit` characters at a token boundary (never mid-name)."""
+    code = " ".join(code.split())
+    if len(code) <= limit:
+        return code
+    head = code[: limit - 3]
+    if (head[-1].isalnum() or head[-1] == "_") and (code[limit - 3].isalnum() or code[limit - 3] == "_"):
+        cut = max(i for i, c in enumerate(head) if not (c.isalnum() or c == "_")) + 1 if re.search(r"\W", head) else 0
+        if cut > limit // 3:
+            head = head[:cut]
+    return head.rstrip() + "..."
 
 
 # On `x.detach()` a hover is about `x`: what detach() is about to do to it.

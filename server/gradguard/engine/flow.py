@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
+from gradguard.engine.describe import short
 from gradguard.engine import knowledge as K
 from gradguard.engine.values import (
     NUMBER,
@@ -133,6 +134,14 @@ class Frame:
     @property
     def mode(self) -> GradMode:
         return self.modes[-1]
+
+
+def _stamped(v: Value, node: cst.CSTNode) -> Value:
+    """`v` with the graph identity of the call `node` added to every element carrying a graph
+    (a backward of any element reaches that call)."""
+    if v.elements is not None:
+        return v.but(elements=tuple(_stamped(e, node) for e in v.elements))
+    return v.but(origins=v.origins | {node}) if v.grad is Grad.YES else v
 
 
 MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
@@ -1375,6 +1384,8 @@ class FlowAnalysis:
             out = self._call_function(m.cls.methods["forward"], node, args, m)
             if not m.parameterized:
                 return out
+            if out.kind is Kind.CONTAINER and out.elements is not None:
+                return _stamped(out, node)  # a tuple/list output keeps its shape: `pred, inputs_list = net(x)`
         if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
@@ -1396,8 +1407,7 @@ class FlowAnalysis:
         return frozenset((cut, node) for cut in first.cuts) | first.pred_cuts  # (where cut, which loss)
 
     def _short(self, node: cst.CSTNode) -> str:
-        code = " ".join(self.code_for(node).split())
-        return code if len(code) <= 40 else code[:37] + "..."
+        return short(self.code_for(node))
 
     def _module_method(self, node: cst.Call, m: Value, name: str, args: list) -> Value:
         func = node.func

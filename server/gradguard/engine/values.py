@@ -87,6 +87,16 @@ class Value:
         return self.kind is Kind.TENSOR
 
 
+def holds_graph(v: Value) -> bool:
+    """A tensor with a graph, or a tuple/list (an LSTM's `(h, c)`) holding one."""
+    return v.has_graph or any(holds_graph(e) for e in v.elements or ())
+
+
+def all_origins(v: Value) -> frozenset:
+    """The graph identities of a value and of the elements it holds."""
+    return v.origins.union(*(all_origins(e) for e in v.elements or ()))
+
+
 UNKNOWN = Value()
 NUMBER = Value(kind=Kind.NUMBER, grad=Grad.NO)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine.describe import short  # noqa: F401 - the rules take it from here
+
 ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript)
 
 
@@ -28,9 +30,12 @@ def copy_methods(settings) -> tuple[str, str]:
     return ("clone", "detach") if settings.copy_order == "clone-detach" else ("detach", "clone")
 
 
-def short(code: str, limit: int = 40) -> str:
-    code = " ".join(code.split())
-    return code if len(code) <= limit else code[: limit - 3] + "..."
+def evidence_note(why, reported, line_of, code_of) -> str:
+    """" (from `model(x)` on line 9)" - the evidence for a value, unless it is the
+    reported expression itself (a value is not its own evidence)."""
+    if why is None or why.node is reported or code_of(why.node) == code_of(reported):
+        return ""
+    return f" ({why.text} on line {line_of(why.node)})"
 
 
 def torch_name(flow) -> str | None:

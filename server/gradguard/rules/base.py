@@ -77,9 +77,17 @@ class Rule:
     code: ClassVar[str] = ""
     name: ClassVar[str] = ""
     severity: ClassVar[Severity] = Severity.WARNING
+    # Every severity the rule reports, most severe first, where it splits (GG101: a graph
+    # never back-propagated is an error, one already freed by backward() a warning).
+    severities: ClassVar[tuple] = ()
     summary: ClassVar[str] = ""  # one line, for `gradguard rules`
     VALID: ClassVar[list] = []
     INVALID: ClassVar[list] = []
+
+    @classmethod
+    def severity_text(cls) -> str:
+        """"error / warning" for a rule that splits, else its one severity."""
+        return " / ".join(s.value for s in (cls.severities or (cls.severity,)))
 
     def __init__(self, flow, settings, reports: list):
         self.flow = flow

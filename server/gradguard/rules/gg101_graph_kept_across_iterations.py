@@ -4,7 +4,7 @@ import libcst as cst
 
 from gradguard.engine.values import Kind
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import method_chain, short
+from gradguard.rules._build import method_chain, evidence_note, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 
@@ -60,6 +60,7 @@ class GraphKeptAcrossIterations(Rule):
     code = "GG101"
     name = "graph-kept-across-iterations"
     severity = Severity.ERROR
+    severities = (Severity.ERROR, Severity.WARNING)
     summary = "A value with an autograd graph is stored past the loop iteration"
 
     def finish(self) -> None:
@@ -85,7 +86,7 @@ class GraphKeptAcrossIterations(Rule):
         target = short(store.target)
         if backward is None:
             def message(line_of, why=why):
-                origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+                origin = evidence_note(why, parts[0] if parts else stored, line_of, self.code_of)
                 return (
                     f"`{name}` carries an autograd graph{origin} that is never back-propagated; storing it in "
                     f"`{target}` keeps every saved activation alive across iterations"
@@ -685,7 +686,7 @@ for round_idx in range(2):
     scores_per_round.append(torch.cat([head(inputs) for head in heads], dim=1))
 """,
             range=(9, 28, 9, 78),
-            message="`torch.cat([head(inputs) for head in h...` carries an autograd graph (from `head(inputs)` on "
+            message="`torch.cat([head(inputs) for head in...` carries an autograd graph (from `head(inputs)` on "
             "line 9) that is never back-propagated; storing it in `scores_per_round` keeps every saved "
             "activation alive across iterations",
             fixes=(

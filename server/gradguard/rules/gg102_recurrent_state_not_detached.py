@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradguard.engine.values import Kind
+from gradguard.engine.values import Kind, all_origins, holds_graph
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -102,11 +102,11 @@ class RecurrentStateNotDetached(Rule):
             new = self.flow.lookup(name)
             if new is None:
                 continue
-            if not new.value.has_graph:
+            if not holds_graph(new.value):
                 self._cleared.add((loop, name))
                 continue
             fed = self._fed.get((loop, old)) if old is not None else None
-            if fed is not None and fed[0] in new.value.origins:
+            if fed is not None and fed[0] in all_origins(new.value):
                 self._candidates.append((loop, name, old, new.value, fed[0], fed[1], self.stamp()))
 
     def finish(self) -> None:
@@ -114,7 +114,7 @@ class RecurrentStateNotDetached(Rule):
         for loop, name, old, new, call, name_node, stamp in self._candidates:
             if not self.current(stamp) or (loop, name) in self._cleared or (loop, name) in reported:
                 continue
-            if not any(loop in b.loops and b.origins & new.origins for b in self.flow.backwards):
+            if not any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards):
                 continue  # nothing backwards it each iteration: an unrolled sequence, or GG103's business
             reported.add((loop, name))
             self._report(loop, name, old, call, name_node)

@@ -22,6 +22,23 @@ def eval_function_name(name: str) -> bool:
     return any(p in EVAL_WORDS for p in parts)
 
 
+class _Nodes(cst.CSTVisitor):
+    """The identities of every node under a node."""
+
+    def __init__(self):
+        self.ids: set = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.ids.add(id(node))
+        return True
+
+    @classmethod
+    def of(cls, node: cst.CSTNode) -> set:
+        v = cls()
+        node.visit(v)
+        return v.ids
+
+
 class EvalWithoutNoGrad(Rule):
     """
     ## What it does
@@ -78,6 +95,8 @@ class EvalWithoutNoGrad(Rule):
         self._eval_at: dict = {}  # function (or None) -> (tick, the .eval() call)
         self._loop_ticks: dict = {}  # loop node -> tick it started at
         self._calls: list = []  # (call, function, context, eval call, loops, statement, stamp)
+        self._built: set = set()  # (function, name): a module constructed in that function
+        self._loaded: set = set()  # (function, name): weights loaded into it there
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -89,19 +108,29 @@ class EvalWithoutNoGrad(Rule):
         self._tick += 1
         func = node.func
         fn = self.flow.function
+        callee = self.flow.value(func)
         if isinstance(func, cst.Attribute) and self.flow.value(func.value).kind is Kind.MODULE:
+            # Keyed by the receiver's code: `target_net.eval()` says nothing about `policy_net(x)`.
+            key = (fn, self.code_of(func.value))
             if func.attr.value == "eval" and not node.args:
-                self._eval_at[fn] = (self._tick, node)
+                self._eval_at[key] = (self._tick, node)
             elif func.attr.value == "train" and not (node.args and self.code_of(node.args[0].value) == "False"):
-                self._eval_at.pop(fn, None)
+                self._eval_at.pop(key, None)
             elif func.attr.value == "train":
-                self._eval_at[fn] = (self._tick, node)
+                self._eval_at[key] = (self._tick, node)
+            elif func.attr.value == "load_state_dict":
+                self._loaded.add(key)
+        elif callee.kind is not Kind.MODULE and self.flow.value(node).kind is Kind.MODULE:
+            stmt = self.flow.statement
+            body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
+            if isinstance(body, cst.Assign) and body.value is node:
+                self._built.update((fn, self.code_of(t.target)) for t in body.targets)
         if self.flow.frame.mode is not GradMode.ON:
             return
-        callee = self.flow.value(func)
         if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.loss and self.flow.value(node).has_graph):
             return
-        after_eval = self._eval_at.get(fn)
+        name = self.code_of(func)
+        after_eval = self._eval_of(fn, name)
         # A model's own decode()/sample()/predict() is part of its forward pass (a VAE trains
         # through decode): names only count outside module-like classes.
         named = (
@@ -112,10 +141,23 @@ class EvalWithoutNoGrad(Rule):
         )
         if after_eval is None and not named:
             return
+        if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
+            return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
         self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
 
+    def _eval_of(self, fn, name: str):
+        """The `.eval()` in `fn` that applies to the module called as `name` (itself or an
+        enclosing module: `model.eval()` covers `model.encoder(x)`)."""
+        parts = name.split(".")
+        for n in range(len(parts), 0, -1):
+            found = self._eval_at.get((fn, ".".join(parts[:n])))
+            if found is not None:
+                return found
+        return None
+
     def finish(self) -> None:
+        blocks: dict = {}  # the fix's target (or the call itself) -> the calls it covers, in order
         for node, fn, after_eval, named, loops, stmt, model, stamp in self._calls:
             if not self.current(stamp):
                 continue
@@ -125,33 +167,58 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and node in fn.returns.origins:
                 continue  # the graph is handed to a caller we cannot see, which may train on it
-            self._report(node, fn, after_eval, named, loops, stmt)
+            target = self._target(fn, after_eval, named, loops, stmt)
+            blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, named, target))
+        # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
+        for calls in blocks.values():
+            self._report(*calls[0], more=len(calls) - 1)
 
-    def _report(self, node, fn, after_eval, named, loops, stmt) -> None:
+    def _target(self, fn, after_eval, named, loops, stmt):
+        """What the fix puts under no_grad: ("decorate", function) / ("loop", loop) /
+        ("statement", statement), outermost first - but never code that back-propagates
+        or computes something a backward uses (no_grad there breaks training)."""
+        candidates = []
+        if named:
+            candidates.append(("decorate", fn.node))
+            started = list(loops)
+        else:
+            started = [loop for loop in loops if self._loop_ticks.get(loop, 0) > after_eval[0]]
+        candidates += [("loop", loop) for loop in started] + [("statement", stmt)]
+        for kind, target in candidates:
+            if kind != "decorate" and not (
+                isinstance(target, (cst.For, cst.While, cst.SimpleStatementLine)) and not has_multiline_string(self.code_of(target))
+            ):
+                continue
+            if not self._trains(target):
+                return kind, target
+        return None
+
+    def _trains(self, target: cst.CSTNode) -> bool:
+        inside = _Nodes.of(target)
+        return any(id(b.node) in inside or any(id(o) in inside for o in b.origins) for b in self.flow.backwards)
+
+    def _report(self, node, fn, after_eval, named, target, more: int = 0) -> None:
         torch = torch_name(self.flow) or "torch"
         call = short(self.code_of(node))
         fixes = []
-        if named:
-            where = f"in `{fn.name}()`"
+        where = f"in `{fn.name}()`" if named else "after `.eval()`"
+        if target is not None and target[0] == "decorate":
             anchor = fn.node.decorators[0] if fn.node.decorators else fn.node
             fixes.append(PendingFix(
                 f"Decorate `{fn.name}` with `@torch.no_grad()`", Safety.SAFE,
                 [(("before", anchor), lambda spot: f"@{torch}.no_grad()\n{spot.indent}")] + import_torch(self.flow),
             ))
-        else:
-            where = "after `.eval()`"
-            started = [loop for loop in loops if self._loop_ticks.get(loop, 0) > after_eval[0]]
-            target = started[0] if started else stmt
-            if isinstance(target, (cst.For, cst.While, cst.SimpleStatementLine)) and not has_multiline_string(self.code_of(target)):
-                title = "Wrap the loop in `with torch.no_grad():`" if started else "Wrap in `with torch.no_grad():`"
-                fixes.append(PendingFix(title, Safety.SAFE, [(target, wrap_in_no_grad(torch))] + import_torch(self.flow)))
+        elif target is not None:
+            title = "Wrap the loop in `with torch.no_grad():`" if target[0] == "loop" else "Wrap in `with torch.no_grad():`"
+            fixes.append(PendingFix(title, Safety.SAFE, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
 
         def message(line_of):
             since = f" on line {line_of(after_eval[1])}" if after_eval is not None and not named else ""
             note = " (`eval()` does not disable gradients)" if after_eval is not None else ""
+            also = f"; so do {more} more forward passes in the same block" if more > 1 else "; so does 1 more forward pass in the same block" if more else ""
             return (
                 f"`{call}` runs with grad enabled {where}{since} and its output never reaches a `.backward()`: "
-                f"autograd records the graph and keeps its activations for nothing{note}"
+                f"autograd records the graph and keeps its activations for nothing{note}{also}"
             )
 
         related = [(after_eval[1], "`.eval()` does not turn gradients off")] if after_eval is not None else []
@@ -384,6 +451,60 @@ for step in range(3):
             note="regression (issue 14): the forward returns a list the loss iterates over; its output reaches the backward (wrapping the loop in no_grad broke training)",
             runtime="assert target.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+policy_net = nn.Linear(4, 2)
+target_net = nn.Linear(4, 2)
+target_net.load_state_dict(policy_net.state_dict())
+target_net.eval()
+optimizer = torch.optim.SGD(policy_net.parameters(), lr=0.01)
+
+
+def select_action(state):
+    return policy_net(state).argmax(1)
+
+
+for step in range(3):
+    state = torch.randn(1, 4)
+    action = select_action(state)
+    q = policy_net(state).gather(1, action.view(1, 1))
+    with torch.no_grad():
+        target = target_net(torch.randn(1, 4)).max(1).values
+    loss = (q.squeeze(1) - target).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            note='DQN: target_net.eval() says nothing about policy_net',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(12, 10)
+
+    def forward(self, x):
+        return self.fc(x.flatten(1))
+
+
+def test():
+    net = Net()
+    y = net(torch.randn(2, 3, 2, 2))
+    print(y.size())
+
+
+test()
+""",
+            note='a smoke test of an untrained model built in the function',
+        ),
     ]
 
     INVALID = [
@@ -550,5 +671,28 @@ for query_id in range(2):
             ),
             runtime="assert has_graph(relevance) and activations_alive(relevance)",
             note="nested loops; the fix wraps the outer one",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+encoder = nn.Linear(4, 8)
+head = nn.Linear(8, 2)
+encoder.eval()
+head.eval()
+scores = []
+for x in [torch.randn(5, 4) for _ in range(3)]:
+    features = encoder(x)
+    logits = head(features)
+    scores.append(logits.softmax(1).max().item())
+""",
+            range=(11, 15, 11, 25),
+            message='`encoder(x)` runs with grad enabled after `.eval()` on line 7 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients); so does 1 more forward pass in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nencoder = nn.Linear(4, 8)\nhead = nn.Linear(8, 2)\nencoder.eval()\nhead.eval()\nscores = []\nwith torch.no_grad():\n    for x in [torch.randn(5, 4) for _ in range(3)]:\n        features = encoder(x)\n        logits = head(features)\n        scores.append(logits.softmax(1).max().item())\n',
+            ),
+            runtime='assert has_graph(logits)',
+            note='two models, one block: one finding, one fix',
         ),
     ]

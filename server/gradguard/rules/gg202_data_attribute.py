@@ -67,6 +67,7 @@ class DataAttribute(Rule):
     code = "GG202"
     name = "data-attribute"
     severity = Severity.INFO
+    severities = (Severity.ERROR, Severity.WARNING, Severity.INFO)
     summary = "`.data` bypasses autograd's version counter (in-place writes that corrupt a saved tensor: silently wrong gradients)"
 
     def __init__(self, *args):

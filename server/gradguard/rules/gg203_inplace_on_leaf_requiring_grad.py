@@ -6,7 +6,7 @@ from gradguard.engine import knowledge as K
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
+from gradguard.rules._build import has_multiline_string, import_torch, evidence_note, short, torch_name, wrap_in_no_grad
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -89,7 +89,7 @@ class InplaceOnLeafRequiringGrad(Rule):
         why = v.why
 
         def message(line_of):
-            origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+            origin = evidence_note(why, tensor, line_of, self.code_of)
             return f"`{name}` is a leaf tensor that requires grad{origin}; {op} on it raises \"{error}\""
 
         fixes = []

@@ -4,7 +4,7 @@ import libcst as cst
 
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Severity
-from gradguard.rules._build import short
+from gradguard.rules._build import evidence_note, short
 from gradguard.rules.base import Invalid, Rule, Valid
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -58,7 +58,7 @@ class BackwardWithoutGraph(Rule):
         why = v.why
 
         def message(line_of):
-            origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+            origin = evidence_note(why, func.value, line_of, self.code_of)
             return f"`{name}` carries no graph{origin}; `.backward()` on it raises \"{ERROR}\""
 
         related = [(why.node, "the graph is lost here")] if why is not None else []

@@ -6,7 +6,7 @@ from gradguard.engine import knowledge as K
 from gradguard.engine.flow import GradMode, keyword, positional
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import method_chain, short
+from gradguard.rules._build import method_chain, evidence_note, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 ERROR = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
@@ -82,7 +82,7 @@ class NumpyOnGradTensor(Rule):
         holds = "requires grad" if tensor else "holds tensors that require grad"
 
         def message(line_of):
-            origin = f" ({why.text} on line {line_of(why.node)})" if why is not None else ""
+            origin = evidence_note(why, base, line_of, self.code_of)
             return f"`{name}` {holds}{origin}; {call_text} on it raises \"{ERROR}\""
 
         fixes = []
@@ -161,6 +161,25 @@ def to_numpy(t):
     return t.cpu().numpy()
 """,
             note="`t` could be anything: unknown, so silent",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+policy = nn.Linear(4, 3)
+obs = torch.randn(2, 4)
+logits = policy(obs)
+greedy = logits.argmax(1).numpy()
+sampled = Categorical(logits=logits).sample().numpy()
+drawn = torch.multinomial(logits.softmax(1), 1).numpy()
+best = logits.max(1)[1].numpy()
+top = logits.topk(2).indices.numpy()
+positive = (logits > 0).numpy()
+""",
+            runtime='assert logits.requires_grad',
+            note='integer and bool tensors never require grad: argmax, sample(), multinomial, max()[1], topk indices, comparisons',
         ),
     ]
 
@@ -268,7 +287,7 @@ chunks = torch.randn(6, 4).split(2)
 embeddings = [encoder(chunk).numpy() for chunk in chunks]
 """,
             range=(7, 14, 7, 36),
-            message='`encoder(chunk)` requires grad (from `encoder(chunk)` on line 7); `.numpy()` on it raises '
+            message='`encoder(chunk)` requires grad; `.numpy()` on it raises '
             '"Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
             fixes=(
                 '\nimport torch\nfrom torch import nn\n\nencoder = nn.Sequential(nn.Linear(4, 4), nn.GELU())\n'

@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine.flow import keyword, positional
-from gradguard.engine.values import Kind
+from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import copy_methods, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -50,7 +50,7 @@ class TensorCopyConstruct(Rule):
     code = "GG402"
     name = "tensor-copy-construct"
     severity = Severity.WARNING
-    summary = "`torch.tensor(t)` copy-constructs from a tensor (warns, drops the graph)"
+    summary = "`torch.tensor(t)` copy-constructs from a tensor (it warns; the copy has no graph)"
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.flow._qualname(node.func) != "torch.tensor":
@@ -63,8 +63,11 @@ class TensorCopyConstruct(Rule):
         src = args[0].value
         name = short(self.code_of(src))
         copy = method_chain(src, *copy_methods(self.settings))
+        v = self.flow.value(src)
+        # "without its graph" only where there is one to lose; otherwise it is the warning alone.
+        how = "copies it without its graph" if v.grad is Grad.YES else "copies it"
         message = (
-            f"`{name}` is already a tensor: `torch.tensor()` copies it without its graph and warns "
+            f"`{name}` is already a tensor: `torch.tensor()` {how} and warns "
             f"\"To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; "
             f"use `{short(self.code_of(copy))}`"
         )
@@ -173,7 +176,7 @@ x = torch.randn(3)
 y = torch.tensor(x)
 """,
             range=(5, 4, 5, 19),
-            message="`x` is already a tensor: `torch.tensor()` copies it without its graph and warns \"To copy "
+            message="`x` is already a tensor: `torch.tensor()` copies it and warns \"To copy "
             "construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; use `x.clone().detach()`",
             fixes=("\nimport torch\n\nx = torch.randn(3)\ny = x.clone().detach()\n",),
             warns=WARNING,
@@ -205,7 +208,7 @@ frames = T.zeros(2, 3)
 copy = T.tensor(frames[0], device="cpu")
 """,
             range=(5, 7, 5, 40),
-            message="`frames[0]` is already a tensor: `torch.tensor()` copies it without its graph and warns \"To copy "
+            message="`frames[0]` is already a tensor: `torch.tensor()` copies it and warns \"To copy "
             "construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; use "
             "`frames[0].detach().clone()`",
             fixes=("\nimport torch as T\n\nframes = T.zeros(2, 3)\ncopy = frames[0].detach().clone().to(device=\"cpu\")\n",),
@@ -233,7 +236,7 @@ for images in [torch.randn(5, 4) for _ in range(2)]:
     F.cross_entropy(student(images), targets).backward()
 """,
             range=(10, 11, 10, 32),
-            message='`guesses` is already a tensor: `torch.tensor()` copies it without its graph and warns "To copy '
+            message='`guesses` is already a tensor: `torch.tensor()` copies it and warns "To copy '
             'construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use '
             '`guesses.clone().detach()`',
             fixes=(
@@ -256,7 +259,7 @@ clip = torch.randn(6, 4)
 frames = [torch.tensor(frame) for frame in clip.split(2)]
 """,
             range=(5, 10, 5, 29),
-            message='`frame` is already a tensor: `torch.tensor()` copies it without its graph and warns "To copy '
+            message='`frame` is already a tensor: `torch.tensor()` copies it and warns "To copy '
             'construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use '
             '`frame.clone().detach()`',
             fixes=(
