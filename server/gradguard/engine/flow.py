@@ -19,8 +19,10 @@ from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
-from gradguard.engine.describe import short
+from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
+from gradguard.engine.describe import short
+from gradguard.engine.evidence import dotted
 from gradguard.engine.values import (
     NUMBER,
     UNKNOWN,
@@ -136,30 +138,11 @@ class Frame:
         return self.modes[-1]
 
 
-def _stamped(v: Value, node: cst.CSTNode) -> Value:
-    """`v` with the graph identity of the call `node` added to every element carrying a graph
-    (a backward of any element reaches that call)."""
-    if v.elements is not None:
-        return v.but(elements=tuple(_stamped(e, node) for e in v.elements))
-    return v.but(origins=v.origins | {node}) if v.grad is Grad.YES else v
-
-
 MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
                   "Embeddings", "Attention", "Transformer", "Backbone", "MLP", "Mixer")
 CLASS_KEY = "<class>"  # the class a class body belongs to (not an identifier: a method may be named __class__)
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
 
-
-def dotted(node: cst.BaseExpression) -> Optional[str]:
-    """`a.b.c` for a Name/Attribute chain, else None."""
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-        return ".".join(reversed(parts))
-    return None
 
 
 @lru_cache(maxsize=4096)
@@ -261,6 +244,7 @@ class FlowAnalysis:
         self.top_of: dict = {}  # node -> its module-level statement (for cheap positions)
         self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
+        self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
 
     # ------------------------------------------------------------------ entry
     def run(self) -> None:
@@ -296,7 +280,7 @@ class FlowAnalysis:
             scope.env.clear()
         for info in infos:
             vars(info).clear()
-        for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop):
+        for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop, self.uses):
             container.clear()
 
     @property
@@ -989,9 +973,20 @@ class FlowAnalysis:
                 return v.but(grad=Grad.UNKNOWN, why=None, origins=frozenset())
         return v
 
+    def _made_each(self, v: Value, node: cst.CSTNode) -> Value:
+        """A tuple/list computed by the call `node`: each element made here (grad mode applies),
+        carrying the call's graph identity (a backward of any element reaches the call)."""
+        if v.elements is not None:
+            return v.but(elements=tuple(self._made_each(e, node) for e in v.elements))
+        if v.grad is Grad.YES and not v.leaf:
+            v = v.but(origins=v.origins | {node})
+        return self._made(v, node)
+
     def _eval(self, node: cst.BaseExpression) -> Value:
         method = self._EVAL.get(type(node))
         v = method(self, node) if method is not None else self._eval_children(node)
+        if isinstance(node, (cst.Name, cst.Attribute)) and (_unknown(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR):
+            v = self._from_use(node, v)
         if self.facts and _unknown(v):
             v = self.facts.get(node, v)
         self.values[node] = v
@@ -1001,6 +996,43 @@ class FlowAnalysis:
             for hook in hooks:
                 hook(node)
         return v
+
+    def _from_use(self, node: cst.BaseExpression, v: Value) -> Value:
+        """What the uses of a name left unknown by its origin tell (evidence.py)."""
+        key = dotted(node)
+        if key is None:
+            return v
+        for uses in self._uses_around(key):
+            if _unknown(v):
+                call = uses.module_evidence(key)
+                if call is not None:
+                    return Value(kind=Kind.MODULE, grad=Grad.NO, why=Evidence(call, f"`{self._short(call)}`"))
+            call = uses.graph_evidence(key)
+            if call is not None and self.frame.mode is not GradMode.OFF:
+                return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call},
+                             why=Evidence(call, f"`{self._short(call)}` needs one"))
+        return v
+
+    def _uses_around(self, key: str):
+        """The Uses that speak for `key` here: the class's for `self.x`, then each enclosing function's, then the module's."""
+        fn = self.function
+        if key.startswith("self.") and fn is not None and fn.cls is not None:
+            yield self._uses_cache(fn.cls.node, evidence.class_uses)
+        scope = self.frame.scope
+        while scope is not None:
+            if scope.kind == "function" and scope.function is not None:
+                yield self._uses_cache(scope.function.node, evidence.uses_of)
+                if key.split(".", 1)[0] in scope.env:
+                    return  # bound here: outer scopes' uses are of another variable
+            elif scope.kind == "module":
+                yield self._uses_cache(self.module, evidence.uses_of)
+            scope = scope.parent
+
+    def _uses_cache(self, node: cst.CSTNode, compute) -> "evidence.Uses":
+        found = self.uses.get(node)
+        if found is None:
+            found = self.uses[node] = compute(node)
+        return found
 
     MAX_TYPE_QUERIES = 64
 
@@ -1385,7 +1417,7 @@ class FlowAnalysis:
             if not m.parameterized:
                 return out
             if out.kind is Kind.CONTAINER and out.elements is not None:
-                return _stamped(out, node)  # a tuple/list output keeps its shape: `pred, inputs_list = net(x)`
+                return self._made_each(out, node)  # a tuple/list output keeps its shape: `pred, inputs_list = net(x)`
         if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))

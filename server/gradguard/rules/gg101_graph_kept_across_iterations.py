@@ -67,15 +67,19 @@ class GraphKeptAcrossIterations(Rule):
         backwards = self.flow.backwards
         for store in self.flow.stores:
             # Retention a later backward depends on: detaching would break training.
-            if any(store.token in b.origins for b in backwards) or _returned_to_unknown_caller(store):
-                continue
-            # Inside a model's own methods (forward over layers, hidden-state tuples)
-            # the graphs are the model's output: its callers back-propagate them.
-            fn = store.function
-            if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
+            if any(store.token in b.origins for b in backwards):
                 continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
+            # Returned to a caller we cannot see, which may back-propagate it - unless the loop
+            # already did (`total_loss += loss` after `loss.backward()`, the PyTorch FAQ's example):
+            # a second backward through a freed graph raises, so no caller needs it.
+            if not done and _returned_to_unknown_caller(store):
+                continue
+            # Inside a model's forward (over layers, hidden-state tuples) the graphs are the
+            # model's output: its callers back-propagate them.
+            if store.function is not None and _part_of_forward(store.function, backwards):
+                continue
             self._report(store, done[0] if done else None)
 
     def _report(self, store, backward) -> None:
@@ -735,6 +739,21 @@ def _returned_to_unknown_caller(store) -> bool:
         return False
     return fn.call_sites == 0 or any(c.name.endswith("forward") or c.cls is not None and c.cls.module_like
                                      for c in fn.callers)
+
+
+def _part_of_forward(fn, backwards, seen=None) -> bool:
+    """`forward` of a model, or a function only it calls (not a model class's `fit()` or
+    `training_step()`: those are training code)."""
+    if fn.name.endswith("forward"):
+        return True
+    seen = seen if seen is not None else set()
+    seen.add(fn)
+    callers = [c for c in fn.callers if c not in seen]
+    if not callers:
+        # Never called in this file: a model's helper method (`_decode`, `step`) is called by
+        # its forward elsewhere; only a method that trains (a backward of its own) is not.
+        return fn.cls is not None and fn.cls.module_like and not any(b.function is fn for b in backwards)
+    return all(_part_of_forward(c, backwards, seen) for c in callers)
 
 
 def _graph_parts(node: cst.BaseExpression, flow) -> list:

@@ -1,0 +1,148 @@
+"""Evidence from use: what the code does with a name tells what it holds, whoever made it.
+
+Real training code rarely builds its model where the mistake is: `train(model,
+loader, optimizer)` receives it. Syntax still tells a lot from how a name is used
+(../shared/rules.md, "Evidence from use"):
+
+- an nn.Module: module-only methods called on it (`model.eval()`,
+  `model.parameters()` ...), or methods an optimizer also has (`zero_grad`,
+  `state_dict`) on a name that is also called like a function;
+- a graph: `loss.backward()` or `torch.autograd.grad(loss, ...)` - PyTorch raises
+  on a value without one.
+
+Each kind of evidence is a named function over one scope's body: a function's own
+statements (not its nested functions), the module's top level, or every method of
+a class for `self.<attr>`. The flow analysis asks `Uses.module_evidence()` /
+`Uses.graph_evidence()` only for names it could not know otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+# Methods only an nn.Module has (a tensor, a NumPy array or an optimizer has none of them).
+MODULE_ONLY_METHODS = frozenset(
+    """eval parameters named_parameters modules named_modules children named_children
+    buffers named_buffers""".split()
+)
+# Module methods an optimizer or other objects share: evidence only on a name that is
+# also called like a function (`model(x)`; an optimizer is never called).
+MODULE_IF_CALLED = frozenset("train zero_grad state_dict load_state_dict requires_grad_".split())
+BACKWARD_FUNCTIONS = frozenset(("torch.autograd.grad", "autograd.grad", "torch.autograd.backward", "autograd.backward"))
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """`model`, `self.model`, `self.net.encoder` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+@dataclass
+class Uses:
+    """How one scope uses its names (keys are dotted code: `model`, `self.model`)."""
+
+    module_calls: dict = field(default_factory=dict)  # key -> {method name: first call node}
+    called: dict = field(default_factory=dict)  # key -> first call of the name itself
+    backwards: dict = field(default_factory=dict)  # key -> first `.backward()` / autograd.grad on it
+
+    def module_evidence(self, key: str) -> Optional[cst.Call]:
+        """The call that shows `key` is an nn.Module, if any."""
+        methods = self.module_calls.get(key)
+        if not methods:
+            return None
+        for name, call in methods.items():
+            if name in MODULE_ONLY_METHODS:
+                return call
+        if key in self.called:
+            return next(call for name, call in methods.items() if name in MODULE_IF_CALLED)
+        return None
+
+    def graph_evidence(self, key: str) -> Optional[cst.Call]:
+        """The call that shows `key` carried an autograd graph (backward would raise otherwise)."""
+        return self.backwards.get(key)
+
+    def merge(self, other: "Uses") -> None:
+        for key, methods in other.module_calls.items():
+            mine = self.module_calls.setdefault(key, {})
+            for name, call in methods.items():
+                mine.setdefault(name, call)
+        for key, call in other.called.items():
+            self.called.setdefault(key, call)
+        for key, call in other.backwards.items():
+            self.backwards.setdefault(key, call)
+
+
+class _UseFinder(cst.CSTVisitor):
+    """Collects the uses in one scope's own statements (nested defs, classes and lambdas are their own scopes)."""
+
+    def __init__(self, root: cst.CSTNode):
+        self.root = root
+        self.uses = Uses()
+
+    def _nested(self, node) -> bool:
+        return node is not self.root
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return not self._nested(node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return not self._nested(node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            key = dotted(func.value)
+            method = func.attr.value
+            if key is not None:
+                if method in MODULE_ONLY_METHODS or method in MODULE_IF_CALLED:
+                    if method != "train" or _train_args(node):
+                        self.uses.module_calls.setdefault(key, {}).setdefault(method, node)
+                if method == "backward":
+                    self.uses.backwards.setdefault(key, node)
+        key = dotted(func)
+        if key is not None:
+            self.uses.called.setdefault(key, node)
+            if key in BACKWARD_FUNCTIONS and node.args:
+                first = node.args[0]
+                target = first.value if first.keyword is None or first.keyword.value in ("outputs", "tensors") else None
+                out = dotted(target) if target is not None else None
+                if out is not None:
+                    self.uses.backwards.setdefault(out, node)
+
+
+def _train_args(call: cst.Call) -> bool:
+    """`train()` / `train(True)` / `train(mode=flag)`: a module's; `trainer.train(loader, epochs)` is not."""
+    return len(call.args) <= 1 and all(a.star == "" for a in call.args)
+
+
+def uses_of(scope_node: cst.CSTNode) -> Uses:
+    """The uses in one function's body or a module's top level."""
+    finder = _UseFinder(scope_node)
+    scope_node.visit(finder)
+    return finder.uses
+
+
+def class_uses(node: cst.ClassDef) -> Uses:
+    """Uses of `self.<attr>` across every method of a class."""
+    uses = Uses()
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            mine = uses_of(stmt)
+            uses.merge(Uses(
+                module_calls={k: v for k, v in mine.module_calls.items() if k.startswith("self.")},
+                called={k: v for k, v in mine.called.items() if k.startswith("self.")},
+                backwards={k: v for k, v in mine.backwards.items() if k.startswith("self.")},
+            ))
+    return uses
