@@ -146,3 +146,31 @@ def class_uses(node: cst.ClassDef) -> Uses:
                 backwards={k: v for k, v in mine.backwards.items() if k.startswith("self.")},
             ))
     return uses
+
+
+class _TrainingFinder(cst.CSTVisitor):
+    def __init__(self):
+        self.found: Optional[cst.Call] = None
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if self.found is not None:
+            return False
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        receiver = (dotted(func.value) or "").lower() if isinstance(func, cst.Attribute) else ""
+        if name in TRAINING_CALLS or (dotted(func) or "") in BACKWARD_FUNCTIONS:
+            self.found = node
+        elif name == "step" and (not node.args or "opt" in receiver):  # optimizer.step(), not env.step(action)
+            self.found = node
+        return True
+
+
+TRAINING_CALLS = frozenset("backward manual_backward".split())
+
+
+def training_call(module: cst.Module) -> Optional[cst.Call]:
+    """A call anywhere in the file that trains (`.backward()`, `autograd.grad`, an optimizer's
+    `step()`); None means an inference script: every forward in it runs for inference."""
+    finder = _TrainingFinder()
+    module.visit(finder)
+    return finder.found

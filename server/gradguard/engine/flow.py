@@ -245,6 +245,7 @@ class FlowAnalysis:
         self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
+        self.escaped: set = set()  # graph identities passed to functions of other files
 
     # ------------------------------------------------------------------ entry
     def run(self) -> None:
@@ -714,7 +715,8 @@ class FlowAnalysis:
                 v = self_value
             elif name in fn.param_values:
                 v = fn.param_values[name]
-            elif param.annotation is not None:
+            elif param.annotation is not None and not name[:1].isupper():
+                # `Model: nn.Module` named like a class holds one (`model = Model(envs)` constructs).
                 v = self._annotation(param.annotation.annotation)
             else:
                 v = UNKNOWN
@@ -943,7 +945,13 @@ class FlowAnalysis:
         q = self._qualname(ann) or ""
         # `x: torch.Tensor` is a hint, often wrong (configs pass lists): no kind claimed from it.
         if q in ("torch.nn.Module",):
-            return Value(kind=Kind.MODULE, grad=Grad.NO)
+            return Value(kind=Kind.MODULE, grad=Grad.NO, why=Evidence(ann, "annotated `nn.Module`"))
+        if isinstance(ann, cst.Name):  # `net: Net`, a Module subclass of this file: an instance of it
+            b = self.lookup(ann.value)
+            info = b.value.cls if b is not None and b.value.kind is Kind.CLASS else None
+            if isinstance(info, ClassInfo) and info.is_module:
+                return Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized,
+                             why=Evidence(ann, f"annotated `{info.name}`"))
         if q in ("int", "float", "str", "bool"):
             return NUMBER
         return UNKNOWN
@@ -1309,6 +1317,9 @@ class FlowAnalysis:
                 why = Evidence(node, f"from `{self._short(node)}`, which is given a graph,")
                 origins = frozenset().union(*(a.origins for a in graphs)) | {node}
                 v = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=why, origins=origins), node)
+        if _unknown(fv) and isinstance(func, cst.Name):
+            # Handed to a function of another file (`update(loss)`), which may train on it.
+            self.escaped |= reach([a for _, a in args])
         if v.grad is Grad.UNKNOWN and not v.origins and v.kind in (Kind.UNKNOWN, Kind.TENSOR, Kind.CONTAINER):
             # What an unknown call returns may carry its inputs' graphs: `scaler.scale(loss)`,
             # `outs.mean()` of a buffer written with graphs.

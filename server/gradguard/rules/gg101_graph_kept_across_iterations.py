@@ -728,6 +728,76 @@ for x in loader:
             note="strict: an unknown function given a graph is taken to return one (without strict: no finding)",
             runtime="assert has_graph(scores[0]) and activations_alive(scores[0])",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def train_one_epoch(model, loader, optimizer):
+    model.train()
+    total_loss = 0
+    for x, y in loader:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total_loss += loss
+    return total_loss / len(loader)
+
+
+net = nn.Linear(4, 1)
+total = train_one_epoch(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(14, 22, 14, 26),
+            message="`loss` carries an autograd graph; `.backward()` on line 12 freed its activations, but storing it in `total_loss` keeps the graph's nodes alive across iterations",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef train_one_epoch(model, loader, optimizer):\n    model.train()\n    total_loss = 0\n    for x, y in loader:\n        loss = nn.functional.mse_loss(model(x), y)\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        total_loss += loss.detach()\n    return total_loss / len(loader)\n\n\nnet = nn.Linear(4, 1)\ntotal = train_one_epoch(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))\n',
+                '\nimport torch\nfrom torch import nn\n\n\ndef train_one_epoch(model, loader, optimizer):\n    model.train()\n    total_loss = 0\n    for x, y in loader:\n        loss = nn.functional.mse_loss(model(x), y)\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        total_loss += loss.detach().item()\n    return total_loss / len(loader)\n\n\nnet = nn.Linear(4, 1)\ntotal = train_one_epoch(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))\n',
+            ),
+            runtime='assert total.grad_fn is not None',
+            severity=Severity.WARNING,
+            note="the PyTorch FAQ's total_loss += loss, returned: the graphs were already back-propagated, no caller can use them",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Regressor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+        self.losses = []
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def fit(self, batches, epochs=2):
+        opt = torch.optim.SGD(self.parameters(), lr=0.1)
+        for _ in range(epochs):
+            for x, y in batches:
+                loss = ((self(x) - y) ** 2).mean()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                self.losses.append(loss)
+
+
+reg = Regressor()
+reg.fit([(torch.randn(5, 4), torch.randn(5, 1))])
+""",
+            range=(23, 35, 23, 39),
+            message="`loss` carries an autograd graph; `.backward()` on line 21 freed its activations, but storing it in `self.losses` keeps the graph's nodes alive across iterations",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Regressor(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 1)\n        self.losses = []\n\n    def forward(self, x):\n        return self.fc(x)\n\n    def fit(self, batches, epochs=2):\n        opt = torch.optim.SGD(self.parameters(), lr=0.1)\n        for _ in range(epochs):\n            for x, y in batches:\n                loss = ((self(x) - y) ** 2).mean()\n                opt.zero_grad()\n                loss.backward()\n                opt.step()\n                self.losses.append(loss.detach())\n\n\nreg = Regressor()\nreg.fit([(torch.randn(5, 4), torch.randn(5, 1))])\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Regressor(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 1)\n        self.losses = []\n\n    def forward(self, x):\n        return self.fc(x)\n\n    def fit(self, batches, epochs=2):\n        opt = torch.optim.SGD(self.parameters(), lr=0.1)\n        for _ in range(epochs):\n            for x, y in batches:\n                loss = ((self(x) - y) ** 2).mean()\n                opt.zero_grad()\n                loss.backward()\n                opt.step()\n                self.losses.append(loss.detach().item())\n\n\nreg = Regressor()\nreg.fit([(torch.randn(5, 4), torch.randn(5, 1))])\n',
+            ),
+            runtime='assert reg.losses[0].grad_fn is not None',
+            severity=Severity.WARNING,
+            note="a Module's fit() loop is training code, not the model's internals",
+        ),
     ]
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine.evidence import training_call
 from gradguard.engine.flow import ClassInfo, GradMode
 from gradguard.engine.values import Kind
 from gradguard.findings import Safety, Severity
@@ -95,6 +96,7 @@ class EvalWithoutNoGrad(Rule):
         self._eval_at: dict = {}  # function (or None) -> (tick, the .eval() call)
         self._loop_ticks: dict = {}  # loop node -> tick it started at
         self._calls: list = []  # (call, function, context, eval call, loops, statement, stamp)
+        self._file_trains = None  # does any call in the file train? (computed on first need)
         self._built: set = set()  # (function, name): a module constructed in that function
         self._loaded: set = set()  # (function, name): weights loaded into it there
 
@@ -139,12 +141,16 @@ class EvalWithoutNoGrad(Rule):
             and not (fn.cls is not None and fn.cls.module_like)
             and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
         )
-        if after_eval is None and not named:
+        if after_eval is not None or named:
+            why = "named" if named else "eval"
+        elif self._inference_script(fn):
+            why = "inference"
+        else:
             return
         if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
             return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
-        self._calls.append((node, fn, after_eval, named, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
+        self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
 
     def _eval_of(self, fn, name: str):
         """The `.eval()` in `fn` that applies to the module called as `name` (itself or an
@@ -156,33 +162,45 @@ class EvalWithoutNoGrad(Rule):
                 return found
         return None
 
+    def _inference_script(self, fn) -> bool:
+        """No call in the file trains, and this is not a model's own code (its forward runs
+        wherever the model is used)."""
+        if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
+            return False
+        if self._file_trains is None:
+            self._file_trains = training_call(self.flow.module) is not None
+        return not self._file_trains
+
     def finish(self) -> None:
         blocks: dict = {}  # the fix's target (or the call itself) -> the calls it covers, in order
-        for node, fn, after_eval, named, loops, stmt, model, stamp in self._calls:
+        for node, fn, after_eval, why, loops, stmt, model, stamp in self._calls:
             if not self.current(stamp):
                 continue
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
-            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins:
-                continue  # the graph is handed to a caller we cannot see, which may train on it
-            target = self._target(fn, after_eval, named, loops, stmt)
-            blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, named, target))
+            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (why == "named" and after_eval):
+                continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
+            if why == "inference" and node in self.flow.escaped:
+                continue  # handed to a function of another file (`update(loss)`), which may train on it
+            target = self._target(fn, after_eval, why, loops, stmt)
+            blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in blocks.values():
             self._report(*calls[0], more=len(calls) - 1)
 
-    def _target(self, fn, after_eval, named, loops, stmt):
+    def _target(self, fn, after_eval, why, loops, stmt):
         """What the fix puts under no_grad: ("decorate", function) / ("loop", loop) /
         ("statement", statement), outermost first - but never code that back-propagates
         or computes something a backward uses (no_grad there breaks training)."""
         candidates = []
-        if named:
-            candidates.append(("decorate", fn.node))
-            started = list(loops)
-        else:
+        if why == "eval":
             started = [loop for loop in loops if self._loop_ticks.get(loop, 0) > after_eval[0]]
+        else:  # the whole function (or script) evaluates
+            if fn is not None:
+                candidates.append(("decorate", fn.node))
+            started = list(loops)
         candidates += [("loop", loop) for loop in started] + [("statement", stmt)]
         for kind, target in candidates:
             if kind != "decorate" and not (
@@ -197,11 +215,16 @@ class EvalWithoutNoGrad(Rule):
         inside = _Nodes.of(target)
         return any(id(b.node) in inside or any(id(o) in inside for o in b.origins) for b in self.flow.backwards)
 
-    def _report(self, node, fn, after_eval, named, target, more: int = 0) -> None:
+    def _report(self, node, fn, after_eval, why, target, more: int = 0) -> None:
         torch = torch_name(self.flow) or "torch"
         call = short(self.code_of(node))
         fixes = []
-        where = f"in `{fn.name}()`" if named else "after `.eval()`"
+        if why == "named":
+            where = f"in `{fn.name}()` and its output never reaches a `.backward()`"
+        elif why == "eval":
+            where = "after `.eval()`{since} and its output never reaches a `.backward()`"  # since: filled in below
+        else:
+            where = "in a file that never trains (no `.backward()`, no optimizer `step()`)"
         if target is not None and target[0] == "decorate":
             anchor = fn.node.decorators[0] if fn.node.decorators else fn.node
             fixes.append(PendingFix(
@@ -213,11 +236,12 @@ class EvalWithoutNoGrad(Rule):
             fixes.append(PendingFix(title, Safety.SAFE, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
 
         def message(line_of):
-            since = f" on line {line_of(after_eval[1])}" if after_eval is not None and not named else ""
+            since = f" on line {line_of(after_eval[1])}" if why == "eval" else ""
+            said = where.format(since=since)
             note = " (`eval()` does not disable gradients)" if after_eval is not None else ""
             also = f"; so do {more} more forward passes in the same block" if more > 1 else "; so does 1 more forward pass in the same block" if more else ""
             return (
-                f"`{call}` runs with grad enabled {where}{since} and its output never reaches a `.backward()`: "
+                f"`{call}` runs with grad enabled {said}: "
                 f"autograd records the graph and keeps its activations for nothing{note}{also}"
             )
 
@@ -505,6 +529,21 @@ test()
 """,
             note='a smoke test of an untrained model built in the function',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+from training import update_step  # trains on what it is given
+
+
+def rollout(policy, observations):
+    for obs in observations:
+        value = policy(obs)
+        update_step(value)
+""",
+            note='the outputs go to a function of another file, which may train on them',
+        ),
     ]
 
     INVALID = [
@@ -694,5 +733,31 @@ for x in [torch.randn(5, 4) for _ in range(3)]:
             ),
             runtime='assert has_graph(logits)',
             note='two models, one block: one finding, one fix',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def load_model():
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    return model
+
+
+model = load_model()
+model.load_state_dict(model.state_dict())
+predictions = []
+for batch in [torch.randn(3, 4) for _ in range(2)]:
+    logits = model(batch)
+    predictions.append(logits.argmax(1))
+""",
+            range=(15, 13, 15, 25),
+            message='`model(batch)` runs with grad enabled in a file that never trains (no `.backward()`, no optimizer `step()`): autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef load_model():\n    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n    return model\n\n\nmodel = load_model()\nmodel.load_state_dict(model.state_dict())\npredictions = []\nwith torch.no_grad():\n    for batch in [torch.randn(3, 4) for _ in range(2)]:\n        logits = model(batch)\n        predictions.append(logits.argmax(1))\n',
+            ),
+            runtime='assert has_graph(logits)',
+            note='an inference script: weights loaded, no backward or optimizer step anywhere in the file',
         ),
     ]
