@@ -174,3 +174,65 @@ def training_call(module: cst.Module) -> Optional[cst.Call]:
     finder = _TrainingFinder()
     module.visit(finder)
     return finder.found
+
+
+class _KeptFinder(cst.CSTVisitor):
+    """Parameters a function keeps where they outlive the call: `SEEN.append(v)` on a
+    global list, `self.total += val`, `self.last = v`, `CACHE[k] = v`."""
+
+    def __init__(self, fn: cst.FunctionDef):
+        self.fn = fn
+        p = fn.params
+        self.params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)} - {"self", "cls"}
+        self.local: set = set()
+        self.kept: dict = {}
+
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.fn
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, cst.Name):
+            self.local.add(node.target.value)
+        elif not isinstance(node.target, (cst.Tuple, cst.List)):
+            self._keep(node.target, self._value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._value = node.value
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if not isinstance(node.target, cst.Name):  # `total += v` binds a local unless declared global
+            self._keep(node.target, node.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "add", "appendleft") and node.args:
+            self._keep(func.value, node.args[-1].value)
+
+    def _keep(self, target: cst.BaseExpression, stored: cst.BaseExpression) -> None:
+        if isinstance(stored, cst.Name) and stored.value in self.params:
+            self.kept.setdefault(stored.value, target)
+
+
+def kept_params(fn: cst.FunctionDef) -> dict:
+    """parameter name -> the target node it is kept in (see _KeptFinder); globals only
+    when the function does not bind the name itself."""
+    finder = _KeptFinder(fn)
+    fn.visit(finder)
+    return {
+        name: target for name, target in finder.kept.items()
+        if not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local | finder.params)
+    }
+
+
+def _root(node: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(node, (cst.Subscript, cst.Attribute)) and not (
+        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+    ):
+        node = node.value
+    return node

@@ -91,6 +91,7 @@ class FunctionInfo:
     dirty: bool = False
     call_modes: set = field(default_factory=set)
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
+    keeps: Optional[dict] = None  # parameter -> where the function keeps it past the call (computed on first call)
     param_values: dict = field(default_factory=dict)
 
 
@@ -113,6 +114,7 @@ class Store:
     loop: cst.CSTNode  # innermost loop
     how: str  # "append", "accumulate", "assign", "item"
     function: Optional[FunctionInfo]
+    via: Optional[str] = None  # the function of this file that stores it (`remember(loss)`)
 
 
 @dataclass(eq=False)
@@ -653,6 +655,7 @@ class FlowAnalysis:
             self._analyse(fn)
         elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
             fn.dirty = True
+        self._kept_by_call(fn, call, args, bound_self)
         return fn.returns
 
     def _context_of(self, fn: FunctionInfo) -> tuple:
@@ -840,6 +843,40 @@ class FlowAnalysis:
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)
+
+    def _kept_by_call(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
+        """Stores a call in a loop makes through a function that keeps its argument."""
+        if fn.keeps is None:
+            fn.keeps = {name: self.code_for(t) for name, t in evidence.kept_params(fn.node).items()}
+        if not fn.keeps or not self.frame.loops:
+            return
+        if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
+            return  # `Meter().update(loss)` on an object of this iteration
+        p = fn.node.params
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if bound_self is not None:
+            names = names[1:]
+        positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        by_name = dict(zip(names, positional_args))
+        by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
+        for name, where in fn.keeps.items():
+            a, v = by_name.get(name, (None, UNKNOWN))
+            if a is None or not v.has_graph:
+                continue
+            s = Store(a.value, v, where, self._place_token(fn, where), self.frame.loops[-1], "append", self.function,
+                      via=fn.name)
+            self.stores.append(s)
+            for hook in self.hooks.get("store", ()):
+                hook(s)
+
+    def _place_token(self, fn: FunctionInfo, where: str) -> object:
+        """The identity of the place `fn` keeps things in, as outlives_iteration() names it
+        (a later backward that reads the place excuses the store)."""
+        root = where.split("[", 1)[0].split(".")
+        if root[0] == "self" and len(root) > 1:
+            return ("attr", fn.cls, root[1])
+        b = self.lookup(root[0])
+        return b.token if b is not None else ("kept", fn, where)
 
     def token_of(self, expr: cst.BaseExpression) -> object:
         if isinstance(expr, cst.Name):

@@ -87,13 +87,13 @@ class GraphKeptAcrossIterations(Rule):
         parts = _graph_parts(stored, self.flow)
         name = short(self.code_of(parts[0] if parts else stored))
         why = store.value.why
-        target = short(store.target)
+        target = short(store.target) + (f"` (through `{store.via}()`)" if store.via else "`")
         if backward is None:
             def message(line_of, why=why):
                 origin = evidence_note(why, parts[0] if parts else stored, line_of, self.code_of)
                 return (
                     f"`{name}` carries an autograd graph{origin} that is never back-propagated; storing it in "
-                    f"`{target}` keeps every saved activation alive across iterations"
+                    f"`{target} keeps every saved activation alive across iterations"
                 )
             severity = Severity.ERROR
             related = [(why.node, "the graph is created here")] if why is not None else []
@@ -101,7 +101,7 @@ class GraphKeptAcrossIterations(Rule):
             def message(line_of, backward=backward):
                 return (
                     f"`{name}` carries an autograd graph; `.backward()` on line {line_of(backward.node)} freed its "
-                    f"activations, but storing it in `{target}` keeps the graph's nodes alive across iterations"
+                    f"activations, but storing it in `{target} keeps the graph's nodes alive across iterations"
                 )
             severity = Severity.WARNING
             related = ([(why.node, "the graph is created here")] if why is not None else []) + [
@@ -442,6 +442,38 @@ a2c_update(policy, critic, [(torch.randn(1, 4), 1.0) for _ in range(5)], optimiz
 """,
             note="A2C: log-probs and values kept per step, summed with zip / a comprehension / torch.stack into the loss",
             runtime="assert policy.weight.grad is not None and critic.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class MultiTask:
+    def __init__(self, model):
+        self.model = model
+        self.losses = []
+
+    def add_loss(self, value):
+        self.losses.append(value)
+
+    def step(self, batches, optimizer):
+        for x, y in batches:
+            out = self.model(x)
+            self.add_loss(((out - y) ** 2).mean())
+            self.add_loss(out.abs().mean())
+        total = sum(self.losses)
+        optimizer.zero_grad()
+        total.backward()
+        optimizer.step()
+        self.losses = []
+
+
+net = nn.Linear(4, 1)
+MultiTask(net).step([(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            runtime='assert net.weight.grad is not None',
+            note='losses kept through a helper, then summed and back-propagated: the store is the training',
         ),
     ]
 
@@ -797,6 +829,41 @@ reg.fit([(torch.randn(5, 4), torch.randn(5, 1))])
             runtime='assert reg.losses[0].grad_fn is not None',
             severity=Severity.WARNING,
             note="a Module's fit() loop is training code, not the model's internals",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+SEEN = []
+
+
+def remember(value):
+    SEEN.append(value)
+
+
+def train(model, batches, optimizer):
+    model.train()
+    for x, y in batches:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        remember(loss)
+
+
+net = nn.Linear(4, 1)
+train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(19, 17, 19, 21),
+            message="`loss` carries an autograd graph; `.backward()` on line 17 freed its activations, but storing it in `SEEN` (through `remember()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nSEEN = []\n\n\ndef remember(value):\n    SEEN.append(value)\n\n\ndef train(model, batches, optimizer):\n    model.train()\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        remember(loss.detach())\n\n\nnet = nn.Linear(4, 1)\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))\n',
+                '\nimport torch\nfrom torch import nn\n\nSEEN = []\n\n\ndef remember(value):\n    SEEN.append(value)\n\n\ndef train(model, batches, optimizer):\n    model.train()\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        remember(loss.detach().item())\n\n\nnet = nn.Linear(4, 1)\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))\n',
+            ),
+            runtime='assert SEEN[0].grad_fn is not None',
+            note='stored through a helper that keeps its argument in a global list',
         ),
     ]
 
