@@ -79,9 +79,7 @@ def describe_at(analysis, line: int, column: int) -> Optional[str]:
     if isinstance(node, cst.Attribute) and node.attr.value in RECEIVER_METHODS:
         node = node.value
     v = flow.value(node)
-    name = " ".join(flow.code_for(node).split())
-    if len(name) > 40:
-        name = name[:37] + "..."
+    name = short(flow.code_for(node))
     words = describe_value(name, v, analysis.positions.line, flow.code_for)
     fact = analysis.types.get(node)
     if fact is not None:

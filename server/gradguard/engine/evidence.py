@@ -30,7 +30,7 @@ MODULE_ONLY_METHODS = frozenset(
 )
 # Module methods an optimizer or other objects share: evidence only on a name that is
 # also called like a function (`model(x)`; an optimizer is never called).
-MODULE_IF_CALLED = frozenset("train zero_grad state_dict load_state_dict requires_grad_".split())
+MODULE_IF_CALLED = frozenset("train zero_grad state_dict load_state_dict".split())
 BACKWARD_FUNCTIONS = frozenset(("torch.autograd.grad", "autograd.grad", "torch.autograd.backward", "autograd.backward"))
 
 

@@ -91,6 +91,7 @@ class FunctionInfo:
     dirty: bool = False
     call_modes: set = field(default_factory=set)
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
+    repeated: bool = False  # called over and over by a framework: `optimizer.step(closure)`
     keeps: Optional[dict] = None  # parameter -> where the function keeps it past the call (computed on first call)
     param_values: dict = field(default_factory=dict)
 
@@ -728,7 +729,7 @@ class FlowAnalysis:
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Binding(UNKNOWN, (), star)
         outer = self.frame
-        self.frame = Frame(scope, modes=[mode])
+        self.frame = Frame(scope, modes=[mode], loops=(fn.node,) if fn.repeated else ())
         outer_top, self.top = self.top, fn.top
         outer_statement = self.statement  # the caller's: a fix that wraps the call must wrap it, not the callee's
         fn.in_progress = True
@@ -1347,6 +1348,8 @@ class FlowAnalysis:
         args = []
         for a in node.args:
             args.append((a, self._eval(a.value)))
+        if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            self._repeated_closures(args)
         v = self._call(node, fv, args)
         if self.strict and v is UNKNOWN and _unknown(fv) and not isinstance(func, cst.Attribute):
             graphs = [a for _, a in args if a.has_graph]
@@ -1367,6 +1370,16 @@ class FlowAnalysis:
             if origins:
                 v = v.but(origins=origins)
         return v
+
+    def _repeated_closures(self, args: list) -> None:
+        """`optimizer.step(closure)` calls the closure on every step (L-BFGS): its body is a
+        loop body - what it stores outside itself piles up."""
+        for _, v in args:
+            fn = v.cls if v.kind is Kind.FUNCTION and isinstance(v.cls, FunctionInfo) else None
+            if fn is not None and not fn.repeated:
+                fn.repeated = True
+                if fn.analyses:
+                    fn.dirty = True
 
     def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
         func = node.func

@@ -865,6 +865,38 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.par
             runtime='assert SEEN[0].grad_fn is not None',
             note='stored through a helper that keeps its argument in a global list',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(4, 1)
+optimizer = torch.optim.LBFGS(net.parameters(), lr=0.1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+history = []
+
+
+def closure():
+    optimizer.zero_grad()
+    loss = ((net(x) - y) ** 2).mean()
+    loss.backward()
+    history.append(loss)
+    return loss
+
+
+for _ in range(3):
+    optimizer.step(closure)
+""",
+            range=(15, 19, 15, 23),
+            message="`loss` carries an autograd graph; `.backward()` on line 14 freed its activations, but storing it in `history` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nnet = nn.Linear(4, 1)\noptimizer = torch.optim.LBFGS(net.parameters(), lr=0.1)\nx, y = torch.randn(8, 4), torch.randn(8, 1)\nhistory = []\n\n\ndef closure():\n    optimizer.zero_grad()\n    loss = ((net(x) - y) ** 2).mean()\n    loss.backward()\n    history.append(loss.detach())\n    return loss\n\n\nfor _ in range(3):\n    optimizer.step(closure)\n',
+                '\nimport torch\nfrom torch import nn\n\nnet = nn.Linear(4, 1)\noptimizer = torch.optim.LBFGS(net.parameters(), lr=0.1)\nx, y = torch.randn(8, 4), torch.randn(8, 1)\nhistory = []\n\n\ndef closure():\n    optimizer.zero_grad()\n    loss = ((net(x) - y) ** 2).mean()\n    loss.backward()\n    history.append(loss.detach().item())\n    return loss\n\n\nfor _ in range(3):\n    optimizer.step(closure)\n',
+            ),
+            runtime='assert len(history) >= 3 and history[0].grad_fn is not None',
+            note='an L-BFGS closure runs on every step: what it stores outside itself piles up',
+        ),
     ]
 
 
