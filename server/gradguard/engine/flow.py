@@ -1521,6 +1521,9 @@ class FlowAnalysis:
             return Value(kind=Kind.PARAMS, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, p), item=UNKNOWN))
         if name in ("zero_grad", "load_state_dict", "register_buffer", "register_forward_hook"):
             return NUMBER
+        if m.cls is None and m.parameterized and K.forward_like(name):
+            # `model.encode(x)`, `critic.get_value(obs)` on a model from elsewhere: a forward pass.
+            return self._module_call(node, m, args)
         return UNKNOWN
 
     def _param(self, node) -> Value:

@@ -150,3 +150,18 @@ NON_WRITING_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "
 def is_inplace_method(name: str) -> bool:
     """`add_`, `mul_`, `copy_` ... (rules.md: any `*_` method that writes); not dunders."""
     return name.endswith("_") and not name.startswith("_") and name not in NON_WRITING_INPLACE
+
+
+# Methods of a model from another file that run (part of) its forward: `model.encode(x)`,
+# `critic.get_value(obs)`. Not `get_action()` or `predict()`: their results are often sampled or
+# argmax-ed (no graph), and GG401 would then claim a crash. A whitelist of words: `generate()` (no_grad in transformers),
+# `save_pretrained()`, `to()` and the like are not forwards.
+FORWARD_WORDS = frozenset(
+    """encode decode embed embedding embeddings features feature extract logits value values
+    reconstruct denoise forward""".split()
+)
+
+
+def forward_like(method: str) -> bool:
+    """`encode`, `get_value`, `forward_features` - not `generate`, `get_action`, `to`, `cuda`."""
+    return any(part in FORWARD_WORDS for part in method.lower().split("_") if part)

@@ -3,6 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine.evidence import training_call
+from gradguard.engine.knowledge import forward_like
 from gradguard.engine.flow import ClassInfo, GradMode
 from gradguard.engine.values import Kind
 from gradguard.findings import Safety, Severity
@@ -129,6 +130,13 @@ class EvalWithoutNoGrad(Rule):
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
         if self.flow.frame.mode is not GradMode.ON:
             return
+        if callee.kind is not Kind.MODULE and isinstance(func, cst.Attribute):
+            receiver = self.flow.value(func.value)
+            if receiver.kind is Kind.MODULE and (
+                receiver.cls is None and forward_like(func.attr.value)  # `model.encode(x)` of a model from elsewhere
+                or callee.kind is Kind.FUNCTION and receiver.cls is not None  # a method of a model of this file
+            ):
+                callee = receiver
         if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.loss and self.flow.value(node).has_graph):
             return
         name = self.code_of(func)
@@ -759,5 +767,42 @@ for batch in [torch.randn(3, 4) for _ in range(2)]:
             ),
             runtime='assert has_graph(logits)',
             note='an inference script: weights loaded, no backward or optimizer step anywhere in the file',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def extract_embeddings(model, batches):
+    model.eval()
+    embeddings = []
+    for batch in batches:
+        embeddings.append(model.encode(batch).cpu())
+    return torch.cat(embeddings)
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(4, 2)
+        self.dec = nn.Linear(2, 4)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def forward(self, x):
+        return self.dec(self.encode(x))
+
+
+codes = extract_embeddings(AutoEncoder(), [torch.randn(3, 4) for _ in range(2)])
+""",
+            range=(10, 26, 10, 45),
+            message='`model.encode(batch)` runs with grad enabled after `.eval()` on line 7 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef extract_embeddings(model, batches):\n    model.eval()\n    embeddings = []\n    with torch.no_grad():\n        for batch in batches:\n            embeddings.append(model.encode(batch).cpu())\n    return torch.cat(embeddings)\n\n\nclass AutoEncoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.Linear(4, 2)\n        self.dec = nn.Linear(2, 4)\n\n    def encode(self, x):\n        return self.enc(x)\n\n    def forward(self, x):\n        return self.dec(self.encode(x))\n\n\ncodes = extract_embeddings(AutoEncoder(), [torch.randn(3, 4) for _ in range(2)])\n',
+            ),
+            runtime='assert codes.grad_fn is not None',
+            note="a model's own method (encode) after .eval(): a forward pass too",
         ),
     ]
