@@ -1224,6 +1224,14 @@ class FlowAnalysis:
             kind = Kind.TENSOR  # a graph only lives in tensors
         scalar = (a.scalar or a.kind is Kind.NUMBER) and (b.scalar or b.kind is Kind.NUMBER) and kind is Kind.TENSOR
         cuts, pred = combined_cuts([a, b])
+        if isinstance(node.operator, (cst.Add, cst.Subtract)):
+            # `loss + aux_loss.detach().item()`: a loss term cut from its graph and added to a loss
+            # that trains is a constant - its model gets no gradient (a target is per element, not a loss).
+            for term, other in ((a, b), (b, a)):
+                if other.has_graph and other.scalar and not term.has_graph and term.cuts and (
+                    term.scalar or term.kind is Kind.NUMBER
+                ):
+                    pred = pred | frozenset((cut, node) for cut in term.cuts)
         return self._made(Value(kind=kind, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts, pred_cuts=pred), node)
 
     def _e_unary(self, node: cst.UnaryOperation) -> Value:

@@ -2,9 +2,49 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine.values import all_origins
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+
+
+def _self_attribute(node: cst.BaseExpression):
+    """`self.encoder` -> "encoder"."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return None
+
+
+def _strip_views(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`self.enc(x).view(n, -1)[0]` -> `self.enc(x)`."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in VIEWS:
+            node = node.func.value
+        else:
+            return node
+
+
+VIEWS = frozenset("view reshape flatten squeeze unsqueeze permute transpose contiguous float".split())
+
+
+def _fresh_submodule(flow, cls, attr: str) -> bool:
+    """Is `self.<attr>` made in `__init__` by a torch.nn layer constructor (randomly initialised,
+    meant to learn) - not a pretrained backbone, whose `.detach()` is the usual way to freeze it?"""
+    init = cls.methods.get("__init__")
+    if init is None:
+        return False
+    for stmt in init.node.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and any(
+                _self_attribute(t.target) == attr for t in small.targets
+            ):
+                q = flow._qualname(small.value.func) or ""
+                return q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper()
+    return False
 
 
 class DetachedPredictionInLoss(Rule):
@@ -20,6 +60,12 @@ class DetachedPredictionInLoss(Rule):
     `backward()` runs without complaint, because another term of the loss still
     has a graph - but the part of the model behind the cut receives no
     gradient: its parameters keep `.grad` at `None` and never learn, silently.
+
+    Also: a loss term cut from its graph and added to the loss that trains
+    (`loss + aux_loss.detach().item()` is a constant to `backward()`), and a
+    `.detach()` inside `forward()` that cuts a freshly built submodule from
+    every output of the module (it never learns; a pretrained backbone frozen
+    this way is left alone).
 
     Detached **targets** are left alone: `F.mse_loss(q, target.detach())` (TD
     targets), `F.kl_div(student, teacher_out.detach())` (distillation), a GAN
@@ -52,29 +98,76 @@ class DetachedPredictionInLoss(Rule):
     severity = Severity.WARNING
     summary = "A detached prediction feeds a back-propagated loss: that part of the model gets no gradient"
 
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._forward_cuts: list = []  # (detach call, submodule attr, forward FunctionInfo, stamp)
+        self._sub_calls: dict = {}  # (forward, attr) -> call nodes of self.<attr>(...) in it
+
+    def visit_Call(self, node: cst.Call) -> None:
+        fn = self.flow.function
+        if fn is None or fn.name != "forward" or fn.cls is None or not fn.cls.module_like:
+            return
+        func = node.func
+        attr = _self_attribute(func)
+        if attr is not None:
+            self._sub_calls.setdefault((fn, attr), []).append(node)
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args:
+            inner = _strip_views(func.value)
+            sub = _self_attribute(inner.func) if isinstance(inner, cst.Call) else None
+            if sub is not None and self.flow.value(inner).has_graph and _fresh_submodule(self.flow, fn.cls, sub):
+                self._forward_cuts.append((node, sub, fn, self.stamp()))
+
     def finish(self) -> None:
+        self._cut_submodules()
         seen = set()
         for b in self.flow.backwards:
             v = b.value
             if not v.has_graph:
                 continue  # nothing has a graph: backward raises (GG302)
-            for cut, loss in sorted(v.pred_cuts, key=lambda p: (id(p[0].node))):
+            pairs = sorted(v.pred_cuts, key=lambda p: (id(p[0].node)))
+            for cut, loss in pairs:
                 if cut.node in seen:
                     continue
                 seen.add(cut.node)
                 self._report(cut, loss, b.node)
 
+    def _cut_submodules(self) -> None:
+        """`.detach()` in forward() on a submodule's output that reaches no output of the
+        module: that submodule never learns - and, freshly initialised, computes noise forever."""
+        for node, sub, fn, stamp in self._forward_cuts:
+            if not self.current(stamp):
+                continue
+            out = all_origins(fn.returns)
+            if any(call in out for call in self._sub_calls.get((fn, sub), ())):
+                continue  # another use of the submodule trains it
+
+            def message(line_of, sub=sub):
+                return (
+                    f"`.detach()` cuts `self.{sub}` from every output of `forward()`: no backward reaches its "
+                    f"parameters, which keep `.grad` at `None` and never learn"
+                )
+
+            inner = node.func.value
+            fixes = [PendingFix(f"Remove `.detach()`: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
+            self.report(node, message, fixes=fixes)
+
     def _report(self, cut, loss, backward) -> None:
         node = cut.node
 
+        what = "a term of the loss" if isinstance(loss, cst.BinaryOperation) else "the prediction of the loss"
+
         def message(line_of):
             return (
-                f"{cut.text} cuts the prediction of the loss on line {line_of(loss)} from its model: the `.backward()` "
+                f"{cut.text} cuts {what} on line {line_of(loss)} from its model: the `.backward()` "
                 f"on line {line_of(backward)} sends no gradient through it"
             )
 
         fixes = []
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach":
+        # `x.detach().item()`: removing the detach alone leaves the cut (and the finding) in place.
+        cut_again = any(f"{self.code_of(node)}.{then}" in self.code_of(loss) for then in ("item(", "numpy(", "tolist(", "data"))
+        if cut_again:
+            pass
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach":
             base = node.func.value
             fixes.append(PendingFix(f"Remove `.detach()`: `{short(self.code_of(base))}`", Safety.UNSAFE, [(node, base)]))
         elif isinstance(node, cst.Attribute) and node.attr.value == "data":
@@ -146,6 +239,30 @@ loss = -F.cosine_similarity(p1, z2.detach(), dim=-1).mean()
 loss.backward()
 """,
             note="SimSiam-style stop-gradient on the target branch",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Siamese(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(4, 4)
+
+    def forward(self, a, b):
+        za = self.encoder(a)
+        zb = self.encoder(b).detach()
+        return -(za * zb).sum(1).mean()
+
+
+model = Siamese()
+loss = model(torch.randn(3, 4), torch.randn(3, 4))
+loss.backward()
+""",
+            runtime='assert model.encoder.weight.grad is not None',
+            note='stop-gradient on one branch of a shared encoder (SimSiam): the other branch trains it',
         ),
     ]
 
@@ -334,5 +451,72 @@ total.backward()
             ),
             runtime='assert heads[1].weight.grad is None and heads[0].weight.grad is not None',
             note='per-head losses in a list comprehension',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class WithAux(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.head = nn.Linear(8, 3)
+        self.aux = nn.Linear(8, 1)
+
+    def forward(self, x):
+        h = torch.relu(self.body(x))
+        return self.head(h), self.aux(h)
+
+
+def train_step(model, x, y, target, optimizer):
+    logits, aux = model(x)
+    loss = F.cross_entropy(logits, y)
+    aux_loss = F.mse_loss(aux, target)
+    loss = loss + 0.5 * aux_loss.detach().item()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+net = WithAux()
+train_step(net, torch.randn(6, 4), torch.randint(0, 3, (6,)), torch.randn(6, 1), torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(23, 24, 23, 41),
+            message='`.detach()` cuts a term of the loss on line 23 from its model: the `.backward()` on line 25 sends no gradient through it',
+            runtime='assert net.aux.weight.grad is None and net.head.weight.grad is not None',
+            note='a loss term turned into a number and added: a constant to backward(), the aux head never learns',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class TwoTower(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.text = nn.Linear(4, 4)
+        self.image = nn.Linear(4, 4)
+
+    def forward(self, t, i):
+        ft = self.text(t)
+        fi = self.image(i).detach()
+        return (ft * fi).sum(1)
+
+
+model = TwoTower()
+score = model(torch.randn(3, 4), torch.randn(3, 4))
+score.mean().backward()
+""",
+            range=(14, 13, 14, 35),
+            message='`.detach()` cuts `self.image` from every output of `forward()`: no backward reaches its parameters, which keep `.grad` at `None` and never learn',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass TwoTower(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.text = nn.Linear(4, 4)\n        self.image = nn.Linear(4, 4)\n\n    def forward(self, t, i):\n        ft = self.text(t)\n        fi = self.image(i)\n        return (ft * fi).sum(1)\n\n\nmodel = TwoTower()\nscore = model(torch.randn(3, 4), torch.randn(3, 4))\nscore.mean().backward()\n',
+            ),
+            runtime='assert model.image.weight.grad is None and model.text.weight.grad is not None',
+            note='a fresh submodule detached from every output in forward(): it never learns',
         ),
     ]
