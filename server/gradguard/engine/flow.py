@@ -1153,6 +1153,11 @@ class FlowAnalysis:
             return base.cls.attrs.get(attr, UNKNOWN)
         if kind is Kind.NDARRAY:
             return Value(kind=Kind.UNKNOWN, grad=Grad.NO)
+        if attr in ("weight", "bias") and isinstance(node.value, cst.Attribute):
+            owner = self.values.get(node.value.value, UNKNOWN)
+            if owner.kind is Kind.MODULE and owner.parameterized and owner.cls is None:
+                # `model.out.weight`: the parameter of a submodule of a model from elsewhere.
+                return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
         return UNKNOWN
 
     def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:
@@ -1343,6 +1348,9 @@ class FlowAnalysis:
             return it.but(alias=None, fresh=False, scalar=False, elements=None)
         if it.kind is Kind.PARAMS:
             return it.item
+        if it.kind is Kind.MODULE and it.parameterized and it.cls is None:
+            # `for layer in self.layers` over an nn.ModuleList / Sequential: its submodules.
+            return Value(kind=Kind.MODULE, grad=Grad.NO, why=it.why)
         return UNKNOWN
 
     # ----------------------------------------------------------------- calls
@@ -1598,7 +1606,8 @@ class FlowAnalysis:
         scalar = name in K.SCALAR_REDUCTIONS and not has_dim
         alias = self._view_alias(t, func.value, node) if name in K.VIEW_METHODS else None
         cuts, pred = combined_cuts(operands)
-        leaf = alias is not None and t.leaf and len(operands) == 1  # a view of a parameter holds no activations
+        # A view of a parameter holds no activations (`mi.bias.view(self.na, -1)`: the sizes are no operands).
+        leaf = alias is not None and t.leaf and not any(v.kind is Kind.TENSOR for v in operands[1:])
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias,
                                 cuts=cuts, pred_cuts=pred, leaf=leaf), node)
 

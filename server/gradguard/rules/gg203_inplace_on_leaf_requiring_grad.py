@@ -87,10 +87,14 @@ class InplaceOnLeafRequiringGrad(Rule):
             return  # `layer.weight.requires_grad = False` just before
         name = short(self.code_of(tensor))
         why = v.why
+        view = error == LEAF and (v.alias is not None or isinstance(tensor, cst.Subscript))
+        if view:  # `b[:, 4] += 1` on `b = mi.bias.view(...)`: PyTorch names the view
+            error = VIEW
+        what = "a view of a leaf tensor" if view else "a leaf tensor"
 
         def message(line_of):
             origin = evidence_note(why, tensor, line_of, self.code_of)
-            return f"`{name}` is a leaf tensor that requires grad{origin}; {op} on it raises \"{error}\""
+            return f"`{name}` is {what} that requires grad{origin}; {op} on it raises \"{error}\""
 
         fixes = []
         stmt = self.flow.statement
@@ -322,5 +326,39 @@ for epoch in range(2):
             'leaf Variable that requires grad is being used in an in-place operation."',
             raises=LEAF,
             note='nested loops, `import torch.nn.functional as F`, an update in a comprehension (no fix)',
+        ),
+        Invalid(
+            """
+import math
+
+import torch
+from torch import nn
+
+
+class Detect(nn.Module):
+    def __init__(self, na=3, nc=4):
+        super().__init__()
+        self.na = na
+        self.m = nn.ModuleList([nn.Conv2d(8, na * (5 + nc), 1) for _ in range(2)])
+        self.initialize_biases()
+
+    def initialize_biases(self):
+        for mi in self.m:
+            b = mi.bias.view(self.na, -1)
+            b[:, 4] += math.log(8 / 640 ** 2)
+
+    def forward(self, x):
+        return [conv(x) for conv in self.m]
+
+
+Detect()
+""",
+            range=(18, 12, 18, 45),
+            message='`b[:, 4]` is a view of a leaf tensor that requires grad (parameter `mi.bias` on line 17); the in-place `+=` on it raises "a view of a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport math\n\nimport torch\nfrom torch import nn\n\n\nclass Detect(nn.Module):\n    def __init__(self, na=3, nc=4):\n        super().__init__()\n        self.na = na\n        self.m = nn.ModuleList([nn.Conv2d(8, na * (5 + nc), 1) for _ in range(2)])\n        self.initialize_biases()\n\n    def initialize_biases(self):\n        for mi in self.m:\n            b = mi.bias.view(self.na, -1)\n            with torch.no_grad():\n                b[:, 4] += math.log(8 / 640 ** 2)\n\n    def forward(self, x):\n        return [conv(x) for conv in self.m]\n\n\nDetect()\n',
+            ),
+            raises=VIEW,
+            note="YOLO's bias initialisation through a view of a parameter, outside no_grad",
         ),
     ]

@@ -13,6 +13,19 @@ PURE_BUILTINS = frozenset("print len float int bool str repr format isinstance a
 HOT_FUNCTIONS = frozenset({"forward", "training_step", "train_step", "step"})
 
 
+def _cloned(flow, node) -> "cst.Name | None":
+    """`x` of `x.clone()` or `torch.clone(x)` (no other arguments), else None."""
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "clone" and not node.args and isinstance(func.value, cst.Name):
+        return func.value
+    if (flow._qualname(func) == "torch.clone" and len(node.args) == 1 and node.args[0].keyword is None
+            and isinstance(node.args[0].value, cst.Name)):
+        return node.args[0].value
+    return None
+
+
 class NeedlessClone(Rule):
     """
     ## What it does
@@ -71,10 +84,10 @@ class NeedlessClone(Rule):
             self._taint(value.value if isinstance(value, cst.Subscript) else value.func.value)  # z = y.view(...): writes to z reach y
         if not (len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)):
             return
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "clone"
-                and not value.args and isinstance(value.func.value, cst.Name)):
+        source = _cloned(self.flow, value)
+        if source is None:
             return
-        src = self.flow.value(value.func.value)
+        src = self.flow.value(source)
         fn = self.flow.function
         hot = bool(self.flow.frame.loops) or (fn is not None and fn.name in HOT_FUNCTIONS)
         if src.kind is not Kind.TENSOR or not hot:
@@ -84,7 +97,7 @@ class NeedlessClone(Rule):
         if loops and name in self._read_in.get((self.stamp(), loops[-1]), ()):
             return  # read earlier in the loop: the next iteration uses this copy (loop-carried)
         y = self.flow.lookup(name)
-        x = self.flow.lookup(value.func.value.value)
+        x = self.flow.lookup(source.value)
         self._clones.append((node, value, y, x, self.stamp()))
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -105,6 +118,11 @@ class NeedlessClone(Rule):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        if self._is_loss(node):
+            for arg in node.args:
+                source = _cloned(self.flow, arg.value)
+                if source is not None and self.flow.value(source).kind is not Kind.NDARRAY:
+                    self._report_argument(arg.value, source)
         if isinstance(func, cst.Attribute):
             recv = self.flow.value(func.value)
             if K.is_inplace_method(func.attr.value) or recv.kind is not Kind.TENSOR:
@@ -129,6 +147,24 @@ class NeedlessClone(Rule):
         f = self.flow.value(node.func)
         return f.kind is Kind.MODULE and (f.loss or f.pure)  # losses and torch.nn layers without inplace=True only read
 
+    def _is_loss(self, node: cst.Call) -> bool:
+        """`F.cross_entropy(...)`, `criterion(...)` with an nn loss: they read their arguments and return a new tensor."""
+        q = self.flow._qualname(node.func) or ""
+        if q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES:
+            return True
+        f = self.flow.value(node.func)
+        return f.kind is Kind.MODULE and f.loss
+
+    def _report_argument(self, call: cst.Call, source: cst.Name) -> None:
+        x = source.value
+        self.report(
+            call,
+            f"`{short(self.code_of(call))}` copies `{x}` only for a loss function to read it: the copy costs memory "
+            "and time for nothing",
+            fixes=[PendingFix(f"Use `{x}` itself", Safety.UNSAFE, [(call, source)])],
+            tags=("unnecessary",),
+        )
+
     def _taint(self, expr) -> None:
         for name in _names(expr):
             b = self.flow.lookup(name.value)
@@ -139,16 +175,17 @@ class NeedlessClone(Rule):
 
     def finish(self) -> None:
         for node, call, y, x, stamp in self._clones:
-            yname, xname = node.targets[0].target.value, call.func.value.value
+            source = _cloned(self.flow, call)
+            yname, xname = node.targets[0].target.value, source.value
             if not self.current(stamp) or y in self._tainted or x in self._tainted:
                 continue
             if (stamp, yname) in self._tainted or (stamp, xname) in self._tainted:
                 continue
             self.report(
                 call,
-                f"`{yname} = {xname}.clone()` copies `{xname}`, but neither is written in place, stored or returned: "
+                f"`{yname} = {short(self.code_of(call))}` copies `{xname}`, but neither is written in place, stored or returned: "
                 "the copy only costs memory and time",
-                fixes=[PendingFix(f"Use `{xname}` itself", Safety.UNSAFE, [(call, call.func.value)])],
+                fixes=[PendingFix(f"Use `{xname}` itself", Safety.UNSAFE, [(call, source)])],
                 tags=("unnecessary",),
             )
 
@@ -412,6 +449,42 @@ for epoch in range(2):
             ),
             runtime='assert 0 <= acc <= 5',
             note='a helper function with its own loop, called from the epoch loop',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+model = nn.Linear(4, 3)
+for x, labels in [(torch.randn(5, 4), torch.randint(0, 3, (5,)))]:
+    loss = F.cross_entropy(model(x), labels.clone())
+    loss.backward()
+""",
+            range=(8, 37, 8, 51),
+            message='`labels.clone()` copies `labels` only for a loss function to read it: the copy costs memory and time for nothing',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nmodel = nn.Linear(4, 3)\nfor x, labels in [(torch.randn(5, 4), torch.randint(0, 3, (5,)))]:\n    loss = F.cross_entropy(model(x), labels)\n    loss.backward()\n',
+            ),
+            runtime='assert torch.equal(labels.clone(), labels)',
+            note='a copy made only for a loss function to read',
+        ),
+        Invalid(
+            """
+import torch
+
+for step in range(3):
+    frame = torch.randn(2, 3)
+    shown = torch.clone(frame)
+    print(shown.mean().item(), frame.std().item())
+""",
+            range=(6, 12, 6, 30),
+            message='`shown = torch.clone(frame)` copies `frame`, but neither is written in place, stored or returned: the copy only costs memory and time',
+            fixes=(
+                '\nimport torch\n\nfor step in range(3):\n    frame = torch.randn(2, 3)\n    shown = frame\n    print(shown.mean().item(), frame.std().item())\n',
+            ),
+            runtime='assert torch.equal(shown, frame)',
+            note='the function form torch.clone(x)',
         ),
     ]
 
