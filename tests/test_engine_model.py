@@ -214,3 +214,21 @@ def test_a_method_named_like_the_class_key_does_not_confuse_the_engine():
     """
     result = analyze(textwrap.dedent(src))
     assert result.error is None and result.internal_errors == []
+
+
+def test_evidence_from_use_says_why():
+    """A parameter nobody constructed here: its uses tell what it holds, and the hover says which use."""
+    src = """
+    import torch
+
+
+    def train(model, loader, optimizer, criterion):
+        model.train()
+        for x, y in loader:
+            loss = criterion(model(x), y)
+            loss.backward()
+            optimizer.step()
+    """
+    assert state(src, "model(x)") == "`model` is an `nn.Module` (`model.train()` on line 6)"
+    assert state(src, "loss.backward") == "`loss` carries an autograd graph: `loss.backward()` needs one on line 9"
+    assert state(src, "optimizer.step", 1) is None  # an optimizer is never called: zero_grad/step say nothing
