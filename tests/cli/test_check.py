@@ -41,7 +41,7 @@ def test_every_invalid_example_is_reported_where_it_says(gradguard, write, findi
 def test_several_findings_are_counted(gradguard, write, finding_line):
     write("a.py", GG101.INVALID[1].code)
     write("b.py", GG101.INVALID[3].code)
-    run = gradguard("check", "b.py", "a.py")  # output follows the sorted paths
+    run = gradguard("check", "--select", "GG101", "b.py", "a.py")  # output follows the sorted paths
     assert run.stdout == (
         f"{finding_line('a.py', GG101.INVALID[1])}\n"
         f"{finding_line('b.py', GG101.INVALID[3])}\n"

@@ -130,6 +130,8 @@ class EvalWithoutNoGrad(Rule):
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
         if self.flow.frame.mode is not GradMode.ON:
             return
+        if self.flow.frame.mode_nodes[-1] is not None or (fn is not None and fn.decorated_mode is GradMode.ON):
+            return  # inside `torch.enable_grad()`: the graph is wanted
         if callee.kind is not Kind.MODULE and isinstance(func, cst.Attribute):
             receiver = self.flow.value(func.value)
             if receiver.kind is Kind.MODULE and (
