@@ -111,6 +111,12 @@ class _UseFinder(cst.CSTVisitor):
                         self.uses.module_calls.setdefault(key, {}).setdefault(method, node)
                 if method == "backward":
                     self.uses.backwards.setdefault(key, node)
+            if method == "backward":
+                # `out["loss"].backward()`, `outputs.loss.backward()`: the container a model
+                # returned holds graphs - its other items too.
+                holder = _holder(func.value)
+                if holder is not None:
+                    self.uses.backwards.setdefault(holder, node)
         key = dotted(func)
         if key is not None:
             self.uses.called.setdefault(key, node)
@@ -120,6 +126,13 @@ class _UseFinder(cst.CSTVisitor):
                 out = dotted(target) if target is not None else None
                 if out is not None:
                     self.uses.backwards.setdefault(out, node)
+
+
+def _holder(node: cst.BaseExpression) -> Optional[str]:
+    """`out` of `out["loss"]` or `out[0]`; `outputs` of `outputs.loss`."""
+    if isinstance(node, cst.Subscript) or isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return dotted(node.value)
+    return None
 
 
 def _train_args(call: cst.Call) -> bool:

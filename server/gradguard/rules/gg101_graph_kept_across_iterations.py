@@ -897,6 +897,45 @@ for _ in range(3):
             runtime='assert len(history) >= 3 and history[0].grad_fn is not None',
             note='an L-BFGS closure runs on every step: what it stores outside itself piles up',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def train(model, loader, optimizer):
+    history = []
+    for batch in loader:
+        out = model(**batch)
+        optimizer.zero_grad()
+        out["loss"].backward()
+        optimizer.step()
+        history.append(out["logits"])
+    return history
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x, y):
+        logits = self.fc(x)
+        return {"loss": nn.functional.cross_entropy(logits, y), "logits": logits}
+
+
+net = Classifier()
+kept = train(net, [{"x": torch.randn(5, 4), "y": torch.randint(0, 3, (5,))}] * 2, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(13, 23, 13, 36),
+            message='`out["logits"]` carries an autograd graph; `.backward()` on line 11 freed its activations, but storing it in `history` keeps the graph\'s nodes alive across iterations',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef train(model, loader, optimizer):\n    history = []\n    for batch in loader:\n        out = model(**batch)\n        optimizer.zero_grad()\n        out["loss"].backward()\n        optimizer.step()\n        history.append(out["logits"].detach())\n    return history\n\n\nclass Classifier(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 3)\n\n    def forward(self, x, y):\n        logits = self.fc(x)\n        return {"loss": nn.functional.cross_entropy(logits, y), "logits": logits}\n\n\nnet = Classifier()\nkept = train(net, [{"x": torch.randn(5, 4), "y": torch.randint(0, 3, (5,))}] * 2, torch.optim.SGD(net.parameters(), lr=0.1))\n',
+            ),
+            runtime='assert kept[0].grad_fn is not None',
+            note='a dict output: its loss item is back-propagated, so its other items carry the graph too',
+        ),
     ]
 
 
