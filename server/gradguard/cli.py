@@ -64,6 +64,7 @@ class FileResult:
     source: str | None = None  # the text the findings point into (after fixes)
     error: FileError | None = None  # the file could not be checked (or its fixes not written)
     internal_errors: list[str] = field(default_factory=list)
+    unfixed: list[str] = field(default_factory=list)  # fixes that could not be applied, and why (notebooks)
     fixed: int = 0
     diff: str = ""
     cells: CellMap | None = None  # a notebook: where its code cells are in the findings' program
@@ -189,16 +190,15 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
     if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in result.findings):
         return result
     try:
-        fixed = fix_source(nb.program.source, settings, unsafe=job.unsafe, analysis=analysis)
-        changes = notebooks.split_fixed(nb, fixed.source) if fixed.source != nb.program.source else {}
+        fixed = notebooks.fix_cells(nb, settings, unsafe=job.unsafe, analysis=analysis)
+        changes = fixed.changes(nb)
     except Exception as e:  # report the findings unfixed rather than lose them
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
-    if changes is None:
-        result.internal_errors.append("fixes not applied: a fix spans two cells or rewrites a magic")
+    result.unfixed = [str(r) for r in fixed.refused]
+    if fixed.refused:
         result.digest = None
-        return result
     if not changes:
         return result
     new_text = notebooks.rewrite(text, changes)
@@ -216,6 +216,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         return result
     after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
     after.fixed = fixed.fixed
+    after.unfixed = result.unfixed
     return after
 
 
@@ -544,7 +545,7 @@ def _report(
     findings: list[Finding] = []
     as_json: list[dict] = []
     as_sarif: list = []
-    failed = fixed = diffs = 0
+    failed = fixed = diffs = unfixed = 0
     streaming = not statistics and output_format in ("text", "concise", "github")
 
     def echo(text: str, **kwargs) -> None:
@@ -559,6 +560,9 @@ def _report(
             failed += 1
             e = result.error
             echo(render.file_error(result.path, e.message, e.line, e.column, style=err), err=True)
+        for message in result.unfixed:  # a notebook fix refused: the others are applied
+            echo(render.file_error(result.path, message, level="warning", style=err), err=True)
+        unfixed += len(result.unfixed)
         fixed += result.fixed
         if mode == "diff":
             if result.diff:
@@ -588,8 +592,12 @@ def _report(
 
     outcome = EXIT_FINDINGS if findings else 0
     if mode == "diff":
-        click.echo(f"Would fix {render.plural(fixed, 'finding')}." if fixed else "No fixes available.", err=True)
-        outcome = EXIT_FINDINGS if diffs else 0
+        refused = f" {unfixed} fix{'' if unfixed == 1 else 'es'} cannot be applied (see above)." if unfixed else ""
+        if fixed:
+            click.echo(f"Would fix {render.plural(fixed, 'finding')}.{refused}", err=True)
+        else:
+            click.echo(f"No fixes available:{refused}" if unfixed else "No fixes available.", err=True)
+        outcome = EXIT_FINDINGS if diffs or unfixed else 0
     elif statistics:
         rows = render.statistics(findings, job.unsafe)
         if output_format in ("json", "sarif"):

@@ -9,7 +9,6 @@ key order and indentation stay exactly as they were.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 import warnings
@@ -63,44 +62,99 @@ def read(text: str) -> Notebook:
     return Notebook(text, tuple(indices), tuple(sources), program)
 
 
-# ---------------------------------------------------------------- fixes back into cells
-def _cell_lines(text: str) -> list[str]:
-    lines = text.split("\n")
-    return lines[:-1] if text.endswith("\n") else lines
+# ---------------------------------------------------------------- fixes, cell by cell
+@dataclass(frozen=True)
+class Refused:
+    """A fix that cannot be put into the notebook: where (as Jupyter numbers cells) and why."""
+
+    cell: int
+    line: int
+    code: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"cell {self.cell}, line {self.line}: {self.code} fix not applied: {self.reason}"
 
 
-def split_fixed(nb: Notebook, fixed: str) -> Optional[dict[int, str]]:
-    """The new source of each cell the fixed program changes (by notebook index), or None
-    when a change cannot be put back into one cell (it straddles two, or rewrites a magic)."""
-    old = nb.program.source.split("\n")[:-1]
-    new = fixed.split("\n")
-    if fixed.endswith("\n"):
-        new = new[:-1]
-    raw: list[str] = []  # the cells' own lines, magics included, aligned with `old`
-    owner: list[int] = []
-    for k, source in enumerate(nb.sources):
-        lines = _cell_lines(source)
-        raw += lines
-        owner += [k] * len(lines)
-    if len(raw) != len(old):
-        return None
-    out: list[list[str]] = [[] for _ in nb.sources]
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
-        if tag == "equal":
-            for i in range(i1, i2):
-                out[owner[i]].append(raw[i])
-            continue
-        cells = {owner[i] for i in range(i1, i2)}
-        if len(cells) > 1 or any(raw[i] != old[i] for i in range(i1, i2)):
-            return None
-        k = owner[i1] if i1 < len(owner) else len(nb.sources) - 1
-        out[k].extend(new[j1:j2])
-    changed = {}
-    for k, lines in enumerate(out):
-        text = "\n".join(lines) + ("\n" if nb.sources[k].endswith("\n") and lines else "")
-        if text != nb.sources[k]:
-            changed[nb.indices[k]] = text
-    return changed
+@dataclass
+class CellFixes:
+    sources: tuple[str, ...]  # every joined cell's source after the fixes
+    fixed: int
+    refused: list[Refused]
+
+    def changes(self, nb: Notebook) -> dict[int, str]:
+        """New source by notebook index, for the cells whose source changed."""
+        return {i: new for i, old, new in zip(nb.indices, nb.sources, self.sources) if new != old}
+
+
+def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=None) -> CellFixes:
+    """Apply the fixes --fix would apply, each edit inside the cell it falls in: a magic
+    elsewhere never blocks a fix, and a fix that would straddle two cells or touch an
+    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source."""
+    from gradguard.engine import analyze
+    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits, chosen_fix
+
+    sources = list(nb.sources)
+    program = nb.program
+    result = analysis if analysis is not None else analyze(program.source, settings)
+    fixed, refused = 0, {}
+    for _ in range(MAX_ROUNDS):
+        if result.error is not None:
+            break
+        per_cell: dict[int, list] = {}
+        taken: list[tuple[int, tuple]] = []
+        n = 0
+        for finding in result.findings:
+            fix = chosen_fix(finding, unsafe)
+            if fix is None:
+                continue
+            mapped = [_in_cell(program, sources, e) for e in fix.edits]
+            problem = next((m for m in mapped if isinstance(m, str)), None)
+            if problem is not None:
+                k, line = _locate(program, finding.range.start.line)
+                refused.setdefault((nb.indices[k], line, finding.code), problem)
+                continue
+            spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
+            if any(k == tk and s < te and ts < end for k, s, end in spans for tk, (ts, te) in taken):
+                continue  # overlaps a fix of this round: the next round
+            taken.extend((k, (s, end)) for k, s, end in spans)
+            for k, e in mapped:
+                per_cell.setdefault(k, []).append(e)
+            n += 1
+        if n == 0:
+            break
+        new_sources = list(sources)
+        for k, edits in per_cell.items():
+            new_sources[k] = apply_edits(sources[k], edits)
+        new_program = join([Cell(str(i), 0, t) for i, t in zip(nb.indices, new_sources)])
+        check = analyze(new_program.source, settings)
+        if check.error is not None:  # a fix that breaks the program is a bug: keep what we had
+            break
+        sources, program, result = new_sources, new_program, check
+        fixed += n
+    return CellFixes(tuple(sources), fixed, [Refused(i + 1, line, code, why) for (i, line, code), why in refused.items()])
+
+
+def _locate(program: Program, line: int) -> tuple[int, int]:
+    """(index among the joined cells, 1-based line in that cell) of a program line."""
+    k = max((i for i, start in enumerate(program.starts) if start <= line), default=0)
+    return k, line - program.starts[k] + 1
+
+
+def _in_cell(program: Program, sources: list, edit):
+    """The edit in its cell's own coordinates, as (cell index, Edit) - or why it cannot be."""
+    from gradguard.findings import Edit, Position, Range
+
+    k, l1 = _locate(program, edit.range.start.line)
+    k2, l2 = _locate(program, edit.range.end.line)
+    raw = sources[k].split("\n")
+    if k2 != k or l2 > len(raw):
+        return "it spans two cells"
+    blanked = program.source.split("\n")
+    for line in range(l1, l2 + 1):
+        if raw[line - 1] != blanked[program.starts[k] + line - 2]:
+            return "it touches an IPython magic line"
+    return k, Edit(Range(Position(l1, edit.range.start.column), Position(l2, edit.range.end.column)), edit.new_text)
 
 
 # ---------------------------------------------------------------- editing the JSON in place

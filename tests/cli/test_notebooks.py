@@ -156,3 +156,65 @@ def test_a_notebook_of_another_language_has_no_python(gradguard, write):
     write("r.ipynb", notebook(("code", LOOP), language="R"))
     run = gradguard("check", "r.ipynb")
     assert (run.stdout, run.returncode) == ("All checks passed!\n", 0)
+
+
+# A notebook shaped like real ones: a magic as the last line of a cell with no trailing
+# newline, `!pip`, a markdown cell, fixes on the last line of one cell and the first line of
+# the next, a `%%time` cell, and a fix that would have to rewrite a `%time` line.
+REAL = notebook(
+    ("code", "import torch\n%matplotlib inline"),
+    ("code", "!pip install tqdm\nnet = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nkept, more = [], []"),
+    ("markdown", "## Train"),
+    ("code", "loss = net(torch.randn(3, 2)).sum()\nloss.backward()\nopt.step()\nfor x in [torch.randn(3, 2)]:\n    kept.append(net(x).sum())"),
+    ("code", "for x in [torch.randn(3, 2)]: more.append(net(x).mean())\nprint(len(more))"),
+    ("code", "%%time\nfor x in [torch.randn(3, 2)]:\n    kept.append(net(x).max())\n"),
+    ("code", "net.eval()\nfor x in [torch.randn(3, 2)]:\n    y = net(x)\n    %time z = y.argmax()"),
+)
+REAL_LAST = "net.eval()\nfor x in [torch.randn(3, 2)]:\n    y = net(x)\n    %time z = y.argmax()"
+REFUSED = "real.ipynb: warning: cell 7, line 3: GG103 fix not applied: it touches an IPython magic line\n"
+GG103_LEFT = (
+    "real.ipynb:cell 7:3:9: GG103 `net(x)` runs with grad enabled after `.eval()` on line 1 of cell 7 and its output "
+    "never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
+    "not disable gradients)\n"
+)
+
+
+def fixed_real() -> str:
+    return (
+        REAL.replace('"    kept.append(net(x).sum())"', '"    kept.append(net(x).sum().detach())"')
+        .replace('more.append(net(x).mean())\\n"', 'more.append(net(x).mean().detach())\\n"')
+        .replace('"    kept.append(net(x).max())\\n"', '"    kept.append(net(x).max().detach())\\n"')
+    )
+
+
+def test_fixes_apply_cell_by_cell_and_a_refused_one_is_reported(gradguard, write):
+    path = write("real.ipynb", REAL)
+    run = gradguard("check", "--fix", "real.ipynb")
+    assert run.stderr == REFUSED
+    assert (run.stdout, run.returncode) == (GG103_LEFT + "Fixed 3 findings.\nFound 1 finding (1 fixable with --fix).\n", 1)
+    assert fixed_real() != REAL and path.read_text() == fixed_real()
+    cells = nbformat.reads(path.read_text(), as_version=4).cells
+    assert cells[0].source == "import torch\n%matplotlib inline"  # the magic, and no newline added
+    again = gradguard("check", "--fix", "real.ipynb")  # applying the fixes twice changes nothing more
+    assert (again.stderr, again.returncode) == (REFUSED, 1)
+    assert path.read_text() == fixed_real()
+
+
+def test_diff_of_a_notebook_with_a_refused_fix_says_so(gradguard, write):
+    path = write("real.ipynb", REAL)
+    run = gradguard("check", "--diff", "real.ipynb")
+    assert path.read_text() == REAL
+    assert run.stdout.count("\n+    ") == 3 and '+    "    kept.append(net(x).sum().detach())"\n' in run.stdout
+    assert (run.stderr, run.returncode) == (REFUSED + "Would fix 3 findings. 1 fix cannot be applied (see above).\n", 1)
+
+
+def test_diff_when_every_fix_is_refused(gradguard, write):
+    only = notebook(("code", "import torch\nnet = torch.nn.Linear(2, 1)"), ("code", REAL_LAST))
+    write("real.ipynb", only)
+    run = gradguard("check", "--diff", "real.ipynb")
+    assert run.stdout == ""
+    assert (run.stderr, run.returncode) == (
+        "real.ipynb: warning: cell 2, line 3: GG103 fix not applied: it touches an IPython magic line\n"
+        "No fixes available: 1 fix cannot be applied (see above).\n",
+        1,
+    )

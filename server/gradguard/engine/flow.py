@@ -340,6 +340,10 @@ class FlowAnalysis:
 
     # ---------------------------------------------------------------- blocks
     def _block(self, body) -> None:
+        if isinstance(body, cst.SimpleStatementSuite):  # `for x in xs: kept.append(f(x))` on one line
+            for small in body.body:
+                self._small(small)
+            return
         if isinstance(body, cst.BaseSuite):
             body = body.body
         for stmt in body:
