@@ -179,9 +179,12 @@ class Spot:
 
 
 def _edit(module: cst.Module, positions: Positions, lines: list[str], node, new) -> Edit:
-    """A replacement becomes an edit: `node` may be ("before", n) for an insertion;
+    """A replacement becomes an edit: `node` may be ("before", n) for an insertion or
+    ("span", first, last) for consecutive statements;
     `new` a node, source text, or a function of the Spot (for re-indenting)."""
-    if isinstance(node, tuple):
+    if isinstance(node, tuple) and node[0] == "span":  # ("span", first, last): consecutive statements
+        rng = Range(positions.range(node[1]).start, positions.range(node[2]).end)
+    elif isinstance(node, tuple):
         start = positions.range(node[1]).start
         rng = Range(start, start)
     else:

@@ -149,8 +149,10 @@ def merge(a: Value, b: Value) -> Value:
         alias=a.alias if a.alias is b.alias else None,
         item=a.item if a.item is b.item else None,
         cls=a.cls if a.cls is b.cls else None,
-        cuts=a.cuts | b.cuts,
-        pred_cuts=a.pred_cuts | b.pred_cuts,
+        # A cut GG301 reports must be on every path: two tensors keep only the cuts both have
+        # (`loss_fn` called on a graph in train() and under no_grad in test() cuts nothing).
+        cuts=a.cuts & b.cuts if a.kind is b.kind is Kind.TENSOR else a.cuts | b.cuts,
+        pred_cuts=a.pred_cuts & b.pred_cuts if a.kind is b.kind is Kind.TENSOR else a.pred_cuts | b.pred_cuts,
     )
 
 

@@ -71,6 +71,8 @@ class GraphKeptAcrossIterations(Rule):
                 continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
+            if done and store.how == "assign":
+                continue  # `self.out = x` overwritten every iteration: one graph at a time, already freed
             # Returned to a caller we cannot see, which may back-propagate it - unless the loop
             # already did (`total_loss += loss` after `loss.backward()`, the PyTorch FAQ's example):
             # a second backward through a freed graph raises, so no caller needs it.

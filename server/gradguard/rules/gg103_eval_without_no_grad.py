@@ -41,6 +41,29 @@ class _Nodes(cst.CSTVisitor):
         return v.ids
 
 
+class _Suites(cst.CSTVisitor):
+    """id(statement) -> (the statements of its suite, its index there)."""
+
+    def __init__(self):
+        self.places: dict = {}
+
+    def _body(self, body) -> None:
+        for i, stmt in enumerate(body):
+            self.places[id(stmt)] = (body, i)
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._body(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._body(node.body)
+
+    @classmethod
+    def of(cls, module: cst.Module) -> dict:
+        v = cls()
+        module.visit(v)
+        return v.places
+
+
 class EvalWithoutNoGrad(Rule):
     """
     ## What it does
@@ -123,7 +146,7 @@ class EvalWithoutNoGrad(Rule):
                 self._eval_at[key] = (self._tick, node)
             elif func.attr.value == "load_state_dict":
                 self._loaded.add(key)
-        elif callee.kind is not Kind.MODULE and self.flow.value(node).kind is Kind.MODULE:
+        if self.flow.value(node).kind is Kind.MODULE and self._constructs(node):
             stmt = self.flow.statement
             body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
             if isinstance(body, cst.Assign) and body.value is node:
@@ -162,6 +185,15 @@ class EvalWithoutNoGrad(Rule):
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
 
+    def _constructs(self, node: cst.Call) -> bool:
+        """`Net(...)`, `build_model(cfg)`, `Net(...).cuda()`, `Net().to(device).eval()`: a module made
+        here, not a forward pass (whose callee is itself a module)."""
+        while isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call) and (
+            self.flow.value(node.func.value).kind is Kind.MODULE
+        ):
+            node = node.func.value  # `.cuda()`, `.to(device)`: the module it is called on
+        return self.flow.value(node.func).kind is not Kind.MODULE
+
     def _eval_of(self, fn, name: str):
         """The `.eval()` in `fn` that applies to the module called as `name` (itself or an
         enclosing module: `model.eval()` covers `model.encoder(x)`)."""
@@ -197,8 +229,35 @@ class EvalWithoutNoGrad(Rule):
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
-        for calls in blocks.values():
+        for calls in self._join_statements(list(blocks.values())):
             self._report(*calls[0], more=len(calls) - 1)
+
+    def _join_statements(self, groups: list) -> list:
+        """Statements of one suite after the same `.eval()` (`model.eval(); a = model(x); b =
+        model(y)`) are one block: one finding whose fix wraps them all, if nothing between trains."""
+        places = _Suites.of(self.flow.module)
+        runs: dict = {}
+        out = []
+        for calls in groups:
+            node, fn, after_eval, why, target = calls[0]
+            place = places.get(id(target[1])) if target is not None and target[0] in ("statement", "loop") else None
+            if place is None:
+                out.append(calls)
+                continue
+            runs.setdefault((id(place[0]), why), []).append((place[1], calls))
+        for run in runs.values():
+            run.sort(key=lambda item: item[0])
+            body = places[id(run[0][1][0][4][1])][0]
+            first, last = run[0][0], run[-1][0]
+            span = body[first : last + 1]
+            if len(run) == 1 or any(self._trains(s) or has_multiline_string(self.code_of(s)) for s in span):
+                out.extend(calls for _, calls in run)
+                continue
+            merged = [c for _, calls in run for c in calls]
+            node, fn, after_eval, why, _ = merged[0]
+            merged[0] = (node, fn, after_eval, why, ("span", span[0], span[-1]))
+            out.append(merged)
+        return out
 
     def _target(self, fn, after_eval, why, loops, stmt):
         """What the fix puts under no_grad: ("decorate", function) / ("loop", loop) /
@@ -241,6 +300,9 @@ class EvalWithoutNoGrad(Rule):
                 f"Decorate `{fn.name}` with `@torch.no_grad()`", Safety.SAFE,
                 [(("before", anchor), lambda spot: f"@{torch}.no_grad()\n{spot.indent}")] + import_torch(self.flow),
             ))
+        elif target is not None and target[0] == "span":
+            fixes.append(PendingFix("Wrap the block in `with torch.no_grad():`", Safety.SAFE,
+                                    [(target, wrap_in_no_grad(torch))] + import_torch(self.flow)))
         elif target is not None:
             title = "Wrap the loop in `with torch.no_grad():`" if target[0] == "loop" else "Wrap in `with torch.no_grad():`"
             fixes.append(PendingFix(title, Safety.SAFE, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
@@ -806,5 +868,29 @@ codes = extract_embeddings(AutoEncoder(), [torch.randn(3, 4) for _ in range(2)])
             ),
             runtime='assert codes.grad_fn is not None',
             note="a model's own method (encode) after .eval(): a forward pass too",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+encoder, decoder = nn.Linear(4, 2), nn.Linear(2, 4)
+encoder.eval()
+decoder.eval()
+images = torch.randn(5, 4)
+# reconstruct a batch for the report
+codes = encoder(images)
+recon = decoder(codes)
+error = (recon - images).pow(2).mean().item()
+for i in range(2):
+    sample = decoder(torch.randn(1, 2))
+""",
+            range=(10, 8, 10, 23),
+            message='`encoder(images)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients); so do 2 more forward passes in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nencoder, decoder = nn.Linear(4, 2), nn.Linear(2, 4)\nencoder.eval()\ndecoder.eval()\nimages = torch.randn(5, 4)\n# reconstruct a batch for the report\nwith torch.no_grad():\n    codes = encoder(images)\n    recon = decoder(codes)\n    error = (recon - images).pow(2).mean().item()\n    for i in range(2):\n        sample = decoder(torch.randn(1, 2))\n',
+            ),
+            runtime='assert has_graph(recon) and has_graph(sample)',
+            note='forwards after .eval() in one suite (statements and a loop) are one block: one finding, one fix',
         ),
     ]
