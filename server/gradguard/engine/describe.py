@@ -24,7 +24,7 @@ def short(code: str, limit: int = 40) -> str:
         cut = max(i for i, c in enumerate(head) if not (c.isalnum() or c == "_")) + 1 if re.search(r"\W", head) else 0
         if cut > limit // 3:
             head = head[:cut]
-    return head.rstrip() + "..."
+    return head.rstrip(" .") + "..."
 
 
 # On `x.detach()` a hover is about `x`: what detach() is about to do to it.

@@ -194,8 +194,8 @@ class DataAttribute(Rule):
         item = method_chain(data.value, "item")
         self.report(
             node,
-            f"`{base}` is a 0-dim tensor: `{short(self.code_of(node))}` raises IndexError (\"{ZERO_DIM}\") on every "
-            f"torch since 0.5; use `{base}.item()`",
+            f"`{base}` is a 0-dim tensor: `.data{self.code_of(node.slice[0]).join('[]')}` on it raises IndexError "
+            f"(\"{ZERO_DIM}\") on every torch since 0.5; use `.item()`",
             fixes=[PendingFix(f"Use `{short(self.code_of(item))}`", Safety.SAFE, [(node, item)])],
             severity=Severity.ERROR,
         )
@@ -597,7 +597,7 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 train(model, nn.CrossEntropyLoss(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))], optimizer)
 """,
             range=(13, 17, 13, 29),
-            message='`loss` is a 0-dim tensor: `loss.data[0]` raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `loss.item()`',
+            message='`loss` is a 0-dim tensor: `.data[0]` on it raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `.item()`',
             fixes=(
                 """
 import torch
