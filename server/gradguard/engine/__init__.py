@@ -99,7 +99,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
-    flow = FlowAnalysis(module, hooks, module.code_for_node, facts, strict=settings.strict)
+    flow = FlowAnalysis(module, hooks, module.code_for_node, facts, strict=settings.strict, source=source)
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)

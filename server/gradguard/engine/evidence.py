@@ -18,6 +18,7 @@ a class for `self.<attr>`. The flow analysis asks `Uses.module_evidence()` /
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -140,6 +141,39 @@ def _train_args(call: cst.Call) -> bool:
     return len(call.args) <= 1 and all(a.star == "" for a in call.args)
 
 
+_METHOD = re.compile(r"\.\s*(" + "|".join(sorted(MODULE_ONLY_METHODS | MODULE_IF_CALLED | {"backward"})) + r")\s*\(")
+_RECEIVER = re.compile(r"(?<![\w.)\]])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*(\[[^\]\n]*\]\s*)?$")
+_GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+
+
+def mentioned(source: str) -> frozenset:
+    """Every dotted name that could have evidence in this file: one text search, so that the
+    many unknown names with none (`x`, `config`, `hidden_states`) never cost a tree walk."""
+    keys = set()
+    for m in _METHOD.finditer(source):
+        r = _RECEIVER.search(source, max(0, m.start() - 160), m.start())
+        if r is None:
+            continue
+        chain = re.sub(r"\s+", "", r.group(1))
+        keys.add(chain)
+        if m.group(1) == "backward" and "." in chain:
+            keys.add(chain.rsplit(".", 1)[0])  # `outputs.loss.backward()`: `outputs` holds graphs
+    keys.update(m.group(1) for m in _GRAD.finditer(source))
+    return frozenset(keys)
+
+
+_TRAINS = re.compile(
+    r"\.\s*(?:backward|manual_backward)\s*\(|autograd\s*\.\s*(?:grad|backward)\s*\(|\.\s*step\s*\(\s*\)"
+    r"|opt\w*\s*\.\s*step\s*\("
+)
+
+
+def trains(source: str) -> bool:
+    """Does the file call `.backward()`, `autograd.grad` or an optimizer's `step()` anywhere? If not,
+    it is an inference script: every forward in it runs for inference."""
+    return _TRAINS.search(source) is not None
+
+
 def uses_of(scope_node: cst.CSTNode) -> Uses:
     """The uses in one function's body or a module's top level."""
     finder = _UseFinder(scope_node)
@@ -159,34 +193,6 @@ def class_uses(node: cst.ClassDef) -> Uses:
                 backwards={k: v for k, v in mine.backwards.items() if k.startswith("self.")},
             ))
     return uses
-
-
-class _TrainingFinder(cst.CSTVisitor):
-    def __init__(self):
-        self.found: Optional[cst.Call] = None
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        if self.found is not None:
-            return False
-        func = node.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-        receiver = (dotted(func.value) or "").lower() if isinstance(func, cst.Attribute) else ""
-        if name in TRAINING_CALLS or (dotted(func) or "") in BACKWARD_FUNCTIONS:
-            self.found = node
-        elif name == "step" and (not node.args or "opt" in receiver):  # optimizer.step(), not env.step(action)
-            self.found = node
-        return True
-
-
-TRAINING_CALLS = frozenset("backward manual_backward".split())
-
-
-def training_call(module: cst.Module) -> Optional[cst.Call]:
-    """A call anywhere in the file that trains (`.backward()`, `autograd.grad`, an optimizer's
-    `step()`); None means an inference script: every forward in it runs for inference."""
-    finder = _TrainingFinder()
-    module.visit(finder)
-    return finder.found
 
 
 class _KeptFinder(cst.CSTVisitor):

@@ -227,8 +227,10 @@ class FlowAnalysis:
         code_for: Callable[[cst.CSTNode], str],
         facts: Optional[dict] = None,
         strict: bool = False,
+        source: str = "",
     ):
         self.module = module
+        self.source = source  # the text, for evidence searches that need no tree walk
         # strict: a call of something unknown whose arguments carry a graph is taken to
         # return one too (likely, not proven: off by default, precision first).
         self.strict = strict
@@ -248,6 +250,7 @@ class FlowAnalysis:
         self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
+        self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
         self.escaped: set = set()  # graph identities passed to functions of other files
 
     # ------------------------------------------------------------------ entry
@@ -284,7 +287,8 @@ class FlowAnalysis:
             scope.env.clear()
         for info in infos:
             vars(info).clear()
-        for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop, self.uses):
+        for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop,
+                          self.uses):
             container.clear()
 
     @property
@@ -851,9 +855,11 @@ class FlowAnalysis:
 
     def _kept_by_call(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
         """Stores a call in a loop makes through a function that keeps its argument."""
+        if not self.frame.loops or not any(v.has_graph for _, v in args):
+            return
         if fn.keeps is None:
             fn.keeps = {name: self.code_for(t) for name, t in evidence.kept_params(fn.node).items()}
-        if not fn.keeps or not self.frame.loops:
+        if not fn.keeps:
             return
         if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
             return  # `Meter().update(loss)` on an object of this iteration
@@ -1051,6 +1057,10 @@ class FlowAnalysis:
         """What the uses of a name left unknown by its origin tell (evidence.py)."""
         key = dotted(node)
         if key is None:
+            return v
+        if self.mentions is None:
+            self.mentions = evidence.mentioned(self.source)
+        if key not in self.mentions:
             return v
         for uses in self._uses_around(key):
             if _unknown(v):

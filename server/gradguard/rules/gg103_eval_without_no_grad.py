@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradguard.engine.evidence import training_call
+from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.flow import ClassInfo, GradMode
 from gradguard.engine.values import Kind
@@ -210,7 +210,7 @@ class EvalWithoutNoGrad(Rule):
         if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
             return False
         if self._file_trains is None:
-            self._file_trains = training_call(self.flow.module) is not None
+            self._file_trains = evidence.trains(self.flow.source)
         return not self._file_trains
 
     def finish(self) -> None:
@@ -235,6 +235,8 @@ class EvalWithoutNoGrad(Rule):
     def _join_statements(self, groups: list) -> list:
         """Statements of one suite after the same `.eval()` (`model.eval(); a = model(x); b =
         model(y)`) are one block: one finding whose fix wraps them all, if nothing between trains."""
+        if len(groups) < 2:
+            return groups
         places = _Suites.of(self.flow.module)
         runs: dict = {}
         out = []
