@@ -1753,7 +1753,9 @@ class FlowAnalysis:
                 values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
                 indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `torch.{last}`"))
                 return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values)
-            scalar = last in K.SCALAR_REDUCTIONS and not has_dim
+            scalar = last in K.SCALAR_REDUCTIONS and not has_dim or (
+                last in K.ELEMENTWISE and bool(tensors) and all(t.scalar for t in tensors)  # `torch.abs(loss)`
+            )
             cuts, pred = combined_cuts(tensors) if tensors else (frozenset(), frozenset())
             return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
                                     pred_cuts=pred), node)

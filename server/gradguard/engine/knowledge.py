@@ -165,3 +165,10 @@ FORWARD_WORDS = frozenset(
 def forward_like(method: str) -> bool:
     """`encode`, `get_value`, `forward_features` - not `generate`, `get_action`, `to`, `cuda`."""
     return any(part in FORWARD_WORDS for part in method.lower().split("_") if part)
+
+
+# torch functions applied element by element: a 0-dim input gives a 0-dim result.
+ELEMENTWISE = frozenset(
+    """abs neg exp log log1p log2 log10 sqrt rsqrt sigmoid tanh relu sin cos square clamp clip
+    pow mul add sub div true_divide maximum minimum sign floor ceil round""".split()
+)
