@@ -14,7 +14,13 @@ class GraphKeptAcrossIterations(Rule):
     Finds a value that carries an autograd graph stored somewhere that outlives
     the loop iteration: `losses.append(loss)`, `total_loss += loss`,
     `stats["loss"] = loss`, `self.last = out`, a list defined before the loop, a
-    module-level list or one from a closure.
+    module-level list or one from a closure - also through a helper of the file
+    that keeps its argument (`remember(loss)` where `def remember(v):
+    SEEN.append(v)`, `meter.update(loss)` doing `self.sum += val`), and inside an
+    L-BFGS closure given to `optimizer.step(closure)` (called once per step).
+    Returning the total does not excuse it when the loop already back-propagated
+    every stored graph (`total_loss += loss` after `loss.backward()`, then
+    `return total_loss / n`: the PyTorch FAQ's example).
 
     ## Why is this bad?
     A stored tensor keeps its whole graph (`grad_fn` chain) alive. When nothing

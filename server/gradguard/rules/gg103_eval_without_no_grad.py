@@ -71,7 +71,12 @@ class EvalWithoutNoGrad(Rule):
     reach a `backward()`: after `model.eval()`, or in a function named like
     `evaluate` / `validate` / `test` / `predict` / `infer` / `sample` /
     `generate` / `decode`, outside `torch.no_grad()` / `torch.inference_mode()`
-    and their decorators. The finding sits on the model call.
+    and their decorators - or anywhere in a file that never calls `.backward()`,
+    `torch.autograd.grad` or an optimizer's `step()` (an inference script). The
+    model may be a parameter: `model.eval()` or `model.parameters()` on it says it
+    is one, and its own methods (`model.encode(x)`) are forward passes too. One
+    finding per evaluation block (the forwards of one loop, or of consecutive
+    statements after `.eval()`); it sits on the first model call.
 
     ## Why is this bad?
     `model.eval()` does **not** stop graph building - it only switches layers
@@ -80,7 +85,11 @@ class EvalWithoutNoGrad(Rule):
     die: peak memory and time spent for nothing (where outputs are also kept
     across iterations, GG101 reports that store as an error).
 
-    Left alone: a caller that visibly wraps the call in `torch.no_grad()`,
+    Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
+    inside `torch.enable_grad()`, a smoke test of a model built in the same
+    function (`def test(): net = Net(); net(torch.randn(...))`), the `.eval()` of
+    another module (`target_net.eval()` says nothing about `policy_net(x)`),
+    outputs handed to a function of another file (which may train on them),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
     disables grad), outputs that do reach a backward (adversarial examples,
     input gradients), and a model of this file whose own forward back-propagates.
