@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import corpus as corpus_mod
+import wheels as corpus_mod
 
 HERE = Path(__file__).resolve().parent
 

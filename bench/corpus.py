@@ -1,120 +1,100 @@
-"""The benchmark corpus: the `.py` files of pinned PyPI wheels of real PyTorch code.
+#!/usr/bin/env python
+"""Recall and false positives on the bug corpus (tests/corpus), as an editor sees each program.
 
-Wheels are fetched with `pip download --no-deps --only-binary=:all:` into
-`bench/.corpus/wheels/` and only their `.py` members are unpacked, into
-`bench/.corpus/<name>-<version>/`. Both are reused when present, so only the
-first run needs the network. `bench/.corpus/` is git-ignored.
+    .venv/bin/python bench/corpus.py              # default settings, then --strict
+    .venv/bin/python bench/corpus.py --verbose    # also list every miss and false positive
+    .venv/bin/python bench/corpus.py --json out.json
+
+Each program is checked with its `observe()` stripped (oracle.stripped: the labelled code in
+library shape, its callers gone). A bug is found when an error or warning of one of its
+label's codes sits on the labelled line; a look-alike counts a false positive for any error
+or warning. Info findings are opt-in and never count. Recall is per class (the directory:
+the rule a program is about) and overall; the labels themselves are proved by running every
+program (tests/test_corpus.py), not here. Exit status 0.
 """
 
 from __future__ import annotations
 
-import subprocess
+import argparse
+import collections
+import json
 import sys
-import zipfile
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_ROOT = HERE / ".corpus"
+sys.path.insert(0, str(HERE.parent / "tests"))
 
-# Pinned so that figures from different runs compare. torchvision is held at
-# 0.29.1 because this machine's pip constraints cap it there.
-PACKAGES: dict[str, str] = {
-    "transformers": "5.25.0",
-    "diffusers": "0.42.1",
-    "timm": "1.0.31",
-    "torchvision": "0.29.1",
-    "lightning": "2.6.6",
-    "accelerate": "1.16.0",
-}
+from corpus import oracle  # noqa: E402
 
-_DONE = ".unpacked"  # marker written once a wheel is fully unpacked
+from gradguard.engine import analyze  # noqa: E402
+from gradguard.settings import Settings  # noqa: E402
+
+MODES = {"default": Settings(), "strict": Settings(strict=True)}
+SEVERE = ("error", "warning")
 
 
-@dataclass(frozen=True)
-class Package:
-    name: str
-    version: str
-    directory: Path  # where its .py files are
+def judge(program, settings) -> tuple[bool, list]:
+    """(found, the errors and warnings) of one program."""
+    findings = [f for f in analyze(oracle.stripped(program.source), settings).findings if f.severity.value in SEVERE]
+    found = any(f.code in program.codes and f.range.start.line == program.line for f in findings)
+    return found, findings
 
 
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
+def measure(programs, settings) -> dict:
+    classes: dict = collections.defaultdict(lambda: collections.Counter())
+    misses, false_positives = [], []
+    for p in programs:
+        found, findings = judge(p, settings)
+        c = classes[p.cls]
+        if p.lookalike:
+            c["lookalikes"] += 1
+            if findings:
+                c["false positives"] += 1
+                false_positives.append((p.name, [f"{f.code}:{f.range.start.line}" for f in findings]))
+        else:
+            c["bugs"] += 1
+            c["found"] += found
+            if not found:
+                misses.append((p.name, f"{'|'.join(p.codes)}:{p.line}", [f"{f.code}:{f.range.start.line}" for f in findings]))
+    return {"classes": {k: dict(v) for k, v in sorted(classes.items())}, "misses": misses, "false_positives": false_positives}
 
 
-def _norm(name: str) -> str:
-    return name.lower().replace("-", "_")
+def table(result: dict) -> list[str]:
+    lines = [f"{'class':7} {'bugs':>5} {'found':>6} {'recall':>7} {'look-alikes':>12} {'false +':>8}"]
+    total = collections.Counter()
+    for cls, c in result["classes"].items():
+        total.update(c)
+        recall = f"{c.get('found', 0) / c['bugs']:.0%}" if c.get("bugs") else "-"
+        lines.append(f"{cls:7} {c.get('bugs', 0):>5} {c.get('found', 0):>6} {recall:>7} {c.get('lookalikes', 0):>12} "
+                     f"{c.get('false positives', 0):>8}")
+    recall = f"{total['found'] / total['bugs']:.0%}" if total["bugs"] else "-"
+    lines.append(f"{'all':7} {total['bugs']:>5} {total['found']:>6} {recall:>7} {total['lookalikes']:>12} "
+                 f"{total['false positives']:>8}")
+    return lines
 
 
-def _find_wheel(wheels: Path, name: str, version: str) -> Path | None:
-    # {distribution}-{version}(-{build})?-{python}-{abi}-{platform}.whl
-    for whl in sorted(wheels.glob("*.whl")):
-        parts = whl.name.split("-")
-        if len(parts) >= 5 and _norm(parts[0]) == _norm(name) and parts[1] == version:
-            return whl
-    return None
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--root", type=Path, default=oracle.HERE, help="a corpus directory (GGnnn/*.py)")
+    parser.add_argument("--verbose", action="store_true", help="list every miss and false positive")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    args = parser.parse_args(argv)
+    programs = oracle.programs(args.root)
+    results = {}
+    for mode, settings in MODES.items():
+        result = results[mode] = measure(programs, settings)
+        print(f"== {mode} ({len(programs)} programs)")
+        print("\n".join(table(result)))
+        if args.verbose:
+            for name, label, got in result["misses"]:
+                print(f"  missed {name} ({label}); reported: {', '.join(got) or 'nothing'}")
+            for name, got in result["false_positives"]:
+                print(f"  false positive {name}: {', '.join(got)}")
+        print()
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
 
 
-def _download(wheels: Path, name: str, version: str) -> Path | None:
-    wheels.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "-q", "-d", str(wheels), f"{name}=={version}",
-    ]
-    _log(f"fetching {name}=={version} ...")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
-        _log(f"SKIP {name}=={version}: pip download failed:\n  {tail}")
-        return None
-    whl = _find_wheel(wheels, name, version)
-    if whl is None:
-        _log(f"SKIP {name}=={version}: pip download gave no matching wheel in {wheels}")
-    return whl
-
-
-def _unpack(whl: Path, dest: Path) -> int:
-    """Unpack the wheel's .py members into dest; returns how many."""
-    dest.mkdir(parents=True, exist_ok=True)
-    count = 0
-    with zipfile.ZipFile(whl) as zf:
-        for info in zf.infolist():
-            if info.is_dir() or not info.filename.endswith(".py"):
-                continue
-            rel = PurePosixPath(info.filename)
-            if rel.is_absolute() or ".." in rel.parts:
-                continue
-            target = dest.joinpath(*rel.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(zf.read(info))
-            count += 1
-    (dest / _DONE).write_text(f"{whl.name}\n{count}\n")
-    return count
-
-
-def ensure(names: list[str] | None = None, root: Path = DEFAULT_ROOT) -> list[Package]:
-    """Fetch and unpack the pinned packages (or the named subset); skip what cannot be had."""
-    wanted = names or list(PACKAGES)
-    unknown = [n for n in wanted if n not in PACKAGES]
-    if unknown:
-        raise SystemExit(f"unknown package(s) {', '.join(unknown)}; known: {', '.join(PACKAGES)}")
-    got = []
-    for name in wanted:
-        version = PACKAGES[name]
-        dest = root / f"{name}-{version}"
-        if not (dest / _DONE).exists():
-            whl = _find_wheel(root / "wheels", name, version) or _download(root / "wheels", name, version)
-            if whl is None:
-                continue
-            try:
-                n = _unpack(whl, dest)
-            except (zipfile.BadZipFile, OSError) as e:
-                _log(f"SKIP {name}=={version}: cannot unpack {whl.name}: {e}")
-                continue
-            _log(f"unpacked {n} .py files of {whl.name} into {dest}")
-        got.append(Package(name, version, dest))
-    return got
-
-
-def python_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*.py") if p.is_file())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,7 @@
     .venv/bin/python bench/realcode.py --projects torchtune,trl --context
     .venv/bin/python bench/realcode.py --findings out.txt --context 8 --json out.json
 
-Each project's wheel is fetched once (with bench/corpus.py's helpers, `pip download
+Each project's wheel is fetched once (with bench/wheels.py's helpers, `pip download
 --no-deps --only-binary=:all:`) into bench/.corpus/realcode/wheels/ and only its .py
 members are unpacked into bench/.corpus/realcode/<name>-<version>/; both are reused.
 Then the real CLI runs once per project, from the corpus directory,
@@ -34,7 +34,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import corpus as corpus_mod
+import wheels as corpus_mod
 from throughput import engine_revision
 
 import gradguard
@@ -96,7 +96,7 @@ class Project:
 
 
 def ensure(name: str, version: str, root: Path) -> Path | None:
-    """The unpacked .py tree of name==version under root, fetched and unpacked with corpus.py's helpers."""
+    """The unpacked .py tree of name==version under root, fetched and unpacked with wheels.py's helpers."""
     dest = root / f"{name}-{version}"
     if (dest / corpus_mod._DONE).exists():
         return dest

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import libcst
 
-import corpus as corpus_mod
+import wheels as corpus_mod
 import gradguard
 from gradguard.engine import analyze, mentions_torch
 from gradguard.engine.suppress import skips_file

@@ -36,3 +36,23 @@ def test_safe_fixes_keep_the_invalid_example_training(rule, ex, request):
 def test_safe_fixes_of_other_rules_keep_the_valid_example_training(rule, ex, request):
     # A VALID example of one rule may hold another rule's finding: its fix must not break it either.
     _fix_and_run(ex.code, Settings(**ex.settings), request.node.callspec.id)
+
+
+def _corpus():
+    from corpus import oracle
+
+    return oracle, oracle.programs()
+
+
+@pytest.mark.parametrize("program", _corpus()[1], ids=lambda p: p.name)
+def test_safe_fixes_keep_the_corpus_program_training(program):
+    """The corpus as an editor sees it (observe() stripped) is fixed with every safe fix,
+    then run by its observe(): it still runs and trains."""
+    oracle, _ = _corpus()
+    body = program.source[: program.source.index("def observe(")]
+    fixed = fix_source(oracle.stripped(program.source), Settings()).source
+    if fixed == oracle.stripped(program.source):
+        return
+    before = run(program.source, program.name, "observe()")
+    after = run(fixed.rstrip("\n") + "\n\n\n" + program.source[len(body):], f"{program.name} fixed", "observe()")
+    assert_still_trains(before, after, program.name)

@@ -234,6 +234,9 @@ class _KeptFinder(cst.CSTVisitor):
             self._keep(func.value, node.args[-1].value)
 
     def _keep(self, target: cst.BaseExpression, stored: cst.BaseExpression) -> None:
+        while isinstance(stored, cst.BinaryOperation):  # `self.sum += val * n`: val is kept
+            left, right = stored.left, stored.right
+            stored = left if isinstance(left, cst.Name) and left.value in self.params else right
         if isinstance(stored, cst.Name) and stored.value in self.params:
             self.kept.setdefault(stored.value, target)
 

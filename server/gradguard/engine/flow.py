@@ -1069,7 +1069,10 @@ class FlowAnalysis:
                     return Value(kind=Kind.MODULE, grad=Grad.NO, why=Evidence(call, f"`{self._short(call)}`"))
             call = uses.graph_evidence(key)
             if call is not None and self.frame.mode is not GradMode.OFF:
-                return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call},
+                # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
+                # creates the gradient implicitly for a scalar.
+                scalar = v.scalar or (not call.args and dotted(call.func) == f"{key}.backward")
+                return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
                              why=Evidence(call, f"`{self._short(call)}` needs one"))
         return v
 
@@ -1401,6 +1404,21 @@ class FlowAnalysis:
                 v = v.but(origins=origins)
         return v
 
+    def _unknown_receiver(self, node: cst.Call, name: str, args: list) -> None:
+        """Stores through an object syntax cannot see: `history.append(loss)` on a list the caller
+        passed in, and `meter.update(loss)` where the only class of the file with an `update` keeps
+        its argument (`self.sum += val`)."""
+        func = node.func
+        if name in ("append", "extend", "appendleft", "insert") and args:
+            a, v = args[-1]
+            if v.has_graph:
+                self._store(func.value, a.value, v, "append")
+                self._add_item(func.value, v)  # now a list of graphs: a later backward of it excuses the store
+            return
+        owners = [f for f in self.functions if f.name == name and f.cls is not None]
+        if len(owners) == 1:
+            self._kept_by_call(owners[0], node, args, UNKNOWN)
+
     def _repeated_closures(self, args: list) -> None:
         """`optimizer.step(closure)` calls the closure on every step (L-BFGS): its body is a
         loop body - what it stores outside itself piles up."""
@@ -1424,6 +1442,7 @@ class FlowAnalysis:
             name = func.attr.value
             if recv.kind is Kind.UNKNOWN:
                 self._ask(func.value)  # a tensor, an array, another object?
+                self._unknown_receiver(node, name, args)
             if name == "append" and args:
                 self._ask(args[0][0].value)  # a float or a tensor kept?
             if name in K.BACKWARD_METHODS:

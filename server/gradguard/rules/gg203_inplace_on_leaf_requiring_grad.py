@@ -78,7 +78,10 @@ class InplaceOnLeafRequiringGrad(Rule):
         if self.flow.frame.mode is not GradMode.ON:
             return
         fn = self.flow.function
-        if fn is not None and fn.call_sites == 0 and fn.decorated_mode is None:
+        # A function that back-propagates itself cannot be running under its caller's no_grad.
+        if fn is not None and fn.call_sites == 0 and fn.decorated_mode is None and not any(
+            b.function is fn for b in self.flow.backwards
+        ):
             return  # called from elsewhere: whether under no_grad is the caller's business
         v = self.flow.value(tensor)
         if not (v.kind is Kind.TENSOR and v.grad is Grad.YES and v.leaf):
