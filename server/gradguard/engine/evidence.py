@@ -63,8 +63,8 @@ class Uses:
         for name, call in methods.items():
             if name in MODULE_ONLY_METHODS:
                 return call
-        if key in self.called:
-            return next(call for name, call in methods.items() if name in MODULE_IF_CALLED)
+        if key in self.called:  # the strongest first: train() says more than state_dict()
+            return next(methods[name] for name in ("train", "zero_grad", "state_dict", "load_state_dict") if name in methods)
         return None
 
     def graph_evidence(self, key: str) -> Optional[cst.Call]:
@@ -110,9 +110,13 @@ class _UseFinder(cst.CSTVisitor):
                 if method in MODULE_ONLY_METHODS or method in MODULE_IF_CALLED:
                     if method != "train" or _train_args(node):
                         self.uses.module_calls.setdefault(key, {}).setdefault(method, node)
-                if method == "backward":
-                    self.uses.backwards.setdefault(key, node)
-            if method == "backward":
+                if method == "backward" and not any(a.keyword is None for a in node.args):
+                    self.uses.backwards.setdefault(key, node)  # not `accelerator.backward(loss)`
+            if method == "backward" and any(a.keyword is None for a in node.args):
+                arg = dotted(next(a.value for a in node.args if a.keyword is None))
+                if arg is not None:
+                    self.uses.backwards.setdefault(arg, node)  # `accelerator.backward(loss)`: the loss has one
+            elif method == "backward":
                 # `out["loss"].backward()`, `outputs.loss.backward()`: the container a model
                 # returned holds graphs - its other items too.
                 holder = _holder(func.value)
@@ -143,6 +147,7 @@ def _train_args(call: cst.Call) -> bool:
 
 _METHOD = re.compile(r"\.\s*(" + "|".join(sorted(MODULE_ONLY_METHODS | MODULE_IF_CALLED | {"backward"})) + r")\s*\(")
 _RECEIVER = re.compile(r"(?<![\w.)\]])([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)\s*(\[[^\]\n]*\]\s*)?$")
+_BACKWARD_OF = re.compile(r"\.\s*backward\s*\(\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*[,)]")
 _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 
@@ -159,6 +164,7 @@ def mentioned(source: str) -> frozenset:
         if m.group(1) == "backward" and "." in chain:
             keys.add(chain.rsplit(".", 1)[0])  # `outputs.loss.backward()`: `outputs` holds graphs
     keys.update(m.group(1) for m in _GRAD.finditer(source))
+    keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
     return frozenset(keys)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Optional
@@ -141,6 +142,7 @@ class Frame:
         return self.modes[-1]
 
 
+_GRAD_SWITCH = re.compile(r"\b(?:set_grad_enabled|no_grad|inference_mode|enable_grad)\b")
 MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
                   "Embeddings", "Attention", "Transformer", "Backbone", "MLP", "Mixer")
 CLASS_KEY = "<class>"  # the class a class body belongs to (not an identifier: a method may be named __class__)
@@ -528,8 +530,13 @@ class FlowAnalysis:
         q = self._qualname(expr.func)
         if q is None:
             name = (dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
-            # inference_context(), maybe_no_grad(): a switch we cannot read.
-            return GradMode.UNKNOWN if "no_grad" in name or "inference" in name or "grad_enabled" in name else None
+            # inference_context(), maybe_no_grad(), poutyne's _set_training_mode(False): a switch we cannot read.
+            if any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode")):
+                return GradMode.UNKNOWN
+            fv = self.values.get(expr.func, UNKNOWN)
+            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and _GRAD_SWITCH.search(self.code_for(fv.cls.node)):
+                return GradMode.UNKNOWN  # a context manager of this file that switches grad mode inside
+            return None
         if q in K.GRAD_CONTEXTS_OFF:
             if q == "torch.inference_mode" and expr.args and literal_bool(expr.args[0].value) is False:
                 return GradMode.ON
@@ -1066,7 +1073,11 @@ class FlowAnalysis:
             if _unknown(v):
                 call = uses.module_evidence(key)
                 if call is not None:
-                    return Value(kind=Kind.MODULE, grad=Grad.NO, why=Evidence(call, f"`{self._short(call)}`"))
+                    # `x.state_dict()` alone says a stateful module, not one with parameters (a torchrl
+                    # transform, a scheduler): its calls are not known to build graphs.
+                    weights = call.func.attr.value not in ("state_dict", "load_state_dict")
+                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights,
+                                 why=Evidence(call, f"`{self._short(call)}`"))
             call = uses.graph_evidence(key)
             if call is not None and self.frame.mode is not GradMode.OFF:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
@@ -1148,7 +1159,7 @@ class FlowAnalysis:
                 return base.but(alias=self._view_alias(base, node.value, node), fresh=False, scalar=False)
             if attr in K.NEVER_GRAD_ATTRIBUTES:
                 return Value(kind=Kind.TENSOR if attr == "grad" else Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`.{attr}`"))
-            if base.grad is Grad.YES:
+            if base.has_graph and not attr.startswith("__"):
                 # A field of a model's output (outputs.logits, outputs.loss).
                 return base.but(alias=None, fresh=False, scalar=attr == "loss", elements=None)
             return Value(kind=Kind.UNKNOWN, grad=base.grad if base.grad is Grad.NO else Grad.UNKNOWN)
@@ -1581,6 +1592,8 @@ class FlowAnalysis:
     def _tensor_method(self, node: cst.Call, t: Value, name: str, args: list) -> Value:
         func = node.func
         vals = [v for _, v in args]
+        if name.startswith("register_"):
+            return UNKNOWN  # `p.register_hook(fn)`: a handle, not a tensor
         if name == "detach":
             return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
                          alias=self._alias(func.value, "detach", node, t) if not t.fresh else None,

@@ -153,18 +153,16 @@ def is_inplace_method(name: str) -> bool:
 
 
 # Methods of a model from another file that run (part of) its forward: `model.encode(x)`,
-# `critic.get_value(obs)`. Not `get_action()` or `predict()`: their results are often sampled or
-# argmax-ed (no graph), and GG401 would then claim a crash. A whitelist of words: `generate()` (no_grad in transformers),
-# `save_pretrained()`, `to()` and the like are not forwards.
-FORWARD_WORDS = frozenset(
-    """encode decode embed embedding embeddings features feature extract logits value values
-    reconstruct denoise forward""".split()
-)
+# `critic.get_value(obs)`. Not `get_action()` or `predict()` (their results are often sampled
+# or argmax-ed: no graph, and GG401 would claim a crash), not `get_input_embeddings()` (a module)
+# nor `register_forward_pre_hook()`: the verb must lead the name.
+FORWARD_VERBS = ("encode", "decode", "embed", "forward_features", "extract_features", "get_value", "get_logits")
 
 
 def forward_like(method: str) -> bool:
-    """`encode`, `get_value`, `forward_features` - not `generate`, `get_action`, `to`, `cuda`."""
-    return any(part in FORWARD_WORDS for part in method.lower().split("_") if part)
+    """`encode`, `encode_image`, `decode_latents`, `get_value`, `forward_features`."""
+    name = method.lower()
+    return any(name == verb or name.startswith(verb + "_") for verb in FORWARD_VERBS)
 
 
 # torch functions applied element by element: a 0-dim input gives a 0-dim result.

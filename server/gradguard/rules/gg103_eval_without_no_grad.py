@@ -16,12 +16,17 @@ EVAL_WORDS = frozenset(
 )
 
 
-def eval_function_name(name: str) -> bool:
+# A method of some other class (a replay buffer's `_sample()`, a tokenizer's `decode()`) is named
+# for what it does to its data: only these words still say it evaluates a model.
+METHOD_EVAL_WORDS = frozenset("evaluate evaluation eval validate validation val test predict prediction infer inference".split())
+
+
+def eval_function_name(name: str, method: bool = False) -> bool:
     """`evaluate`, `val_epoch`, `run_inference`, `test` - but not pytest's `test_shapes`."""
     parts = [p for p in name.lower().split("_") if p]
     if not parts or (parts[0] == "test" and len(parts) > 1):
         return False
-    return any(p in EVAL_WORDS for p in parts)
+    return any(p in (METHOD_EVAL_WORDS if method else EVAL_WORDS) for p in parts)
 
 
 class _Nodes(cst.CSTVisitor):
@@ -71,8 +76,8 @@ class EvalWithoutNoGrad(Rule):
     reach a `backward()`: after `model.eval()`, or in a function named like
     `evaluate` / `validate` / `test` / `predict` / `infer` / `sample` /
     `generate` / `decode`, outside `torch.no_grad()` / `torch.inference_mode()`
-    and their decorators - or anywhere in a file that never calls `.backward()`,
-    `torch.autograd.grad` or an optimizer's `step()` (an inference script). The
+    and their decorators - or in the top-level code of a script that never calls
+    `.backward()`, `torch.autograd.grad` or an optimizer's `step()`. The
     model may be a parameter: `model.eval()` or `model.parameters()` on it says it
     is one, and its own methods (`model.encode(x)`) are forward passes too. One
     finding per evaluation block (the forwards of one loop, or of consecutive
@@ -179,7 +184,7 @@ class EvalWithoutNoGrad(Rule):
         # through decode): names only count outside module-like classes.
         named = (
             fn is not None
-            and eval_function_name(fn.name)
+            and eval_function_name(fn.name, method=fn.cls is not None)
             and not (fn.cls is not None and fn.cls.module_like)
             and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
         )
@@ -214,9 +219,9 @@ class EvalWithoutNoGrad(Rule):
         return None
 
     def _inference_script(self, fn) -> bool:
-        """No call in the file trains, and this is not a model's own code (its forward runs
-        wherever the model is used)."""
-        if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
+        """A script's own top-level code (not a library's functions, which other files call -
+        perhaps to train) in a file where no call trains."""
+        if fn is not None:
             return False
         if self._file_trains is None:
             self._file_trains = evidence.trains(self.flow.source)

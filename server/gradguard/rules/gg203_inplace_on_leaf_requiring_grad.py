@@ -86,6 +86,8 @@ class InplaceOnLeafRequiringGrad(Rule):
         v = self.flow.value(tensor)
         if not (v.kind is Kind.TENSOR and v.grad is Grad.YES and v.leaf):
             return
+        if isinstance(tensor, cst.Subscript) and self.flow.value(tensor.value).kind is Kind.CONTAINER:
+            return  # `groups[name][k] = p`: an item of a dict of parameters may be another dict
         if (self.flow.function, self.code_of(tensor)) in self._frozen:
             return  # `layer.weight.requires_grad = False` just before
         name = short(self.code_of(tensor))
