@@ -632,6 +632,32 @@ def rollout(policy, observations):
 """,
             note='the outputs go to a function of another file, which may train on them',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Agent(nn.Module):
+    def __init__(self, n_obs):
+        super().__init__()
+        self.pi = nn.Linear(n_obs, 2)
+
+    def forward(self, obs):
+        return self.pi(obs)
+
+
+def evaluate(Model: nn.Module, weights, n_obs):
+    model = Model(n_obs)
+    model.load_state_dict(weights)
+    model.eval()
+    with torch.no_grad():
+        return model(torch.randn(3, n_obs)).argmax(1)
+
+
+""",
+            note="a parameter annotated nn.Module but named like a class holds one: Model(n_obs) constructs (issue 14's Model(envs)), it is no forward",
+        ),
     ]
 
     INVALID = [
