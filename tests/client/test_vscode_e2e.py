@@ -240,7 +240,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     # `gradguard.ignore: ["GG3"]` written to the workspace settings reaches the running
     # server: the Problems panel keeps only the file's other finding.
     left = [f for f in cli_findings(tmp_path / "cli-fix-save" / "rnn_leaky.py") if not f["code"].startswith("GG3")]
-    assert [f["code"] for f in left] == ["GG202"]  # the .data write that corrupts a saved tensor: no safe fix
+    assert [f["code"] for f in left] == ["GG202", "GG501"]  # no safe fix for either
     assert seen["problemsAfterIgnore"] == problem_rows("rnn_leaky.py", left)
 
     # A Jupyter notebook's cells are analysed as one program; the finding lands in cell 2.
@@ -268,6 +268,7 @@ def problem_rows(name: str, findings: list[dict]) -> list[str]:
 
 def cli_fix(where: Path, name: str, text: str) -> str:
     where.mkdir()
+    shutil.copy(EXAMPLES / "gradguard.toml", where)  # the workspace's configuration (GG501 selected)
     (where / name).write_text(text)
     subprocess.run([sys.executable, "-m", "gradguard", "check", "--fix", str(where / name)], capture_output=True, check=False)
     return (where / name).read_text()

@@ -1228,7 +1228,9 @@ class FlowAnalysis:
             key = _literal_key(node)
             if key is not None:
                 return next((x for k, x in base.keyed if k == key), UNKNOWN)
-            return base.item or UNKNOWN
+            # `losses[i]` read back from a list of graphs: like iterating it, it carries the list's
+            # identity (a backward of it reaches what was stored there).
+            return self._element_of(base, node)
         if base.kind is Kind.MODULE:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=base.parameterized)
         if base.kind is Kind.NDARRAY:

@@ -960,7 +960,7 @@ def _returned_to_unknown_caller(store) -> bool:
 def _part_of_forward(fn, backwards, seen=None) -> bool:
     """`forward` of a model, or a function only it calls (not a model class's `fit()` or
     `training_step()`: those are training code)."""
-    if fn.name.endswith("forward"):
+    if fn.name.endswith("forward") or fn.name == "__call__":  # an attention processor's __call__ runs in forward
         return True
     seen = seen if seen is not None else set()
     seen.add(fn)

@@ -77,7 +77,7 @@ class DataAttribute(Rule):
         self._writes: dict = {}  # `.data` node -> tick of the write
         self._meta: set = set()  # `.data` nodes only read for metadata
         self._indexed: list = []  # [(subscript node, `.data` node, stamp)]: `loss.data[0]`
-        self._saved: list = []  # [(function, tick, code of what was saved, origins of the graph that saved it)]
+        self._saved: list = []  # [(stamp: function and its analysis, tick, code of what was saved, origins of the graph that saved it)]
         self._backwards: list = []  # [(function, tick, origins)]
         self._owners: dict = {}  # loop variable over `m.parameters()` -> (function, code of m)
 
@@ -103,13 +103,15 @@ class DataAttribute(Rule):
         fn = self.flow.function
         backwards = self.flow.backwards
         if backwards and backwards[-1].node is node:
-            self._backwards.append((fn, self._tick, backwards[-1].origins))
+            self._backwards.append((self.stamp(), self._tick, backwards[-1].origins))
             return
         result = self.flow.value(node)
         callee = self.flow.value(func)
         if callee.kind is Kind.MODULE and callee.parameterized and result.has_graph:
-            # a module's forward saves its parameters (a linear layer keeps its weight for grad_input)
-            self._saved.append((fn, self._tick, self.code_of(func), result.origins))
+            # a layer's forward saves its weight (a linear layer keeps it for grad_input) - not every
+            # parameter of a whole model (`self.flava(...)` says nothing about `self.flava.logit_scale`)
+            for param in ("weight", "bias"):
+                self._saved.append((self.stamp(), self._tick, f"{self.code_of(func)}.{param}", result.origins))
             return
         name = (dotted(func) or "").rsplit(".", 1)[-1] if isinstance(func, (cst.Name, cst.Attribute)) else ""
         if name in K.INPUT_SAVING:
@@ -125,7 +127,7 @@ class DataAttribute(Rule):
         if result.has_graph:
             for operand in operands:
                 if isinstance(operand, (cst.Name, cst.Attribute, cst.Subscript)):
-                    self._saved.append((self.flow.function, self._tick, self.code_of(operand), result.origins))
+                    self._saved.append((self.stamp(), self._tick, self.code_of(operand), result.origins))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "data":
@@ -208,14 +210,14 @@ class DataAttribute(Rule):
         names = _prefixes(self, base)
         if isinstance(base, cst.Name) and base.value in self._owners and self._owners[base.value][0] is fn:
             names.add(self._owners[base.value][1])
-        saved = [origins for f, t, code, origins in self._saved if f is fn and t < tick and code in names]
+        saved = [origins for f, t, code, origins in self._saved if f == stamp and t < tick and code in names]
         if own is not None:
             saved.append(own)
         if not saved:
             return False
         if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
             return True  # the model's caller back-propagates what forward returns
-        return any(f is fn and t > tick and origins & o for f, t, origins in self._backwards for o in saved)
+        return any(f == stamp and t > tick and origins & o for f, t, origins in self._backwards for o in saved)
 
     def _write(self, node: cst.Attribute, stmt, mode, base: str, stamp) -> None:
         fixes = []
