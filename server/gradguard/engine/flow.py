@@ -253,6 +253,8 @@ class FlowAnalysis:
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
         self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
+        self.evidences: dict = {}  # (use, wording) -> Evidence
+        self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
 
     # ------------------------------------------------------------------ entry
@@ -290,7 +292,7 @@ class FlowAnalysis:
         for info in infos:
             vars(info).clear()
         for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop,
-                          self.uses):
+                          self.uses, self.switches, self.evidences):
             container.clear()
 
     @property
@@ -534,7 +536,7 @@ class FlowAnalysis:
             if any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode")):
                 return GradMode.UNKNOWN
             fv = self.values.get(expr.func, UNKNOWN)
-            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and _GRAD_SWITCH.search(self.code_for(fv.cls.node)):
+            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and self._switches_grad(fv.cls):
                 return GradMode.UNKNOWN  # a context manager of this file that switches grad mode inside
             return None
         if q in K.GRAD_CONTEXTS_OFF:
@@ -547,6 +549,12 @@ class FlowAnalysis:
             flag = literal_bool(expr.args[0].value)
             return GradMode.UNKNOWN if flag is None else (GradMode.ON if flag else GradMode.OFF)
         return None
+
+    def _switches_grad(self, fn: FunctionInfo) -> bool:
+        found = self.switches.get(fn.node)
+        if found is None:
+            found = self.switches[fn.node] = _GRAD_SWITCH.search(self.code_for(fn.node)) is not None
+        return found
 
     def _with(self, node: cst.With) -> None:
         mode = None
@@ -1076,16 +1084,22 @@ class FlowAnalysis:
                     # `x.state_dict()` alone says a stateful module, not one with parameters (a torchrl
                     # transform, a scheduler): its calls are not known to build graphs.
                     weights = call.func.attr.value not in ("state_dict", "load_state_dict")
-                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights,
-                                 why=Evidence(call, f"`{self._short(call)}`"))
+                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, ""))
             call = uses.graph_evidence(key)
             if call is not None and self.frame.mode is not GradMode.OFF:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
                 # creates the gradient implicitly for a scalar.
                 scalar = v.scalar or (not call.args and dotted(call.func) == f"{key}.backward")
                 return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
-                             why=Evidence(call, f"`{self._short(call)}` needs one"))
+                             why=self._evidence(call, " needs one"))
         return v
+
+    def _evidence(self, call: cst.Call, suffix: str) -> Evidence:
+        """One Evidence per use and wording (the code of the call is printed once, not per read)."""
+        found = self.evidences.get((call, suffix))
+        if found is None:
+            found = self.evidences[(call, suffix)] = Evidence(call, f"`{self._short(call)}`{suffix}")
+        return found
 
     def _uses_around(self, key: str):
         """The Uses that speak for `key` here: the class's for `self.x`, then each enclosing function's, then the module's."""
