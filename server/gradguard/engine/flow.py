@@ -197,22 +197,32 @@ def positional(call: cst.Call) -> list:
     return [a for a in call.args if a.keyword is None and not a.star]
 
 
-class _StateFinder(cst.CSTVisitor):
-    """Does a method assign `self.<attr>` or register parameters/modules? (module level:
-    a class made per call would be cyclic garbage)"""
-
-    def __init__(self):
-        super().__init__()
-        self.found = False
-
-    def visit_AssignTarget(self, t: cst.AssignTarget) -> None:
-        tgt = t.target
-        if isinstance(tgt, cst.Attribute) and isinstance(tgt.value, cst.Name) and tgt.value.value == "self":
-            self.found = True
-
-    def visit_Call(self, c: cst.Call) -> None:
-        if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("register_parameter", "register_module", "add_module"):
-            self.found = True
+def _assigns_state(body) -> bool:
+    """Statement by statement, stopping at the first hit (`super().__init__(); self.fc = ...` is
+    decided at the second line): a walk of every expression costs as much as parsing."""
+    for stmt in getattr(body, "body", ()):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else [])
+                for target in targets:
+                    for t in (target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]):
+                        t = t.value if isinstance(t, cst.Element) else t
+                        if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                            return True
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    func = small.value.func
+                    if isinstance(func, cst.Attribute) and func.attr.value in ("register_parameter", "register_module", "add_module"):
+                        return True
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            for part in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+                inner = getattr(part, "body", part)
+                if inner is not None and _assigns_state(inner if isinstance(inner, cst.BaseSuite) else part):
+                    return True
+            for handler in getattr(stmt, "handlers", ()):
+                if _assigns_state(handler.body):
+                    return True
+    return False
 
 
 class FlowAnalysis:
@@ -657,9 +667,7 @@ class FlowAnalysis:
         """Does `__init__` give the module any attribute that could hold parameters?"""
         for stmt in node.body.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("__init__", "setup", "build"):
-                finder = _StateFinder()
-                stmt.visit(finder)
-                return finder.found
+                return _assigns_state(stmt.body)
         return False
 
     def _call_function(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> Value:
