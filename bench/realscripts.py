@@ -4,6 +4,7 @@
     .venv/bin/python bench/realscripts.py DIR              # DIR holds one checkout per repo
     .venv/bin/python bench/realscripts.py DIR --checkout   # first check out every pinned repo into DIR (git)
     .venv/bin/python bench/realscripts.py DIR --json out.json
+    .venv/bin/python bench/realscripts.py DIR --fix-run SCRATCH   # --fix on copies, then check them
 
 bench/realscripts.toml pins each repository and commit; `--checkout` runs `git clone` +
 `git checkout <commit>` for the ones missing from DIR (a directory named `owner+name`).
@@ -15,6 +16,15 @@ repository, files, lines and findings by severity; then per rule the judged true
 positives and the precision; then every finding not judged yet (after an engine change only
 those need reading), and the `missed` entries of the judged file: real bugs found by hand
 that GradGuard does not report (recall). Exit status 0; 2 if DIR holds none of the repos.
+
+`--fix-run SCRATCH` instead copies each checkout to SCRATCH/owner+name, runs
+`gradguard check --fix` there (safe fixes only, default settings) and reports every changed
+file with the lines the fix changed; a changed `.py` must still parse and a changed notebook
+must still be JSON with its code cells parsing (IPython lines blanked). It then checks the
+fixed copy again: a finding that was not there before (same path and code) means the fixes
+added a finding. Files a pin lists under `run` (small scripts that need no dataset or GPU)
+run before and after with `python FILE` in their directory (MPLBACKEND=Agg, a timeout); one
+that ran before and fails after is a breakage. Exit status 1 if anything broke.
 """
 
 from __future__ import annotations
@@ -22,6 +32,10 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import ast
+import difflib
+import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -103,6 +117,98 @@ def report(root: Path, pins: list[dict], judged: dict, out) -> dict:
     return result
 
 
+def parses(path: Path) -> str | None:
+    """None if a fixed file still parses, else why not."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        if path.suffix == ".ipynb":
+            for n, cell in enumerate(json.loads(text).get("cells", []), 1):
+                if cell.get("cell_type") == "code":
+                    src = cell["source"] if isinstance(cell["source"], str) else "".join(cell["source"])
+                    ast.parse("\n".join("" if l.lstrip().startswith(("%", "!", "?")) else l
+                                        for l in src.splitlines()))
+        else:
+            ast.parse(text)
+    except (SyntaxError, ValueError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def run_script(repo: Path, rel: str, timeout: int) -> str | None:
+    """None if `python rel` exits 0 in its directory, else the last line of its error."""
+    script = repo / rel
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    try:
+        r = subprocess.run([sys.executable, script.name], cwd=script.parent, env=env,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"timeout after {timeout}s"
+    if r.returncode == 0:
+        return None
+    tail = [l for l in r.stderr.splitlines() if l.strip()]
+    return tail[-1] if tail else f"exit status {r.returncode}"
+
+
+def sources(repo: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(repo)): p.read_bytes() for p in repo.rglob("*")
+            if p.suffix in (".py", ".ipynb") and p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(repo).parts)}
+
+
+def fix_run(root: Path, scratch: Path, pins: list[dict], out, timeout: int = 120) -> dict:
+    """--fix on a copy of every checkout; changed files, parse checks, added findings, scripts run."""
+    result = {"repos": [], "changed": [], "broken": []}
+    for pin in pins:
+        repo = root / pin["name"]
+        if not repo.is_dir():
+            continue
+        copy = scratch / pin["name"]
+        if copy.exists():
+            shutil.rmtree(copy)
+        shutil.copytree(repo, copy, symlinks=True)
+        before_findings, _, _ = check(copy)
+        before = sources(copy)
+        ran_before = {rel: run_script(copy, rel, timeout) for rel in pin.get("run", [])}
+        subprocess.run([sys.executable, "-m", "gradguard", "check", "--fix", "--no-cache", "."],
+                       cwd=copy, capture_output=True, text=True)
+        after = sources(copy)
+        after_findings, _, _ = check(copy)
+        changed = sorted(rel for rel in before if after.get(rel) != before[rel])
+        print(f"{pin['name']}: {len(changed)} files changed by --fix", file=out)
+        for rel in changed:
+            old = before[rel].decode("utf-8", "replace").splitlines()
+            new = after[rel].decode("utf-8", "replace").splitlines()
+            edits = sum(1 for l in difflib.unified_diff(old, new, lineterm="", n=0)
+                        if l[:1] in "+-" and not l.startswith(("+++", "---")))
+            problem = parses(copy / rel)
+            print(f"  {rel}: {edits} lines changed, {'parses' if problem is None else problem}", file=out)
+            result["changed"].append({"repo": pin["name"], "path": rel, "lines": edits, "parse_error": problem})
+            if problem is not None:
+                result["broken"].append(f"{pin['name']}/{rel}: no longer parses: {problem}")
+        seen = collections.Counter((f["path"], f["code"]) for f in before_findings)
+        for f in after_findings:
+            key = (f["path"], f["code"])
+            if seen[key]:
+                seen[key] -= 1
+                continue
+            line = f"{pin['name']}/{where(f)}: {f['code']} added by the fixes: {f['message']}"
+            print(f"  {line}", file=out)
+            result["broken"].append(line)
+        for rel, was in ran_before.items():
+            now = run_script(copy, rel, timeout)
+            verdict = ("ran before and after" if was is None and now is None
+                       else f"broke: {now}" if was is None
+                       else f"fails before the fix too: {was}")
+            print(f"  run {rel}: {verdict}", file=out)
+            if was is None and now is not None:
+                result["broken"].append(f"{pin['name']}/{rel}: ran before --fix, after: {now}")
+        result["repos"].append({"name": pin["name"], "changed": len(changed)})
+    print(f"\nfiles changed: {len(result['changed'])}; broken: {len(result['broken'])}", file=out)
+    for line in result["broken"]:
+        print(f"  {line}", file=out)
+    return result
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", type=Path, help="a directory with one checkout per repository (owner+name)")
@@ -110,10 +216,18 @@ def main(argv=None) -> int:
     parser.add_argument("--pins", type=Path, default=PINS)
     parser.add_argument("--judged", type=Path, default=JUDGED)
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--fix-run", type=Path, metavar="SCRATCH",
+                        help="copy each checkout into SCRATCH, apply --fix there and report what changed or broke")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per script run by --fix-run")
     args = parser.parse_args(argv)
     pins = tomllib.loads(args.pins.read_text())["repo"]
     if args.checkout:
         checkout(pins, args.root)
+    if args.fix_run:
+        result = fix_run(args.root, args.fix_run, pins, sys.stdout, args.timeout)
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2))
+        return 2 if not result["repos"] else 1 if result["broken"] else 0
     judged = tomllib.loads(args.judged.read_text()) if args.judged.exists() else {}
     result = report(args.root, pins, judged, sys.stdout)
     if args.json:

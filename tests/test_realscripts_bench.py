@@ -84,3 +84,80 @@ def test_nothing_checked_out_is_status_2(tmp_path):
     run = subprocess.run([sys.executable, str(BENCH), str(tmp_path), "--pins", str(tmp_path / "pins.toml")],
                          capture_output=True, text=True)
     assert run.returncode == 2
+
+
+EVAL = """import torch
+
+net = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for step in range(2):
+    loss = net(torch.randn(3, 2)).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+net.eval()
+out = net(torch.randn(3, 2))
+print(out.sum().item())
+"""
+
+FIX_PINS = """
+[[repo]]
+name = "someone+demo"
+url = "https://example.invalid/demo"
+commit = "0000000000000000000000000000000000000000"
+run = ["scripts/eval.py"]
+"""
+
+
+def test_fix_run_on_a_copy(tmp_path):
+    repo = tmp_path / "checkouts" / "someone+demo"
+    (repo / "scripts").mkdir(parents=True)
+    (repo / "scripts" / "eval.py").write_text(EVAL)
+    (repo / "clean.py").write_text("x = 1\n")
+    (tmp_path / "pins.toml").write_text(FIX_PINS)
+    run = subprocess.run(
+        [sys.executable, str(BENCH), str(tmp_path / "checkouts"), "--pins", str(tmp_path / "pins.toml"),
+         "--fix-run", str(tmp_path / "scratch")],
+        capture_output=True, text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "someone+demo: 1 files changed by --fix",
+        "  scripts/eval.py: 3 lines changed, parses",
+        "  run scripts/eval.py: ran before and after",
+        "",
+        "files changed: 1; broken: 0",
+    ]
+    assert (repo / "scripts" / "eval.py").read_text() == EVAL  # the checkout itself is left alone
+    assert "with torch.no_grad():" in (tmp_path / "scratch" / "someone+demo" / "scripts" / "eval.py").read_text()
+
+
+def test_fix_run_reports_a_script_that_breaks(tmp_path, monkeypatch):
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import realscripts
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    repo = tmp_path / "checkouts" / "someone+demo"
+    repo.mkdir(parents=True)
+    (repo / "run.py").write_text("print('ok')\n")
+    # stand-in for a fix that breaks the program: the copy's script raises after --fix
+    real_run = subprocess.run
+
+    def fake_run(cmd, *a, **kw):
+        result = real_run(cmd, *a, **kw)
+        if "--fix" in cmd:
+            (Path(kw["cwd"]) / "run.py").write_text("import torch\ntorch.zeros(1).backward(\n")
+        return result
+
+    monkeypatch.setattr(realscripts.subprocess, "run", fake_run)
+    pins = [{"name": "someone+demo", "run": ["run.py"]}]
+    import io
+    out = io.StringIO()
+    result = realscripts.fix_run(tmp_path / "checkouts", tmp_path / "scratch", pins, out)
+    lines = out.getvalue().splitlines()
+    assert lines[:2] == ["someone+demo: 1 files changed by --fix",
+                         "  run.py: 3 lines changed, SyntaxError: '(' was never closed (<unknown>, line 2)"]
+    assert lines[2].startswith("  run run.py: broke: SyntaxError")
+    assert lines[4] == "files changed: 1; broken: 2"
+    assert len(result["broken"]) == 2
