@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from json.decoder import scanstring
 from typing import Optional
 
-from gradguard.cells import Cell, CellMap, Program, join
+from gradguard.cells import Cell, CellMap, Program, join, why_not_in_cell
 
 SUFFIX = ".ipynb"
 PYTHON_LANGUAGES = {"python", "python3", "ipython", "ipython3"}
@@ -90,38 +90,21 @@ class CellFixes:
 def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=None) -> CellFixes:
     """Apply the fixes --fix would apply, each edit inside the cell it falls in: a magic
     elsewhere never blocks a fix, and a fix that would straddle two cells or touch an
-    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source."""
+    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source;
+    the refusals are those of the last analysis, so each is reported once, at the line
+    the findings printed after the fixes point to."""
     from gradguard.engine import analyze
-    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits, chosen_fix
+    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits
 
     sources = list(nb.sources)
     program = nb.program
     result = analysis if analysis is not None else analyze(program.source, settings)
-    fixed, refused = 0, {}
-    for _ in range(MAX_ROUNDS):
+    fixed, refused = 0, []
+    for round_ in range(MAX_ROUNDS + 1):
         if result.error is not None:
             break
-        per_cell: dict[int, list] = {}
-        taken: list[tuple[int, tuple]] = []
-        n = 0
-        for finding in result.findings:
-            fix = chosen_fix(finding, unsafe)
-            if fix is None:
-                continue
-            mapped = [_in_cell(program, sources, e) for e in fix.edits]
-            problem = next((m for m in mapped if isinstance(m, str)), None)
-            if problem is not None:
-                k, line = _locate(program, finding.range.start.line)
-                refused.setdefault((nb.indices[k], line, finding.code), problem)
-                continue
-            spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
-            if any(k == tk and s < te and ts < end for k, s, end in spans for tk, (ts, te) in taken):
-                continue  # overlaps a fix of this round: the next round
-            taken.extend((k, (s, end)) for k, s, end in spans)
-            for k, e in mapped:
-                per_cell.setdefault(k, []).append(e)
-            n += 1
-        if n == 0:
+        per_cell, n, refused = _plan(nb, program, sources, result.findings, unsafe)
+        if n == 0 or round_ == MAX_ROUNDS:
             break
         new_sources = list(sources)
         for k, edits in per_cell.items():
@@ -132,7 +115,37 @@ def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=Non
             break
         sources, program, result = new_sources, new_program, check
         fixed += n
-    return CellFixes(tuple(sources), fixed, [Refused(i + 1, line, code, why) for (i, line, code), why in refused.items()])
+    return CellFixes(tuple(sources), fixed, refused)
+
+
+def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool):
+    """One round: the edits per joined cell (fixes overlapping an earlier one wait for the
+    next round), how many fixes they make, and the fixes that cannot be made at all."""
+    from gradguard.engine.fixes import chosen_fix
+
+    per_cell: dict[int, list] = {}
+    taken: list[tuple[int, tuple, tuple]] = []
+    refused: dict[tuple[int, int, str], str] = {}
+    program_lines = program.source.split("\n")
+    n = 0
+    for finding in findings:
+        fix = chosen_fix(finding, unsafe)
+        if fix is None:
+            continue
+        mapped = [_in_cell(program, program_lines, sources, e) for e in fix.edits]
+        problem = next((m for m in mapped if isinstance(m, str)), None)
+        if problem is not None:
+            k, line = _locate(program, finding.range.start.line)
+            refused.setdefault((nb.indices[k] + 1, line, finding.code), problem)
+            continue
+        spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
+        if any(k == tk and (s < te and ts < end or s == end == ts == te) for k, s, end in spans for tk, ts, te in taken):
+            continue  # overlaps a fix of this round (or inserts where one inserts): the next round
+        taken.extend(spans)
+        for k, e in mapped:
+            per_cell.setdefault(k, []).append(e)
+        n += 1
+    return per_cell, n, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()]
 
 
 def _locate(program: Program, line: int) -> tuple[int, int]:
@@ -141,19 +154,17 @@ def _locate(program: Program, line: int) -> tuple[int, int]:
     return k, line - program.starts[k] + 1
 
 
-def _in_cell(program: Program, sources: list, edit):
+def _in_cell(program: Program, program_lines: list[str], sources: list, edit):
     """The edit in its cell's own coordinates, as (cell index, Edit) - or why it cannot be."""
     from gradguard.findings import Edit, Position, Range
 
     k, l1 = _locate(program, edit.range.start.line)
     k2, l2 = _locate(program, edit.range.end.line)
-    raw = sources[k].split("\n")
-    if k2 != k or l2 > len(raw):
+    if k2 != k:
         return "it spans two cells"
-    blanked = program.source.split("\n")
-    for line in range(l1, l2 + 1):
-        if raw[line - 1] != blanked[program.starts[k] + line - 2]:
-            return "it touches an IPython magic line"
+    why = why_not_in_cell(sources[k].split("\n"), program_lines, program.starts[k], l1, l2)
+    if why is not None:
+        return why
     return k, Edit(Range(Position(l1, edit.range.start.column), Position(l2, edit.range.end.column)), edit.new_text)
 
 
