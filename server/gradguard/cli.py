@@ -196,7 +196,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
-    result.unfixed = [str(r) for r in fixed.refused]
+    result.unfixed = [r.message(as_read=True) for r in fixed.refused]  # the file as read: --diff
     if fixed.refused:
         result.digest = None
     if not changes:
@@ -216,7 +216,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         return result
     after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
     after.fixed = fixed.fixed
-    after.unfixed = result.unfixed
+    after.unfixed = [r.message() for r in fixed.refused]  # the file as written
     return after
 
 

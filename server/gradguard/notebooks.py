@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from json.decoder import scanstring
 from typing import Optional
 
@@ -68,12 +68,17 @@ class Refused:
     """A fix that cannot be put into the notebook: where (as Jupyter numbers cells) and why."""
 
     cell: int
-    line: int
+    line: int  # in the cell once the other fixes are made
     code: str
     reason: str
+    line_before: int = 0  # in the cell as read (--diff writes nothing); 0: the same as `line`
+
+    def message(self, *, as_read: bool = False) -> str:
+        line = self.line_before or self.line if as_read else self.line
+        return f"cell {self.cell}, line {line}: {self.code} fix not applied: {self.reason}"
 
     def __str__(self) -> str:
-        return f"cell {self.cell}, line {self.line}: {self.code} fix not applied: {self.reason}"
+        return self.message()
 
 
 @dataclass
@@ -99,7 +104,7 @@ def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=Non
     sources = list(nb.sources)
     program = nb.program
     result = analysis if analysis is not None else analyze(program.source, settings)
-    fixed, refused = 0, []
+    fixed, refused, rounds = 0, [], []
     for round_ in range(MAX_ROUNDS + 1):
         if result.error is not None:
             break
@@ -115,7 +120,28 @@ def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=Non
             break
         sources, program, result = new_sources, new_program, check
         fixed += n
+        rounds.append(per_cell)
+    k_of = {i + 1: k for k, i in enumerate(nb.indices)}
+    refused = [replace(r, line_before=_line_before(rounds, k_of[r.cell], r.line)) for r in refused]
     return CellFixes(tuple(sources), fixed, refused)
+
+
+def _line_before(rounds: list[dict[int, list]], k: int, line: int) -> int:
+    """A line of joined cell `k` after the rounds' edits, as the line it was before them
+    (a line an edit wrote is taken for the edit's first line)."""
+    for per_cell in reversed(rounds):
+        shift = 0
+        for e in sorted(per_cell.get(k, ()), key=lambda e: e.range.start):
+            first, last = e.range.start.line, e.range.end.line
+            grown = e.new_text.count("\n") - (last - first)
+            if line < first + shift:
+                break
+            if line <= last + shift + grown:
+                line, shift = first, 0
+                break
+            shift += grown
+        line -= shift
+    return line
 
 
 def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool):
