@@ -187,7 +187,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
     except notebooks.NotebookError as e:
         return FileResult(path, error=FileError(str(e)), digest=digest)
     result, analysis = _analyse_notebook(path, nb, settings, job, digest)
-    if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in result.findings):
+    if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
     try:
         fixed = notebooks.fix_cells(nb, settings, unsafe=job.unsafe, analysis=analysis)
@@ -230,9 +230,12 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
         return FileResult(path, error=FileError(message), digest=digest), analysis
     sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
     internal = list(analysis.internal_errors)
+    findings = notebooks.offered(nb, analysis.findings)
+    # A fix that cannot be made in the cells is not cached away: --fix and --diff must see it to report it.
+    refused = findings != analysis.findings
     result = FileResult(
-        path, analysis.findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
-        digest=None if internal else digest,
+        path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
+        digest=None if internal or refused else digest,
     )
     return result, analysis
 

@@ -174,6 +174,18 @@ def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool)
     return per_cell, n, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()]
 
 
+def offered(nb: Notebook, findings: list) -> list:
+    """The findings with only the fixes that can be made inside the cells (what the
+    language server offers too): a fix that would straddle cells or rewrite a magic is
+    neither shown nor counted as fixable; `fix_cells` reports it."""
+    lines = nb.program.source.split("\n")
+    out = []
+    for f in findings:
+        fixes = tuple(x for x in f.fixes if not any(isinstance(_in_cell(nb.program, lines, nb.sources, e), str) for e in x.edits))
+        out.append(f if len(fixes) == len(f.fixes) else replace(f, fixes=fixes))
+    return out
+
+
 def _locate(program: Program, line: int) -> tuple[int, int]:
     """(index among the joined cells, 1-based line in that cell) of a program line."""
     k = max((i for i, start in enumerate(program.starts) if start <= line), default=0)
