@@ -74,7 +74,7 @@ class Refused:
     line_before: int = 0  # in the cell as read (--diff writes nothing); 0: the same as `line`
 
     def message(self, *, as_read: bool = False) -> str:
-        line = self.line_before or self.line if as_read else self.line
+        line = (self.line_before or self.line) if as_read else self.line
         return f"cell {self.cell}, line {line}: {self.code} fix not applied: {self.reason}"
 
     def __str__(self) -> str:
