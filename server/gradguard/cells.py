@@ -132,6 +132,20 @@ def join(cells: list[Cell]) -> Program:
     return Program("".join(parts), tuple(cells), tuple(starts))
 
 
+def why_not_in_cell(cell_lines, program_lines, start: int, first: int, last: int):
+    """Why an edit of lines `first`..`last` (1-based, in the cell) cannot be made in the
+    cell itself, or None. `start` is the program line of the cell's first line. A line
+    that reads differently in the program was blanked: the fix was made on `pass` or
+    nothing, and writing it would destroy the magic. Shared by the CLI and the language
+    server, so a quick fix and `--fix` refuse the same edits."""
+    if last > len(cell_lines):
+        return "it spans two cells"
+    for line in range(first, last + 1):
+        if cell_lines[line - 1].rstrip("\r") != program_lines[start + line - 2].rstrip("\r"):
+            return "it touches an IPython magic line"
+    return None
+
+
 @dataclass(frozen=True)
 class CellMap:
     """Where each code cell of a notebook file sits in its joined program (for the CLI)."""

@@ -187,7 +187,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
     except notebooks.NotebookError as e:
         return FileResult(path, error=FileError(str(e)), digest=digest)
     result, analysis = _analyse_notebook(path, nb, settings, job, digest)
-    if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in result.findings):
+    if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
     try:
         fixed = notebooks.fix_cells(nb, settings, unsafe=job.unsafe, analysis=analysis)
@@ -196,7 +196,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
-    result.unfixed = [str(r) for r in fixed.refused]
+    result.unfixed = [r.message(as_read=True) for r in fixed.refused]  # the file as read: --diff
     if fixed.refused:
         result.digest = None
     if not changes:
@@ -216,7 +216,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         return result
     after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
     after.fixed = fixed.fixed
-    after.unfixed = result.unfixed
+    after.unfixed = [r.message() for r in fixed.refused]  # the file as written
     return after
 
 
@@ -230,9 +230,12 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
         return FileResult(path, error=FileError(message), digest=digest), analysis
     sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
     internal = list(analysis.internal_errors)
+    findings = notebooks.offered(nb, analysis.findings)
+    # A fix that cannot be made in the cells is not cached away: --fix and --diff must see it to report it.
+    refused = findings != analysis.findings
     result = FileResult(
-        path, analysis.findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
-        digest=None if internal else digest,
+        path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
+        digest=None if internal or refused else digest,
     )
     return result, analysis
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from json.decoder import scanstring
 from typing import Optional
 
-from gradguard.cells import Cell, CellMap, Program, join
+from gradguard.cells import Cell, CellMap, Program, join, why_not_in_cell
 
 SUFFIX = ".ipynb"
 PYTHON_LANGUAGES = {"python", "python3", "ipython", "ipython3"}
@@ -68,12 +68,17 @@ class Refused:
     """A fix that cannot be put into the notebook: where (as Jupyter numbers cells) and why."""
 
     cell: int
-    line: int
+    line: int  # in the cell once the other fixes are made
     code: str
     reason: str
+    line_before: int = 0  # in the cell as read (--diff writes nothing); 0: the same as `line`
+
+    def message(self, *, as_read: bool = False) -> str:
+        line = (self.line_before or self.line) if as_read else self.line
+        return f"cell {self.cell}, line {line}: {self.code} fix not applied: {self.reason}"
 
     def __str__(self) -> str:
-        return f"cell {self.cell}, line {self.line}: {self.code} fix not applied: {self.reason}"
+        return self.message()
 
 
 @dataclass
@@ -90,38 +95,21 @@ class CellFixes:
 def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=None) -> CellFixes:
     """Apply the fixes --fix would apply, each edit inside the cell it falls in: a magic
     elsewhere never blocks a fix, and a fix that would straddle two cells or touch an
-    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source."""
+    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source;
+    the refusals are those of the last analysis, so each is reported once, at the line
+    the findings printed after the fixes point to."""
     from gradguard.engine import analyze
-    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits, chosen_fix
+    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits
 
     sources = list(nb.sources)
     program = nb.program
     result = analysis if analysis is not None else analyze(program.source, settings)
-    fixed, refused = 0, {}
-    for _ in range(MAX_ROUNDS):
+    fixed, refused, rounds = 0, [], []
+    for round_ in range(MAX_ROUNDS + 1):
         if result.error is not None:
             break
-        per_cell: dict[int, list] = {}
-        taken: list[tuple[int, tuple]] = []
-        n = 0
-        for finding in result.findings:
-            fix = chosen_fix(finding, unsafe)
-            if fix is None:
-                continue
-            mapped = [_in_cell(program, sources, e) for e in fix.edits]
-            problem = next((m for m in mapped if isinstance(m, str)), None)
-            if problem is not None:
-                k, line = _locate(program, finding.range.start.line)
-                refused.setdefault((nb.indices[k], line, finding.code), problem)
-                continue
-            spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
-            if any(k == tk and s < te and ts < end for k, s, end in spans for tk, (ts, te) in taken):
-                continue  # overlaps a fix of this round: the next round
-            taken.extend((k, (s, end)) for k, s, end in spans)
-            for k, e in mapped:
-                per_cell.setdefault(k, []).append(e)
-            n += 1
-        if n == 0:
+        per_cell, n, refused = _plan(nb, program, sources, result.findings, unsafe)
+        if n == 0 or round_ == MAX_ROUNDS:
             break
         new_sources = list(sources)
         for k, edits in per_cell.items():
@@ -132,7 +120,70 @@ def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=Non
             break
         sources, program, result = new_sources, new_program, check
         fixed += n
-    return CellFixes(tuple(sources), fixed, [Refused(i + 1, line, code, why) for (i, line, code), why in refused.items()])
+        rounds.append(per_cell)
+    k_of = {i + 1: k for k, i in enumerate(nb.indices)}
+    refused = [replace(r, line_before=_line_before(rounds, k_of[r.cell], r.line)) for r in refused]
+    return CellFixes(tuple(sources), fixed, refused)
+
+
+def _line_before(rounds: list[dict[int, list]], k: int, line: int) -> int:
+    """A line of joined cell `k` after the rounds' edits, as the line it was before them
+    (a line an edit wrote is taken for the edit's first line)."""
+    for per_cell in reversed(rounds):
+        shift = 0
+        for e in sorted(per_cell.get(k, ()), key=lambda e: e.range.start):
+            first, last = e.range.start.line, e.range.end.line
+            grown = e.new_text.count("\n") - (last - first)
+            if line < first + shift:
+                break
+            if line <= last + shift + grown:
+                line, shift = first, 0
+                break
+            shift += grown
+        line -= shift
+    return line
+
+
+def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool):
+    """One round: the edits per joined cell (fixes overlapping an earlier one wait for the
+    next round), how many fixes they make, and the fixes that cannot be made at all."""
+    from gradguard.engine.fixes import chosen_fix
+
+    per_cell: dict[int, list] = {}
+    taken: list[tuple[int, tuple, tuple]] = []
+    refused: dict[tuple[int, int, str], str] = {}
+    program_lines = program.source.split("\n")
+    n = 0
+    for finding in findings:
+        fix = chosen_fix(finding, unsafe)
+        if fix is None:
+            continue
+        mapped = [_in_cell(program, program_lines, sources, e) for e in fix.edits]
+        problem = next((m for m in mapped if isinstance(m, str)), None)
+        if problem is not None:
+            k, line = _locate(program, finding.range.start.line)
+            refused.setdefault((nb.indices[k] + 1, line, finding.code), problem)
+            continue
+        spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
+        if any(k == tk and (s < te and ts < end or s == end == ts == te) for k, s, end in spans for tk, ts, te in taken):
+            continue  # overlaps a fix of this round (or inserts where one inserts): the next round
+        taken.extend(spans)
+        for k, e in mapped:
+            per_cell.setdefault(k, []).append(e)
+        n += 1
+    return per_cell, n, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()]
+
+
+def offered(nb: Notebook, findings: list) -> list:
+    """The findings with only the fixes that can be made inside the cells (what the
+    language server offers too): a fix that would straddle cells or rewrite a magic is
+    neither shown nor counted as fixable; `fix_cells` reports it."""
+    lines = nb.program.source.split("\n")
+    out = []
+    for f in findings:
+        fixes = tuple(x for x in f.fixes if not any(isinstance(_in_cell(nb.program, lines, nb.sources, e), str) for e in x.edits))
+        out.append(f if len(fixes) == len(f.fixes) else replace(f, fixes=fixes))
+    return out
 
 
 def _locate(program: Program, line: int) -> tuple[int, int]:
@@ -141,19 +192,17 @@ def _locate(program: Program, line: int) -> tuple[int, int]:
     return k, line - program.starts[k] + 1
 
 
-def _in_cell(program: Program, sources: list, edit):
+def _in_cell(program: Program, program_lines: list[str], sources: list, edit):
     """The edit in its cell's own coordinates, as (cell index, Edit) - or why it cannot be."""
     from gradguard.findings import Edit, Position, Range
 
     k, l1 = _locate(program, edit.range.start.line)
     k2, l2 = _locate(program, edit.range.end.line)
-    raw = sources[k].split("\n")
-    if k2 != k or l2 > len(raw):
+    if k2 != k:
         return "it spans two cells"
-    blanked = program.source.split("\n")
-    for line in range(l1, l2 + 1):
-        if raw[line - 1] != blanked[program.starts[k] + line - 2]:
-            return "it touches an IPython magic line"
+    why = why_not_in_cell(sources[k].split("\n"), program_lines, program.starts[k], l1, l2)
+    if why is not None:
+        return why
     return k, Edit(Range(Position(l1, edit.range.start.column), Position(l2, edit.range.end.column)), edit.new_text)
 
 

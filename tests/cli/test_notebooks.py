@@ -191,7 +191,7 @@ def test_fixes_apply_cell_by_cell_and_a_refused_one_is_reported(gradguard, write
     path = write("real.ipynb", REAL)
     run = gradguard("check", "--fix", "real.ipynb")
     assert run.stderr == REFUSED
-    assert (run.stdout, run.returncode) == (GG103_LEFT + "Fixed 3 findings.\nFound 1 finding (1 fixable with --fix).\n", 1)
+    assert (run.stdout, run.returncode) == (GG103_LEFT + "Fixed 3 findings.\nFound 1 finding.\n", 1)
     assert fixed_real() != REAL and path.read_text() == fixed_real()
     cells = nbformat.reads(path.read_text(), as_version=4).cells
     assert cells[0].source == "import torch\n%matplotlib inline"  # the magic, and no newline added
@@ -218,3 +218,123 @@ def test_diff_when_every_fix_is_refused(gradguard, write):
         "No fixes available: 1 fix cannot be applied (see above).\n",
         1,
     )
+
+
+def test_diff_of_a_notebook_shaped_like_real_ones_exactly(gradguard, write):
+    # Fixes on the last line of cell 4 (no trailing newline) and the first line of cell 5 are
+    # separate hunks of their own cells; the cell ending in `%matplotlib inline` and the
+    # `!pip` line are untouched; the `%%time` cell's body is fixed.
+    write("real.ipynb", REAL)
+    run = gradguard("check", "--diff", "real.ipynb")
+    assert run.stdout == (
+        "--- real.ipynb\n"
+        "+++ real.ipynb\n"
+        "@@ -67,7 +67,7 @@\n"
+        '     "loss.backward()\\n",\n'
+        '     "opt.step()\\n",\n'
+        '     "for x in [torch.randn(3, 2)]:\\n",\n'
+        '-    "    kept.append(net(x).sum())"\n'
+        '+    "    kept.append(net(x).sum().detach())"\n'
+        "    ]\n"
+        "   },\n"
+        "   {\n"
+        "@@ -85,7 +85,7 @@\n"
+        "     }\n"
+        "    ],\n"
+        '    "source": [\n'
+        '-    "for x in [torch.randn(3, 2)]: more.append(net(x).mean())\\n",\n'
+        '+    "for x in [torch.randn(3, 2)]: more.append(net(x).mean().detach())\\n",\n'
+        '     "print(len(more))"\n'
+        "    ]\n"
+        "   },\n"
+        "@@ -106,7 +106,7 @@\n"
+        '    "source": [\n'
+        '     "%%time\\n",\n'
+        '     "for x in [torch.randn(3, 2)]:\\n",\n'
+        '-    "    kept.append(net(x).max())\\n"\n'
+        '+    "    kept.append(net(x).max().detach())\\n"\n'
+        "    ]\n"
+        "   },\n"
+        "   {\n"
+    )
+
+
+def test_fixed_real_notebook_keeps_outputs_metadata_and_every_other_cell(gradguard, write):
+    path = write("real.ipynb", REAL)
+    gradguard("check", "--fix", "real.ipynb")
+    before, after = nbformat.reads(REAL, as_version=4), nbformat.reads(path.read_text(), as_version=4)
+    assert after.metadata == before.metadata
+    assert [(c.cell_type, c.get("outputs"), c.get("execution_count"), c.metadata) for c in after.cells] == [
+        (c.cell_type, c.get("outputs"), c.get("execution_count"), c.metadata) for c in before.cells
+    ]
+    assert [c.source for c in after.cells] == [
+        "import torch\n%matplotlib inline",
+        "!pip install tqdm\nnet = torch.nn.Linear(2, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nkept, more = [], []",
+        "## Train",
+        "loss = net(torch.randn(3, 2)).sum()\nloss.backward()\nopt.step()\nfor x in [torch.randn(3, 2)]:\n"
+        "    kept.append(net(x).sum().detach())",
+        "for x in [torch.randn(3, 2)]: more.append(net(x).mean().detach())\nprint(len(more))",
+        "%%time\nfor x in [torch.randn(3, 2)]:\n    kept.append(net(x).max().detach())\n",
+        REAL_LAST,
+    ]
+
+
+# A fix that adds a line (GG102's `h = h.detach()`) above a fix that would rewrite `%time`:
+# the refusal is reported once, at the line of the notebook the user is looking at.
+SHIFTED = notebook(
+    ("code", "import torch\n%matplotlib inline"),
+    ("markdown", "## Model"),
+    ("code", "net = torch.nn.Linear(2, 1)\nrnn = torch.nn.RNNCell(2, 2)\nopt = torch.optim.SGD(rnn.parameters(), lr=0.1)\n!pip install tqdm"),
+    (
+        "code",
+        "h = torch.zeros(1, 2)\nfor step in range(3):\n    h = rnn(torch.randn(1, 2), h)\n    loss = h.sum()\n"
+        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\nnet.eval()\nfor x in [torch.randn(3, 2)]:\n"
+        "    y = net(x)\n    %time z = y.argmax()",
+    ),
+)
+SHIFTED_FIXED = SHIFTED.replace('"for step in range(3):\\n",\n', '"for step in range(3):\\n",\n    "    h = h.detach()\\n",\n')
+
+
+def test_a_refused_fix_is_reported_once_at_its_line_before_and_after_the_fixes(gradguard, write):
+    path = write("shifted.ipynb", SHIFTED)
+    diff = gradguard("check", "--diff", "shifted.ipynb")  # the file as read: line 10
+    assert diff.stderr == (
+        "shifted.ipynb: warning: cell 4, line 10: GG103 fix not applied: it touches an IPython magic line\n"
+        "Would fix 1 finding. 1 fix cannot be applied (see above).\n"
+    )
+    assert '+    "    h = h.detach()\\n",\n' in diff.stdout and path.read_text() == SHIFTED
+    refused = "shifted.ipynb: warning: cell 4, line 11: GG103 fix not applied: it touches an IPython magic line\n"
+    for _ in range(2):  # the file as written: line 11, where the finding now is; a second run changes nothing
+        run = gradguard("check", "--fix", "shifted.ipynb")
+        assert run.stderr == refused
+        assert run.stdout.startswith("shifted.ipynb:cell 4:11:9: GG103 `net(x)` runs with grad enabled after `.eval()` on line 9 of cell 4")
+        assert SHIFTED_FIXED != SHIFTED and path.read_text() == SHIFTED_FIXED
+    assert nbformat.reads(path.read_text(), as_version=4).cells[3].source.endswith("    y = net(x)\n    %time z = y.argmax()")
+
+
+def test_a_fix_spanning_two_cells_is_refused_and_the_others_apply(gradguard, write):
+    # GG103's fix would wrap `y = ...` (cell 1) and `z = ...` (cell 3) in one `with`: cells
+    # run separately, so it cannot; the GG101 fix in cell 1 still applies.
+    first = "import torch\nnet = torch.nn.Linear(2, 1)\nlosses = []\nfor x in [torch.randn(3, 2)]:\n" \
+        "    loss = net(x).sum()\n    losses.append(loss)\nnet.eval()\ny = net(torch.randn(3, 2))"
+    text = notebook(("code", first), ("markdown", "## Evaluation"), ("code", "z = net(torch.randn(3, 2))\nprint(y, z)"))
+    path = write("span.ipynb", text)
+    run = gradguard("check", "--fix", "span.ipynb")
+    assert run.stderr == "span.ipynb: warning: cell 1, line 8: GG103 fix not applied: it spans two cells\n"
+    assert run.stdout.startswith("span.ipynb:cell 1:8:5: GG103 ")
+    assert run.stdout.endswith("Fixed 1 finding.\nFound 1 finding.\n") and run.returncode == 1
+    assert nbformat.reads(path.read_text(), as_version=4).cells[0].source == first.replace("append(loss)", "append(loss.detach())")
+
+
+def test_a_fix_that_cannot_be_made_is_neither_shown_nor_counted_nor_cached_away(gradguard, write, tmp_path):
+    write("shifted.ipynb", SHIFTED)
+    check = gradguard("check", "shifted.ipynb")
+    assert check.stdout.endswith("Found 2 findings (1 fixable with --fix).\n")  # GG102's; not GG103's
+    assert not list((tmp_path / ".gradguard_cache").glob("*.json"))  # nothing cached for it
+    found = json.loads(gradguard("check", "--output-format", "json", "shifted.ipynb").stdout)
+    assert [(f["code"], [x["title"] for x in f["fixes"]]) for f in found] == [
+        ("GG102", ["Insert `h = h.detach()` at the start of the loop body"]),
+        ("GG103", []),  # as the language server: a fix that would rewrite `%time` is not offered
+    ]
+    diff = gradguard("check", "--diff", "shifted.ipynb")  # not answered from the cache: the refusal is said
+    assert diff.stderr.startswith("shifted.ipynb: warning: cell 4, line 10: GG103 fix not applied: ")

@@ -71,12 +71,13 @@ def cli_messages(cells, path) -> list[str]:
 
 
 class Notebook:
-    def __init__(self, client: Client, tmp_path):
+    def __init__(self, client: Client, tmp_path, cells=CELLS):
         self.client = client
         self.path = path = tmp_path / "train.ipynb"
         self.uri = path.as_uri()
-        self.cells = [f"vscode-notebook-cell:{path}#W{i}" for i in range(len(CELLS))]
-        self.texts = {uri: text for uri, (_, text) in zip(self.cells, CELLS)}
+        self.kinds = cells
+        self.cells = [f"vscode-notebook-cell:{path}#W{i}" for i in range(len(cells))]
+        self.texts = {uri: text for uri, (_, text) in zip(self.cells, cells)}
         self.version = 1
 
     def open(self) -> None:
@@ -86,7 +87,7 @@ class Notebook:
                     uri=self.uri,
                     notebook_type="jupyter-notebook",
                     version=self.version,
-                    cells=[types.NotebookCell(kind=kind, document=uri) for uri, (kind, _) in zip(self.cells, CELLS)],
+                    cells=[types.NotebookCell(kind=kind, document=uri) for uri, (kind, _) in zip(self.cells, self.kinds)],
                 ),
                 cell_text_documents=[
                     types.TextDocumentItem(
@@ -95,7 +96,7 @@ class Notebook:
                         version=1,
                         text=text,
                     )
-                    for uri, (kind, text) in zip(self.cells, CELLS)
+                    for uri, (kind, text) in zip(self.cells, self.kinds)
                 ],
             )
         )
@@ -226,3 +227,33 @@ async def test_closing_the_notebook_clears_every_cell(client: Client, notebook: 
     )
     for cell in (0, 2, 3):
         assert await notebook.published(cell, version=None) == []
+
+
+# A loop ending a cell without a trailing newline, then a GG103 fix that would have to
+# rewrite the `%time` line of the next cell (as `gradguard check --fix` refuses it).
+MAGIC_CELLS = [
+    (types.NotebookCellKind.Code, "import torch\n%matplotlib inline"),
+    (types.NotebookCellKind.Markup, "## Train"),
+    (types.NotebookCellKind.Code, "net = torch.nn.Linear(2, 1)\nnet(torch.randn(3, 2)).sum().backward()\nkept = []\nfor x in [torch.randn(3, 2)]:\n    kept.append(net(x).sum())"),
+    (types.NotebookCellKind.Code, "net.eval()\nfor x in [torch.randn(3, 2)]:\n    y = net(x)\n    %time z = y.argmax()"),
+]
+
+
+async def test_no_quick_fix_rewrites_a_magic_and_the_neighbouring_cell_keeps_its_own(client: Client, tmp_path):
+    await initialize(client, notebooks=True, options={"select": ["GG101", "GG103"], "debounceMs": 0})
+    notebook = Notebook(client, tmp_path, MAGIC_CELLS)
+    notebook.open()
+    (kept,) = await notebook.published(2)
+    (evaluation,) = await notebook.published(3)
+    assert (kept.code, evaluation.code) == ("GG101", "GG103")
+    assert evaluation.data["fixes"] == []  # wrapping the loop would write `pass` over `%time z = y.argmax()`
+    cell = notebook.cells[3]
+    ignore, fix_all = await actions_for(client, cell, [evaluation])
+    assert (ignore.title, fix_all.title) == ("Ignore GG103 on this line", "GradGuard: fix all safe problems")
+    assert edits_of(fix_all.edit, cell) == []  # fix-all leaves the magic's cell alone ...
+    before = notebook.cells[2]
+    text = notebook.texts[before]
+    fixed = text.replace("kept.append(net(x).sum())", "kept.append(net(x).sum().detach())")
+    assert fixed != text and apply(text, edits_of(fix_all.edit, before)) == fixed  # ... and fixes the cell before it
+    store, *_ = await actions_for(client, before, [kept])
+    assert apply(text, edits_of(store.edit, before)) == fixed

@@ -62,7 +62,7 @@ def _data(snapshot: Snapshot, finding: Finding) -> dict:
     fixes = []
     for fix in finding.fixes:
         edits = [_edit(snapshot, e.range, e.new_text) for e in fix.edits]
-        if all(edits):  # a fix straddling two notebook cells cannot be expressed
+        if all(edits):  # a fix straddling two notebook cells or rewriting a magic is not offered
             fixes.append({"title": fix.title, "safe": fix.safety is Safety.SAFE, "edits": edits})
     data: dict = {"fixes": fixes}
     line = finding.range.start.line
@@ -79,4 +79,6 @@ def _edit(snapshot: Snapshot, rng: Range, text: str) -> Optional[dict]:
     if placed is None:
         return None
     part, lsp_range = placed
+    if snapshot.why_not_editable(part, rng) is not None:  # it would rewrite an IPython magic
+        return None
     return {"uri": part.uri, "version": part.version, "range": range_data(lsp_range), "newText": text}

@@ -5,11 +5,13 @@ frozen at one version, and how its engine positions map to client documents.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Optional
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from gradguard.cells import why_not_in_cell
 from gradguard.findings import Position, Range
 from gradguard.lsp import notebook
 from gradguard.lsp.positions import LineTable, LineTables
@@ -67,6 +69,19 @@ class Snapshot:
                 return None
             rng = Range(rng.start, Position(last, len(part.table.line(part.size))))
         return part, part.table.range_to_lsp(rng, self.encoding, part.offset)
+
+    def why_not_editable(self, part: Part, rng: Range) -> Optional[str]:
+        """Why a program range inside `part` cannot be edited in the client document, or
+        None: in a notebook cell, a line IPython reads (a magic) is blanked in the program,
+        and a fix written over it would destroy it - `gradguard check --fix` refuses the same."""
+        if part.uri == self.key:  # a text document: the program is its text
+            return None
+        first, last = rng.start.line - part.offset, rng.end.line - part.offset
+        return why_not_in_cell(part.table.lines, self._program_lines, part.offset + 1, first, last)
+
+    @cached_property
+    def _program_lines(self) -> list[str]:
+        return self.source.split("\n")
 
     def to_program(self, uri: str, position: types.Position) -> Optional[Position]:
         """A client position in one of the parts as a program position."""
