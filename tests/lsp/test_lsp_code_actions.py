@@ -35,7 +35,9 @@ async def test_quick_fixes_of_a_diagnostic(client: Client, tmp_path):
     store, store_item, ignore = await actions_for(client, uri, [first], only=[types.CodeActionKind.QuickFix])
 
     assert (store.title, store.kind, store.is_preferred) == ("Store `loss.detach()`", "quickfix", True)
-    assert (store_item.title, store_item.is_preferred) == ("Store `loss.detach().item()`", None)
+    # An unsafe fix (it changes the stored value's type) says so in its title.
+    assert (store_item.title, store_item.is_preferred) == ("Store `loss.detach().item()` (unsafe)", None)
+    assert first.data["fixes"][1]["safe"] is False
     assert ignore.title == "Ignore GG101 on this line"
     assert list(store.diagnostics) == [first]
     assert store.edit.document_changes[0].text_document.version == 1  # stale edits are refused by the editor
@@ -92,6 +94,7 @@ async def test_fix_all_applies_every_safe_fix(client: Client, tmp_path):
     diagnostics = await client.diagnostics_for(uri)
     (fix_all,) = await actions_for(client, uri, [], only=["source.fixAll"], at=diagnostics[0].range)
     assert (fix_all.kind, fix_all.title) == ("source.fixAll.gradguard", "GradGuard: fix all safe problems")
+    # the safe fix of each finding; never the unsafe `.detach().item()` alternative
     assert apply(TRAIN, edits_of(fix_all.edit, uri)) == TRAIN.replace(
         "val_losses.append(loss)", "val_losses.append(loss.detach())"
     ).replace("train_losses.append(loss)", "train_losses.append(loss.detach())")

@@ -5,12 +5,14 @@ hovers show the resolved type. Real jedi, real torch, over stdio."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 
 import pytest
 from lsprotocol import types
 
-from lsp_harness import Client, initialize
+from lsp_harness import Client, apply, edits_of, initialize
+from test_lsp_code_actions import actions_for
 from test_lsp_hover import hover
 
 pytestmark = pytest.mark.asyncio
@@ -58,3 +60,56 @@ async def test_types_off_publishes_each_version_once(client: Client):
     client.replace(uri, path.read_text() + "\n")
     assert await client.diagnostics_for(uri) == []
     assert [p.version for p in client.publishes(uri)] == [1, 2]
+
+
+TYPED_FIXES = '''\
+import torch
+
+from models.net import Net
+
+
+def collect(model, loader):
+    outputs, norms, seen = [], [], []
+    for x in loader:
+        out = model(x)
+        outputs.append(out)
+        norms.append(out.norm())
+        y = torch.randn(2, 4, requires_grad=True) * 2
+        seen.append(y)
+    return outputs, norms, seen
+
+
+collect(Net(), [torch.randn(2, 4)])
+'''
+
+
+async def test_fix_all_uses_the_type_layer_and_applies_every_safe_fix(client: Client, tmp_path):
+    """Fix-all sees what the diagnostics see: two of the three findings need jedi (`model` is
+    a `Net`); all three safe fixes are applied, the unsafe `.item()` alternative never."""
+    shutil.copytree(WORKSPACE / "models", tmp_path / "models")
+    path = tmp_path / "train.py"
+    path.write_text(TYPED_FIXES)
+    await initialize(client, options={"debounceMs": 0, "types": True, "select": ["GG101"]}, root=tmp_path)
+    uri = path.as_uri()
+    client.open(uri, TYPED_FIXES)
+    publishes = await wait(client, lambda: len(client.publishes(uri)) >= 2 and client.publishes(uri))
+    assert [d.range.start.line + 1 for d in publishes[0].diagnostics] == [13]  # syntax alone
+    refined = publishes[1].diagnostics
+    assert [d.range.start.line + 1 for d in refined] == [10, 11, 13]
+    titles = [a.title for d in refined for a in await actions_for(client, uri, [d], only=[types.CodeActionKind.QuickFix])]
+    assert titles == [
+        "Store `out.detach()`", "Ignore GG101 on this line",
+        "Store `out.norm().detach()`", "Store `out.norm().detach().item()` (unsafe)", "Ignore GG101 on this line",
+        "Store `y.detach()`", "Ignore GG101 on this line",
+    ]
+    (fix_all,) = await actions_for(client, uri, [], only=["source.fixAll"], at=refined[0].range)
+    fixed = apply(TYPED_FIXES, edits_of(fix_all.edit, uri))
+    assert fixed == (
+        TYPED_FIXES.replace("outputs.append(out)", "outputs.append(out.detach())")
+        .replace("norms.append(out.norm())", "norms.append(out.norm().detach())")
+        .replace("seen.append(y)", "seen.append(y.detach())")
+    )
+    # Nothing is left to fix: the fixed text has no finding with or without types.
+    version = client.replace(uri, fixed)
+    assert await client.diagnostics_for(uri, version) == []
+    assert await actions_for(client, uri, [], only=["source.fixAll"], at=refined[0].range) == []

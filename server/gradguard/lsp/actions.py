@@ -20,6 +20,7 @@ from gradguard.findings import Position, Range
 
 SOURCE = "gradguard"
 FIX_ALL = "source.fixAll.gradguard"
+UNSAFE = "(unsafe)"  # ends the title of a fix that can change what the program computes; fix-all never applies one
 
 # Edit as it travels in Diagnostic.data: {"uri", "version", "range", "newText"}
 DataEdit = dict
@@ -96,7 +97,8 @@ def _current(edits: list[DataEdit], version_of: Callable[[str], Optional[int]]) 
 def quick_fixes(
     diagnostic: types.Diagnostic, version_of: Callable[[str], Optional[int]], document_changes: bool
 ) -> list[types.CodeAction]:
-    """The diagnostic's fixes (the first safe one preferred), then its ignore comment."""
+    """The diagnostic's fixes (the first safe one preferred; an unsafe one says so in its
+    title), then its ignore comment."""
     data = diagnostic.data if isinstance(diagnostic.data, dict) else None
     if diagnostic.source != SOURCE or data is None:
         return []
@@ -109,7 +111,7 @@ def quick_fixes(
         preferred_given |= preferred
         actions.append(
             types.CodeAction(
-                title=fix["title"],
+                title=fix["title"] if fix["safe"] else f"{fix['title']} {UNSAFE}",
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diagnostic],
                 is_preferred=preferred or None,

@@ -47,7 +47,23 @@ def project_settings(path: Optional[str]) -> Settings:
     return Resolver().for_path(path).settings_for(path, honour_exclude=True)
 
 
-__all__ = ["EXCLUDED", "ConfigError", "Options", "merged", "parse", "project_settings"]
+def effective(opts: Options) -> dict[str, Any]:
+    """The settings the server works with, in the editor's terms (the manifest's keys and
+    values; `select: []` is every rule): for a file whose project sets nothing."""
+    engine = opts.settings(Settings())
+    return {
+        "enable": opts.enable,
+        "debounceMs": opts.debounce_ms,
+        "types": opts.types,
+        "select": [] if engine.select == Settings().select else list(engine.select),
+        "ignore": list(engine.ignore),
+        "severity": {code: level.value for code, level in engine.severity.items()},
+        "strict": engine.strict,
+        "copyOrder": engine.copy_order,
+    }
+
+
+__all__ = ["EXCLUDED", "ConfigError", "Options", "effective", "merged", "parse", "project_settings"]
 
 
 class Problem(ValueError):

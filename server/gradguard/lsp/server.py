@@ -21,12 +21,10 @@ from gradguard.findings import Position, Range
 from gradguard.lsp import actions, hover, stdio
 from gradguard.lsp.session import Session
 
+# Every cell, Markdown ones too: the server analyses the Python code cells, and counts all
+# cells as VS Code and the CLI do ("cell 3" is the notebook's third cell, whatever its kind).
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
-    notebook_selector=[
-        types.NotebookDocumentFilterWithNotebook(
-            notebook="jupyter-notebook", cells=[types.NotebookCellLanguage(language="python")]
-        )
-    ],
+    notebook_selector=[types.NotebookDocumentFilterWithNotebook(notebook="jupyter-notebook")],
     save=True,
 )
 

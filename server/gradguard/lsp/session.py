@@ -18,6 +18,7 @@ is analysed, since their edits belong to the older text.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import traceback
 from collections import OrderedDict
@@ -28,7 +29,9 @@ from typing import Any, Optional
 from lsprotocol import types
 
 from gradguard.engine import Incremental
-from gradguard.engine.fixes import fix_source
+from gradguard.engine import analyze as engine_analyze
+from gradguard.engine.fixes import MAX_ROUNDS as MAX_FIX_ROUNDS
+from gradguard.engine.fixes import apply_fixes
 from gradguard.findings import Position
 from gradguard.lsp import actions, hover, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
@@ -37,6 +40,7 @@ from gradguard.lsp.types import TypeService
 from gradguard.lsp.worker import Outcome, Worker, analyse, read
 from gradguard.lsp.worker import refine as worker_refine
 from gradguard.settings import Settings
+from gradguard.typelayer.refine import reanalyze
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +54,9 @@ TYPE_HOVER_BUDGET_S = 0.25
 # Engine models kept for hovers (memory, and GC time, grow with each): the most recently
 # analysed documents; hovering another one re-analyses it in the background.
 KEEP_MODELS = 2
+# The type layer's per-document answers for fix-all's own analyses (their texts are the
+# document's, fixed round by round: not the document's current version).
+FIX_ALL_TYPES_KEY = "gradguard:fix-all"
 
 
 class Session:
@@ -92,6 +99,7 @@ class Session:
 
     def configure(self, raw: Any) -> None:
         self.options, problems = options.parse(raw)
+        self.log(types.MessageType.Log, f"GradGuard settings: {json.dumps(options.effective(self.options))}")
         self._configure_types()
         self.generation += 1
         self._fix_all.clear()
@@ -341,7 +349,9 @@ class Session:
         return f"resolves to `{full}`" if full else None
 
     async def fix_all_edits(self, uri: str) -> list[actions.DataEdit]:
-        """The edits of `source.fixAll.gradguard`: every safe fix of the document."""
+        """The edits of `source.fixAll.gradguard`: every safe fix of the document, found by
+        the same analysis as its diagnostics and quick fixes (the type layer's too, when on),
+        round after round until nothing more applies. Unsafe fixes are never applied."""
         key = self.key_for(uri)
         snapshot = self.snapshot(key)
         if snapshot is None:
@@ -349,16 +359,16 @@ class Session:
         outcome = self.outcomes.get(key)
         current = outcome if outcome is not None and self.is_current(outcome) else None
         published = [d for p in snapshot.parts for d in self.published.get(p.uri, (None, []))[1]]
-        if current is not None and not actions.safe_edits(published):
-            return []  # the cheap answer: nothing safe to fix in the current findings
         if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:
             # A notebook: one round of its current safe fixes (the cells' edits are known;
             # a re-fixed joined program could not be split back into cells reliably).
             return actions.safe_edits(published) if current is not None else []
+        if current is not None and self.types is None and not actions.safe_edits(published):
+            return []  # the cheap answer: nothing safe to fix in the current findings
         cache_key = (key, snapshot.version, self.generation)
         if cache_key not in self._fix_all:
-            result = await self.worker.run(fix_source, snapshot.source, self.settings_for(snapshot))
-            change = actions.text_change(snapshot.source, result.source)
+            fixed = await self._fixed(snapshot, self.settings_for(snapshot))
+            change = actions.text_change(snapshot.source, fixed)
             edits = []
             if change is not None:
                 rng, text = change
@@ -368,6 +378,36 @@ class Session:
                     edits = [{"uri": part.uri, "version": part.version, "range": actions.range_data(lsp_range), "newText": text}]
             self._fix_all = {cache_key: edits}  # only the latest request's answer is worth keeping
         return self._fix_all[cache_key]
+
+    async def _fixed(self, snapshot: Snapshot, settings: Settings) -> str:
+        """The source with every safe fix applied (as `gradguard check --fix` does, each
+        round analysed as the diagnostics are); a round whose result does not parse is dropped."""
+        source = snapshot.source
+        analysis = await self._analysis_for_fixes(source, snapshot.path, settings)
+        for _ in range(MAX_FIX_ROUNDS):
+            if analysis is None:
+                break
+            new, applied = await self.worker.run(partial(apply_fixes, unsafe=False), source, analysis.findings)
+            if applied == 0 or new == source:
+                break
+            check = await self._analysis_for_fixes(new, snapshot.path, settings)
+            if check is None:  # a fix that breaks the file is a bug: keep what we had
+                break
+            source, analysis = new, check
+        return source
+
+    async def _analysis_for_fixes(self, source: str, path: Optional[str], settings: Settings):
+        """The engine on `source`, refined by the type layer when it is on; None on a parse error."""
+        incremental = Incremental()
+        service = self.types
+        first = await self.worker.run(partial(engine_analyze, incremental=incremental, ask_types=service is not None), source, settings)
+        if first.error is not None:
+            return None
+        if service is None or not first.type_queries:
+            return first
+        facts = await service.facts(FIX_ALL_TYPES_KEY, first, source, path)
+        refined = await self.worker.run(reanalyze, source, settings, facts, incremental) if facts else None
+        return refined if refined is not None else first
 
     # ---------------------------------------------------------------- client
     def log(self, level: types.MessageType, message: str) -> None:
