@@ -70,6 +70,7 @@ class FileResult:
     cells: CellMap | None = None  # a notebook: where its code cells are in the findings' program
     cell_sources: dict[int, str] | None = None  # a notebook's code cells by number, for code frames
     digest: str | None = None  # SHA-256 of the bytes the result describes, when it is worth caching
+    notes: list[str] = field(default_factory=list)  # about the run, not the file: printed once (the type layer)
 
 
 def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
@@ -77,10 +78,14 @@ def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
     path, settings = (task, job.settings) if isinstance(task, str) else task
     try:
         if path.endswith(notebooks.SUFFIX):
-            return _check_notebook(path, settings, job)
-        return _check_file(path, settings, job)
+            result = _check_notebook(path, settings, job)
+        else:
+            result = _check_file(path, settings, job)
     except Exception as e:  # an engine bug must not hide the other files' results
-        return FileResult(path, error=FileError(f"internal error: {type(e).__name__}: {e}"))
+        result = FileResult(path, error=FileError(f"internal error: {type(e).__name__}: {e}"))
+    if _notes:
+        result.notes, _notes[:] = list(_notes), []
+    return result
 
 
 def _read(path: str) -> tuple[bytes, str, bool] | FileResult:
@@ -145,35 +150,49 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
 
 
 def _analyse(text: str, settings: Settings, path: str):
-    """The engine; with `types`, refined by jedi (one oracle per worker process)."""
+    """The engine; with `types`, refined by jedi (one oracle per project root and worker process)."""
     if not settings.types:
         return analyze(text, settings)
     incremental = Incremental()
     first = analyze(text, settings, incremental=incremental, ask_types=True)
     if first.error is not None or not first.type_queries:
         return first
+    oracle = _oracle(path, settings.python)
+    if oracle is None:
+        return first
     from gradguard.typelayer import refine  # jedi only for --types
 
-    refined = refine(first, text, _oracle(path), os.path.abspath(path), settings, incremental=incremental)
+    refined = refine(first, text, oracle, os.path.abspath(path), settings, incremental=incremental)
     return refined if refined is not None else first
 
 
-_oracles: dict = {}  # project root -> Oracle, per worker process
+_oracles: dict = {}  # (project root, interpreter) -> Oracle, or None when jedi cannot start; per worker process
 _roots: dict = {}  # directory -> project root (the configuration is read once per directory)
+_notes: list[str] = []  # what this worker has to say once about the type layer (sent with the next result)
 
 
-def _oracle(path: str):
-    """jedi for the project holding `path` (its configuration's root, else the file's directory)."""
+def _oracle(path: str, python: str | None):
+    """jedi for the project holding `path` (its configuration's root, else the file's directory),
+    reading the packages of `python` (default: the interpreter running GradGuard)."""
     from gradguard.typelayer.oracle import Oracle
 
     directory = os.path.dirname(os.path.abspath(path))
     if directory not in _roots:
         config = Resolver().for_dir(directory)
         _roots[directory] = config.root if config.path else directory
-    root = _roots[directory]
-    if root not in _oracles:
-        _oracles[root] = Oracle(root)
-    return _oracles[root]
+    key = (_roots[directory], python)
+    if key not in _oracles:
+        oracle = Oracle(key[0], python)
+        try:
+            status = oracle.status()  # one question: does nn.Module resolve, from torch or the stubs?
+        except Exception as e:  # noqa: BLE001 - not an interpreter, jedi cannot start it
+            _notes.append(f"types are off: jedi cannot use {oracle.interpreter} ({type(e).__name__}: {e})")
+            oracle = None
+        else:
+            if not status.ok:
+                _notes.append(status.message())
+        _oracles[key] = oracle
+    return _oracles[key]
 
 
 def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
@@ -433,14 +452,24 @@ def _selection_options(f):
             default=None,
             help="Ask jedi what syntax cannot tell (an nn.Module from another file, a NumPy array): slower.",
         ),
+        click.option(
+            "--python",
+            type=click.Path(exists=True, dir_okay=True),
+            callback=lambda ctx, param, value: os.path.abspath(value) if value else None,  # symlinks kept: a venv's python is one
+            default=None,
+            metavar="PATH",
+            help="With --types: the project's Python (or virtual environment) whose packages jedi reads; "
+            "default: the one running GradGuard.",
+        ),
     ]
     for option in reversed(options):
         f = option(f)
     return f
 
 
-def _overrides(select, extend_select, ignore, copy_order, strict, types=None) -> dict:
+def _overrides(select, extend_select, ignore, copy_order, strict, types=None, python=None) -> dict:
     return {
+        "python": python,
         "select": select,
         "extend_select": extend_select,
         "ignore": ignore,
@@ -477,6 +506,7 @@ def check(
     copy_order: str | None,
     strict: bool | None,
     types: bool | None,
+    python: str | None,
     fix: bool,
     unsafe_fixes: bool,
     diff: bool,
@@ -486,7 +516,7 @@ def check(
     jobs: int,
 ) -> None:
     """Check PATHS (files, or directories searched for *.py and *.ipynb; default: .)."""
-    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types))
+    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types, python))
     framed = output_format == "text" and not diff and not statistics and sys.stdout.isatty()
     mode = "diff" if diff else "fix" if fix else "check"
     job = Job(mode=mode, unsafe=unsafe_fixes, want_source=framed)
@@ -555,8 +585,13 @@ def _report(
         progress.clear()
         click.echo(text, **kwargs)
 
+    said: set[str] = set()  # notes about the run (the type layer), each once however many workers say it
     for result in run_tasks(tasks, job, jobs):
         progress.advance()
+        for note in result.notes:
+            if note not in said:
+                said.add(note)
+                echo(render.warning(note, err), err=True)
         for message in result.internal_errors:
             echo(render.file_error(result.path, f"internal error: {message}", level="warning", style=err), err=True)
         if result.error is not None:
@@ -639,9 +674,10 @@ def show_config(
     copy_order: str | None,
     strict: bool | None,
     types: bool | None,
+    python: str | None,
 ) -> None:
     """Print the configuration that applies to PATH (a file or directory; default: .)."""
-    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types))
+    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types, python))
     try:
         config = resolver.for_path(path)
     except ConfigError as e:

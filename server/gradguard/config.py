@@ -73,6 +73,7 @@ class Config:
     strict: bool = False
     copy_order: str = "clone-detach"
     types: bool = False  # refine findings with the jedi type layer (`--types`)
+    python: Optional[str] = None  # the interpreter whose packages jedi reads (`--python`); None: GradGuard's own
     _globs: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def override(self, select=(), extend_select=(), ignore=(), **values: Any) -> Config:
@@ -104,6 +105,7 @@ class Config:
             strict=self.strict,
             copy_order=self.copy_order,
             types=self.types,
+            python=self.python if self.types else None,
         )
 
     def is_excluded(self, path: str, *, check_parents: bool = False) -> bool:
@@ -143,6 +145,7 @@ class Config:
             f"strict = {_toml(self.strict)}",
             f"copy-order = {_toml(self.copy_order)}",
             f"types = {_toml(self.types)}",
+            *([f"python = {_toml(self.python)}"] if self.python else []),
             "",
             "[severity]",
             *(f"{code} = {_toml(level.value)}" for code, level in self.severity),
@@ -239,6 +242,12 @@ def _bool(value: Any, problem) -> bool:
     return value
 
 
+def _python(value: Any, problem) -> str:
+    if not isinstance(value, str) or not value.strip():
+        problem(f"expected the path of a Python interpreter (or of a virtual environment), got {value!r}")
+    return os.path.expanduser(value)
+
+
 def _copy_order(value: Any, problem) -> str:
     if value not in COPY_ORDERS:
         problem(f"expected one of {', '.join(repr(o) for o in COPY_ORDERS)}, got {value!r}")
@@ -280,6 +289,7 @@ KEYS = {
     "strict": ("strict", _bool),
     "copy-order": ("copy_order", _copy_order),
     "types": ("types", _bool),
+    "python": ("python", _python),
 }
 
 
@@ -298,7 +308,10 @@ def parse(table: Any, path: str, prefix: str = "") -> Config:
             raise ConfigError(path, prefix + key + (f".{sub}" if sub else ""), text)
 
         values[name] = check(value, problem)
-    return Config(path=path, root=os.path.dirname(os.path.abspath(path)), **values)
+    root = os.path.dirname(os.path.abspath(path))
+    if "python" in values:  # relative to the file that names it, as its globs are
+        values["python"] = os.path.normpath(os.path.join(root, values["python"]))
+    return Config(path=path, root=root, **values)
 
 
 @lru_cache(maxsize=256)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from gradguard.findings import Severity
 
@@ -17,6 +18,7 @@ class Settings:
     strict: bool = False  # also report likely graphs: an unknown function's result, when its arguments carry one
     copy_order: str = "clone-detach"
     types: bool = False  # refine with the jedi type layer (front ends run it; the engine only reads facts)
+    python: Optional[str] = None  # with types: the interpreter whose packages jedi reads (None: the running one)
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""

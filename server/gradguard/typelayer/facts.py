@@ -21,9 +21,12 @@ class TypeFact:
     kind: str  # "module" | "module-class" | "tensor" | "ndarray" | "number" | "container" | "object"
     type_name: str  # the resolved type, e.g. "models.net.Net", "numpy.ndarray", "builtins.float"
     loss: bool = False  # module / module-class: a loss (torch.nn.modules.loss._Loss subclass)
+    # Where the type is defined: a file of the project ("models/net.py"), "GradGuard's torch stubs",
+    # "the interpreter's torch", a package ("numpy"); "" when jedi does not say (builtins).
+    origin: str = ""
 
     def describe(self) -> str:
-        """For hovers: "`models.net.Net` (an nn.Module)"."""
+        """For hovers: "`models.net.Net` (an nn.Module, from `models/net.py`)"."""
         what = {
             "module": "an nn.Module" if not self.loss else "an nn.Module loss",
             "module-class": "an nn.Module subclass",
@@ -33,7 +36,10 @@ class TypeFact:
             "container": "a Python container",
             "object": "not a tensor",
         }[self.kind]
-        return f"`{self.type_name}` ({what})"
+        if not self.origin:
+            return f"`{self.type_name}` ({what})"
+        where = self.origin if " " in self.origin else f"`{self.origin}`"
+        return f"`{self.type_name}` ({what}, from {where})"
 
 
 def _short(name: str) -> str:

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import sys
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 from gradguard.typelayer.facts import TypeFact
@@ -29,6 +31,66 @@ CONTAINERS = {"builtins.list", "builtins.dict", "builtins.tuple", "builtins.set"
 NDARRAY = "numpy.ndarray"
 CACHE_SIZE = 4096  # answers kept, per (document text, position)
 PARSED_MODULES = 400  # parso keeps every module jedi read (torch has ~1,500): beyond this, start afresh
+# GradGuard's own small torch stubs (a PEP 561 `torch-stubs` package): given to jedi only when the
+# chosen interpreter has no torch, so that `class G(nn.Module)` resolves in any environment.
+STUBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stubs")
+PROBE = "from torch import nn\nnn.Module\n"  # what must resolve for the type layer to be of use
+
+
+@dataclass(frozen=True)
+class Status:
+    """Where `nn.Module` came from for jedi: "torch" (the interpreter's own), "stubs" (GradGuard's),
+    or "unresolved" (neither: the type layer can add nothing about modules)."""
+
+    state: str
+    interpreter: str
+    torch_path: Optional[str] = None  # the interpreter's torch package, when it has one
+
+    @property
+    def ok(self) -> bool:
+        return self.state != "unresolved"
+
+    def message(self) -> str:
+        if self.state == "torch":
+            return f"types: nn.Module from the torch of {self.interpreter} ({self.torch_path})"
+        if self.state == "stubs":
+            return f"types: no torch in {self.interpreter}; nn.Module from GradGuard's bundled torch stubs"
+        where = f"its torch at {self.torch_path}" if self.torch_path else "no torch and no stubs"
+        return (
+            f"types are on but jedi cannot resolve torch.nn.Module with {self.interpreter} ({where}): "
+            "nn.Module subclasses from other files cannot be recognised"
+        )
+
+
+def find_torch(sys_path: Iterable[str]) -> Optional[str]:
+    """The torch package an interpreter would import, found on its sys.path without importing it."""
+    for entry in sys_path:
+        candidate = os.path.join(entry, "torch")
+        if os.path.isfile(os.path.join(candidate, "__init__.py")):
+            return candidate
+    return None
+
+
+def origin(value, root: Optional[str]) -> str:
+    """Where a jedi value is defined, for hovers: "GradGuard's torch stubs", "torch", "numpy",
+    or a file of the project ("models/net.py")."""
+    try:
+        path = value.get_root_context().py__file__()
+    except Exception:  # noqa: BLE001 - builtins, compiled values
+        path = None
+    if path is None:
+        return ""
+    path = os.path.abspath(str(path))
+    if path.startswith(STUBS + os.sep):
+        return "GradGuard's torch stubs"
+    if root and path.startswith(os.path.abspath(root) + os.sep) and os.sep + "site-packages" + os.sep not in path:
+        return os.path.relpath(path, root).replace(os.sep, "/")
+    parts = path.split(os.sep)
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts and parts.index(marker) + 1 < len(parts):
+            package = parts[parts.index(marker) + 1]
+            return "the interpreter's torch" if package == "torch" else package.removesuffix(".py")
+    return os.path.basename(path)
 
 
 def _qualname(value) -> str:
@@ -55,18 +117,19 @@ def _mro(cls) -> Optional[list[str]]:
         return None
 
 
-def classify(names) -> Optional[TypeFact]:
-    """One fact from jedi's answer, or None if it is empty, ambiguous or says nothing useful."""
+def classify(names, root: Optional[str] = None) -> Optional[TypeFact]:
+    """One fact from jedi's answer, or None if it is empty, ambiguous or says nothing useful.
+    `root`: the project's directory (a class defined there is named by its file in `origin`)."""
     facts = set()
     for name in names:
-        fact = _classify_one(name)
+        fact = _classify_one(name, root)
         if fact is None:
             return None
         facts.add(fact)
     return facts.pop() if len(facts) == 1 else None
 
 
-def _classify_one(name) -> Optional[TypeFact]:
+def _classify_one(name, root: Optional[str] = None) -> Optional[TypeFact]:
     if name.type not in ("instance", "class"):
         return None
     values = list(name._name.infer())  # jedi's values behind the public Name
@@ -82,20 +145,33 @@ def _classify_one(name) -> Optional[TypeFact]:
     full = mro[0]
     if MODULE in mro:
         kind = "module-class" if name.type == "class" else "module"
-        return TypeFact(kind, full, loss=LOSS in mro)
+        return TypeFact(kind, full, loss=LOSS in mro, origin=origin(cls, root))
     if name.type == "class":
         return None  # other classes: calling them makes objects syntax already treats as unknown
     if TENSORS & set(mro):
-        return TypeFact("tensor", full)
+        return TypeFact("tensor", full, origin=origin(cls, root))
     if full == NDARRAY or NDARRAY in mro:
-        return TypeFact("ndarray", full)
+        return TypeFact("ndarray", full, origin=origin(cls, root))
     if full in NUMBERS:
         return TypeFact("number", full)
     if full in CONTAINERS:
         return TypeFact("container", full)
     if full.startswith(("builtins.", "typing.")):
         return None
-    return TypeFact("object", full)
+    return TypeFact("object", full, origin=origin(cls, root))
+
+
+_environments: dict = {}  # interpreter -> (jedi environment, its torch or None): one per process
+
+
+def environment(jedi, interpreter: str):
+    """jedi's environment for an interpreter, shared by every Oracle of the process (one
+    subprocess each), and the torch package that interpreter has (None: GradGuard's stubs)."""
+    if interpreter not in _environments:
+        # safe=False: the interpreter is the user's choice (a setting or --python), not the file's
+        env = jedi.create_environment(interpreter, safe=False)
+        _environments[interpreter] = (env, find_torch(env.get_sys_path()))
+    return _environments[interpreter]
 
 
 class Oracle:
@@ -109,16 +185,36 @@ class Oracle:
         self.interpreter = interpreter or sys.executable
         self._environment = None
         self._project = None
+        self._status: Optional[Status] = None
         self._answers: OrderedDict = OrderedDict()
         self.questions = 0  # asked of jedi (not answered from the cache)
 
     def _env(self):
         if self._environment is None:
-            # safe=False: the interpreter is the user's choice (a setting), not the file's
-            self._environment = self._jedi.create_environment(self.interpreter, safe=False)
-            kwargs = {"environment_path": self.interpreter}
-            self._project = self._jedi.Project(self.root, **kwargs) if self.root else None
+            self._environment, torch = environment(self._jedi, self.interpreter)
+            # No torch in that interpreter: GradGuard's stubs stand in for it (never beside a real torch,
+            # whose own names and types are better).
+            added = () if torch else (STUBS,)
+            self.stubs = not torch
+            self.torch_path = torch
+            self._project = self._jedi.Project(
+                self.root or os.getcwd(), environment_path=self.interpreter, added_sys_path=added
+            )
         return self._environment
+
+    def status(self) -> Status:
+        """Whether jedi resolves `torch.nn.Module` here, and from where (asked once)."""
+        if self._status is None:
+            self._env()
+            script = self._jedi.Script(PROBE, path=None, project=self._project, environment=self._environment)
+            try:
+                fact = classify(script.infer(2, 3))
+            except Exception:  # noqa: BLE001 - jedi failed: as good as unresolved
+                fact = None
+            ok = fact is not None and fact.kind == "module-class"
+            state = ("stubs" if self.stubs else "torch") if ok else "unresolved"
+            self._status = Status(state, self.interpreter, self.torch_path)
+        return self._status
 
     def warm_up(self) -> None:
         """The first question in a process costs seconds (jedi reads torch): ask it early."""
@@ -143,7 +239,7 @@ class Oracle:
         for pos in missing:
             self.questions += 1
             try:
-                fact = classify(script.infer(pos[0], pos[1]))
+                fact = classify(script.infer(pos[0], pos[1]), self.root)
             except Exception:  # noqa: BLE001 - jedi fails on odd code: no fact, never an error
                 log.debug("jedi failed at %s:%s", path, pos, exc_info=True)
                 fact = None

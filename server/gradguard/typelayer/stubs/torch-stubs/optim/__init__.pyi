@@ -1,0 +1,15 @@
+from torch.optim import lr_scheduler as lr_scheduler
+from torch.optim.optimizer import Optimizer as Optimizer
+from torch.optim.sgd import SGD as SGD
+from torch.optim.adam import Adam as Adam
+from torch.optim.adamw import AdamW as AdamW
+from torch.optim.rmsprop import RMSprop as RMSprop
+from torch.optim.adagrad import Adagrad as Adagrad
+from torch.optim.adadelta import Adadelta as Adadelta
+from torch.optim.adamax import Adamax as Adamax
+from torch.optim.lbfgs import LBFGS as LBFGS
+from torch.optim.nadam import NAdam as NAdam
+from torch.optim.radam import RAdam as RAdam
+from torch.optim.sparse_adam import SparseAdam as SparseAdam
+from torch.optim.asgd import ASGD as ASGD
+from torch.optim.rprop import Rprop as Rprop

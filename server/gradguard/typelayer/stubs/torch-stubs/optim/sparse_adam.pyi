@@ -1,0 +1,6 @@
+from typing import Any
+
+from torch.optim.optimizer import Optimizer
+
+class SparseAdam(Optimizer):
+    def __init__(self, params: Any, *args: Any, **kwargs: Any) -> None: ...

@@ -1,0 +1,14 @@
+from torch.utils.data.dataloader import DataLoader as DataLoader
+from torch.utils.data.dataloader import default_collate as default_collate
+from torch.utils.data.dataset import ConcatDataset as ConcatDataset
+from torch.utils.data.dataset import Dataset as Dataset
+from torch.utils.data.dataset import IterableDataset as IterableDataset
+from torch.utils.data.dataset import Subset as Subset
+from torch.utils.data.dataset import TensorDataset as TensorDataset
+from torch.utils.data.dataset import random_split as random_split
+from torch.utils.data.sampler import BatchSampler as BatchSampler
+from torch.utils.data.sampler import RandomSampler as RandomSampler
+from torch.utils.data.sampler import Sampler as Sampler
+from torch.utils.data.sampler import SequentialSampler as SequentialSampler
+from torch.utils.data.sampler import SubsetRandomSampler as SubsetRandomSampler
+from torch.utils.data.sampler import WeightedRandomSampler as WeightedRandomSampler

@@ -1,0 +1,13 @@
+from typing import Any, Iterator
+
+from torch.utils.data.dataset import Dataset
+
+class DataLoader:
+    dataset: Dataset[Any]
+    batch_size: Any
+    def __init__(self, dataset: Any, batch_size: Any = ..., shuffle: Any = ..., *args: Any, **kwargs: Any) -> None: ...
+    # Batches are whatever the dataset and collate_fn make: not typed here (as in torch for jedi).
+    def __iter__(self) -> Iterator[Any]: ...
+    def __len__(self) -> int: ...
+
+def default_collate(batch: Any) -> Any: ...
