@@ -12,7 +12,7 @@ from gradguard.rules import all_rules
 from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIterations as GG101
 
 BAD = GG101.INVALID[1]  # GG101 alone
-ALLOWED = "select, extend-select, ignore, per-file-ignores, exclude, extend-exclude, severity, strict, copy-order, types"
+ALLOWED = "select, extend-select, ignore, per-file-ignores, exclude, extend-exclude, severity, strict, copy-order, types, python"
 # GG101 (line 7) and GG402 (line 8) in one file.
 TWO = """import torch
 

@@ -47,7 +47,7 @@ async def test_refined_publish_of_the_same_version_then_typed_hover(client: Clie
     ]
     result = await hover(client, uri, types.Position(7, 12))  # model.requires_grad_(True)
     text = result.contents.value
-    assert "`model` is `models.net.Net` (an nn.Module)" in text
+    assert "`model` is `models.net.Net` (an nn.Module, from `models/net.py`)" in text
     assert "resolves to `torch.nn.modules.module.Module.requires_grad_`" in text
 
 
