@@ -1,0 +1,413 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine.flow import keyword, literal_bool
+from gradguard.engine.values import Evidence, Grad, Kind
+from gradguard.findings import Severity
+from gradguard.rules._build import short
+from gradguard.rules.base import Invalid, Rule, Valid
+
+# Calls that make a new tensor from data: with `requires_grad=True` they make a leaf.
+REBUILDERS = ("torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable")
+# Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
+LOSS_NAME = re.compile(r"(?i)(loss|criterion|crit)\w*$")
+PASS_THROUGH = ("to", "cuda", "cpu", "float", "double", "half", "type", "requires_grad_")
+
+
+@dataclass(eq=False)
+class Rebuilt:
+    """A fresh leaf made from a value whose graph was cut, followed through the code after it."""
+
+    node: cst.CSTNode  # what made the leaf (the call, or `x.requires_grad = True`)
+    source: cst.CSTNode  # the value it was made from
+    cuts: frozenset  # where that value's graph was cut
+    names: set = field(default_factory=set)  # names holding the leaf, or values computed from it
+    backward: Optional[cst.CSTNode] = None  # a `.backward()` that reaches it
+    intended: bool = False  # optimised on purpose (an optimizer, `.grad` read) or fed to a model
+    stamp: tuple = ()
+
+
+class RebuiltLeaf(Rule):
+    """
+    ## What it does
+    Finds a new leaf tensor made from a value whose graph was cut, and then
+    back-propagated: `torch.tensor(loss.item(), requires_grad=True)`,
+    `torch.tensor(out.detach().cpu().numpy(), requires_grad=True)`,
+    `loss.requires_grad = True` or `loss.requires_grad_()` on a loss computed
+    from a detached prediction or under `torch.no_grad()`.
+
+    ## Why is this bad?
+    It is the usual "fix" for `RuntimeError: element 0 of tensors does not
+    require grad and does not have a grad_fn`: the error goes away because the
+    new tensor is a leaf that requires grad, but the graph back to the model was
+    already cut (by `.item()`, `.detach()`, `.numpy()` or `no_grad`). `backward()`
+    then runs without error, reaches only the new leaf, and the model's
+    parameters never receive a gradient: training silently does nothing.
+
+    ## Example
+    ```python
+    loss = criterion(model(x), y)
+    loss = torch.tensor(loss.item(), requires_grad=True)
+    loss.backward()
+    ```
+
+    ## Use instead
+    ```python
+    loss = criterion(model(x), y)
+    loss.backward()
+    ```
+
+    ## Fix safety
+    There is no automatic fix: the cut (named in the message, and a related
+    location) must go, and only the author knows what it was for. A leaf that
+    is optimised on purpose - given to an optimizer, its `.grad` read, or fed
+    to a model (an adversarial input, a latent code) - is not reported.
+    """
+
+    code = "GG303"
+    name = "rebuilt-leaf"
+    severity = Severity.ERROR
+    summary = "a new leaf made from a value whose graph was cut: `backward()` runs, the model never learns"
+
+    def __init__(self, flow, settings, reports):
+        super().__init__(flow, settings, reports)
+        self.open: dict = {}  # creation node -> Rebuilt (the latest analysis of its function)
+        self.pending: dict = {}  # call node -> Rebuilt, until the statement holding it binds a name
+        self.bound: dict = {}  # name -> the expression last assigned to it (in the walk's order)
+
+    # ------------------------------------------------------------- creation
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            self._backward(node, func.value)
+            return
+        if self.flow._qualname(func) == "torch.autograd.backward" and node.args:
+            self._backward(node, node.args[0].value)
+            return
+        self._uses(node)
+        if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
+            flag = literal_bool(node.args[0].value) if node.args else True
+            if flag is not False:
+                self._made(node, func.value, self.flow.value(func.value))
+            return
+        if (self.flow._qualname(func) or "") in REBUILDERS and node.args:
+            rg = keyword(node, "requires_grad")
+            if rg is not None and literal_bool(rg.value) is True:
+                self._made(node, node.args[0].value, self.flow.value(node.args[0].value))
+
+    def _made(self, node: cst.CSTNode, source: cst.BaseExpression, v) -> None:
+        # Only a value proved to have had a graph that was cut on the way: a tensor with a
+        # graph of its own cannot be made a leaf (PyTorch raises), and data never had one.
+        if isinstance(source, cst.Name) and source.value in self.bound:
+            # `loss.backward()` below is evidence that `loss` has a graph - unless, as here, the
+            # code made it a leaf first: what it was computed from decides.
+            cuts = self._cuts(self.bound[source.value])
+        else:
+            cuts = _cuts_of(v) if v.grad is Grad.NO else frozenset()
+        if not cuts:
+            return
+        r = Rebuilt(node, source, cuts, stamp=self.stamp())
+        self.open[node] = r
+        self.pending[node] = r
+        in_place = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"
+        if in_place and isinstance(source, cst.Name):
+            r.names.add(source.value)  # `loss.requires_grad_()` makes `loss` itself the leaf
+
+    def _cuts(self, expr: cst.BaseExpression) -> frozenset:
+        """Where the graph of what `expr` computes was cut, if it has none left."""
+        v = self.flow.value(expr)
+        if v.grad is Grad.NO:
+            return _cuts_of(v)
+        if v.grad is Grad.YES or not isinstance(expr, cst.Call) or not LOSS_NAME.search(self.code_of(expr.func)):
+            return frozenset()
+        # `criterion(out, y)` of an unknown loss callable given a cut prediction (and targets)
+        args = [self.flow.value(a.value) for a in expr.args]
+        if any(a.grad is Grad.YES for a in args):
+            return frozenset()
+        return frozenset().union(*(_cuts_of(a) for a in args))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                self.bound[t.target.value] = node.value
+        target = node.targets[0].target
+        if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
+                and isinstance(target.value, cst.Name) and literal_bool(node.value) is True:
+            before = self.flow.value(target.value)
+            self._made(node, target.value, before)
+            if node in self.open:
+                self.open[node].names.add(target.value.value)
+            self.pending.pop(node, None)
+            return
+        self._flows(node.value, [t.target for t in node.targets])
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        self._flows(node.value, [node.target])
+
+    def _flows(self, value: cst.BaseExpression, targets: list) -> None:
+        """Names bound from the leaf (or from values computed from it) follow it."""
+        made = self._outer_rebuild(value)
+        names = {n.value for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List)) for n in _names(t)}
+        reaching = self._reaching(value)
+        for r in self.open.values():
+            if r is made or r in reaching:
+                r.names |= names
+            else:
+                r.names -= names  # rebound to something else
+        self.pending.clear()
+
+    def _outer_rebuild(self, value: cst.BaseExpression) -> Optional[Rebuilt]:
+        """The rebuilt leaf a statement's value is (`torch.tensor(...).to(device)` too)."""
+        node = value
+        while True:
+            if node in self.pending:
+                return self.pending[node]
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in PASS_THROUGH:
+                node = node.func.value
+                continue
+            return None
+
+    # ---------------------------------------------------------------- uses
+    def _reaching(self, expr: cst.BaseExpression) -> list:
+        mentioned = {n.value for n in _names(expr)}
+        return [r for r in self.open.values() if r.names & mentioned and self.current(r.stamp)]
+
+    def _uses(self, node: cst.Call) -> None:
+        """An optimizer or `autograd.grad` given the leaf, or a model fed with it: optimised on purpose."""
+        q = self.flow._qualname(node.func) or ""
+        callee = self.flow.value(node.func)
+        model = callee.kind is Kind.MODULE and callee.parameterized and not callee.loss
+        if q.startswith("torch.optim.") or q == "torch.autograd.grad" or model:
+            for arg in node.args:
+                for r in self._reaching(arg.value):
+                    r.intended = True
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == "grad" and isinstance(node.value, cst.Name):
+            for r in self._reaching(node.value):
+                r.intended = True
+
+    def _backward(self, node: cst.Call, receiver: cst.BaseExpression) -> None:
+        for r in self._reaching(receiver):
+            if r.backward is None:
+                r.backward = node
+
+    # -------------------------------------------------------------- report
+    def finish(self) -> None:
+        for r in self.open.values():
+            if r.backward is None or r.intended or not self.current(r.stamp):
+                continue
+            self._report(r)
+
+    def _report(self, r: Rebuilt) -> None:
+        if isinstance(r.node, cst.Assign):
+            made = f"{self.code_of(r.node.targets[0].target)} = True"
+        elif isinstance(r.node.func, cst.Attribute) and r.node.func.attr.value == "requires_grad_":
+            made = f"{short(self.code_of(r.node.func.value))}.requires_grad_()"
+        else:
+            made = f"{self.code_of(r.node.func)}(..., requires_grad=True)"
+        source = short(self.code_of(r.source))
+        backward = r.backward
+
+        def first_cut(line_of) -> Evidence:
+            return min(r.cuts, key=lambda e: line_of(e.node))
+
+        def message(line_of) -> str:
+            cut = first_cut(line_of)
+            where = f"({cut.text} on line {line_of(cut.node)})"
+            if made.endswith("requires_grad=True)"):
+                leaf = f"`{made}` makes a new leaf from `{source}`, whose graph was cut {where}"
+            else:
+                leaf = f"`{made}` makes `{source}` a new leaf, but its graph was cut {where}"
+            return (
+                f"{leaf}: `.backward()` on line {line_of(backward)} runs without error, but no gradient reaches "
+                "what computed it, so the model never learns; remove the cut and back-propagate the original tensor"
+            )
+
+        cuts = sorted(r.cuts, key=lambda e: self.code_of(e.node))
+        related = [(e.node, "the graph is cut here") for e in cuts] + [(backward, "back-propagated here")]
+        self.report(r.node, message, related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+criterion = nn.CrossEntropyLoss()
+x, y = torch.randn(5, 4), torch.tensor([0, 1, 2, 0, 1])
+x_adv = x.clone()
+for _ in range(3):
+    x_adv.requires_grad_()
+    loss = criterion(model(x_adv), y)
+    loss.backward()
+    x_adv = (x_adv + 0.01 * x_adv.grad.sign()).detach()
+""",
+            runtime='assert all(p.grad is not None for p in model.parameters())',
+            note='an adversarial input made a leaf on purpose (its .grad is read), fed to the model',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+encoder, decoder = nn.Linear(6, 2), nn.Linear(2, 6)
+images = torch.randn(4, 6)
+z = encoder(images).detach().requires_grad_()
+opt = torch.optim.Adam([z], lr=0.1)
+for _ in range(3):
+    loss = (decoder(z) - images).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime='assert z.grad is not None',
+            note='a latent code optimised on purpose: given to an optimizer',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+history = []
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = criterion(model(x), y)
+    history.append(torch.tensor(loss.item()))
+    loss.backward()
+""",
+            runtime='assert model.weight.grad is not None',
+            note='a logged copy without requires_grad; the loss itself is back-propagated',
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+weights = np.random.randn(3, 2).astype("float32")
+w = torch.tensor(weights, requires_grad=True)
+loss = (torch.randn(5, 3) @ w).pow(2).mean()
+loss.backward()
+""",
+            runtime='assert w.grad is not None',
+            note='a leaf from plain data, never a graph',
+        ),
+    ]
+    INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+criterion = nn.MSELoss()
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+loss = criterion(model(x), y)
+loss = torch.tensor(loss.item(), requires_grad=True)
+loss.backward()
+""",
+            range=(9, 7, 9, 52),
+            message='`torch.tensor(..., requires_grad=True)` makes a new leaf from `loss.item()`, whose graph was cut (`.item()` on line 9): `.backward()` on line 10 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            runtime='assert model.weight.grad is None and loss.grad is not None',
+            note="the usual answer to 'element 0 of tensors does not require grad'",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def train_epoch(model, loader, optimizer, criterion):
+    model.train()
+    for inputs, targets in loader:
+        optimizer.zero_grad()
+        outputs = model(inputs)
+        preds = torch.tensor(outputs.detach().cpu().numpy(), requires_grad=True)
+        loss = criterion(preds, targets)
+        loss.backward()
+        optimizer.step()
+
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+batches = [(torch.randn(5, 4), torch.randn(5, 2)) for _ in range(2)]
+train_epoch(net, batches, torch.optim.SGD(net.parameters(), lr=0.1), nn.MSELoss())
+""",
+            range=(11, 16, 11, 80),
+            message='`torch.tensor(..., requires_grad=True)` makes a new leaf from `outputs.detach().cpu().numpy()`, whose graph was cut (`.detach()` on line 11): `.backward()` on line 13 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            runtime='assert all(p.grad is None for p in net.parameters())',
+            note='a NumPy round trip of the predictions, in a training function',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def fit(model, loader, opt, loss_fn):
+    model.train()
+    for x, y in loader:
+        with torch.no_grad():
+            logits = model(x)
+        loss = loss_fn(logits, y)
+        loss.requires_grad = True
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+clf = nn.Linear(3, 4)
+data = [(torch.randn(6, 3), torch.randint(0, 4, (6,))) for _ in range(2)]
+fit(clf, data, torch.optim.Adam(clf.parameters()), nn.CrossEntropyLoss())
+""",
+            range=(12, 8, 12, 33),
+            message='`loss.requires_grad = True` makes `loss` a new leaf, but its graph was cut (`torch.no_grad()` on line 9): `.backward()` on line 14 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            runtime='assert all(p.grad is None for p in clf.parameters())',
+            note='the forward under no_grad, then requires_grad set on the loss',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+encoder = nn.Linear(6, 3)
+batch = torch.randn(4, 6)
+code = encoder(batch).detach()
+recon_loss = F.mse_loss(code, torch.zeros(4, 3)).requires_grad_()
+recon_loss.backward()
+""",
+            range=(9, 13, 9, 65),
+            message='`F.mse_loss(code, torch.zeros(4, 3)).requires_grad_()` makes `F.mse_loss(code, torch.zeros(4, 3))` a new leaf, but its graph was cut (`.detach()` on line 8): `.backward()` on line 10 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            runtime='assert encoder.weight.grad is None and recon_loss.grad is not None',
+            note='requires_grad_() on a loss of a detached code',
+        ),
+    ]
+
+
+def _cuts_of(v) -> frozenset:
+    """The cuts of a value, and those of the prediction of a loss (`F.mse_loss(out.detach(), y)`)."""
+    return v.cuts | frozenset(cut for cut, _ in v.pred_cuts)
+
+
+def _names(node: cst.CSTNode) -> list:
+    """The Name nodes read in an expression (or bound by a target)."""
+    out = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)  # `x.grad` reads `x`, not `grad`
+            return False
+
+    node.visit(Collect())
+    return out
