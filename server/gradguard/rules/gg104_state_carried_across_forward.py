@@ -1,0 +1,431 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine.values import UNKNOWN, Value, holds_graph
+from gradguard.findings import Safety, Severity
+from gradguard.rules._build import method_chain, short
+from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+from gradguard.rules.gg101_graph_kept_across_iterations import _part_of_forward
+from gradguard.rules.gg102_recurrent_state_not_detached import SECOND_TIME, _detach_lines
+
+
+@dataclass(eq=False)
+class Carried:
+    """`self.<attr>` given a graph in a forward after the same forward read the previous call's value."""
+
+    node: cst.CSTNode  # the assignment
+    target: cst.Attribute  # `self.hidden` among its targets
+    attr: str
+    value: Value  # what the attribute now holds
+    read: cst.Attribute  # where this call read the previous call's value
+    statement: cst.CSTNode  # the statement of that read (a detach goes before it, for tuple targets)
+    function: object
+    stamp: tuple
+    read_after: bool = False  # read again later in the same call (a detach there changes this call's values)
+
+
+class StateCarriedAcrossForward(Rule):
+    """
+    ## What it does
+    Finds a module attribute that `forward()` (or a method only `forward()`
+    calls) assigns from a value with an autograd graph, after reading the value
+    the previous call left there: `out, self.hidden = self.lstm(x, self.hidden)`,
+    `self.memory = torch.cat([self.memory, h])`, `self.avg = 0.9 * self.avg +
+    0.1 * h.mean(0)`.
+
+    ## Why is this bad?
+    Each call's graph now hangs off the next one: every past batch stays
+    reachable from the attribute, memory grows with every step, and the second
+    `loss.backward()` fails with "Trying to backward through the graph a second
+    time" (the first backward freed the saved tensors the chain still needs).
+
+    ## Example
+    ```python
+    def forward(self, x):
+        out, self.hidden = self.lstm(x, self.hidden)
+        return self.head(out)
+    ```
+
+    ## Use instead
+    ```python
+    def forward(self, x):
+        out, hidden = self.lstm(x, self.hidden)
+        self.hidden = tuple(h.detach() for h in hidden)
+        return self.head(out)
+    ```
+
+    ## Fix safety
+    Safe when the attribute is not read again in the same call: the fix
+    detaches the stored value (`self.avg = (...).detach()`), or, for a tuple
+    target such as `out, self.hidden = ...`, detaches the carried state before
+    the call reads it (a tensor, a tuple such as an LSTM's `(h, c)`, or the
+    `None` of the first call). The values of the current call and its gradients
+    are unchanged; only the link to past calls is cut (truncated
+    backpropagation through time). Unsafe when the same call reads the
+    attribute after assigning it: its gradient would change. Silent when the
+    update runs under `torch.no_grad()`, assigns a detached value, or the
+    attribute is reset from a value without a graph before it is read.
+    """
+
+    code = "GG104"
+    name = "state-carried-across-forward"
+    severity = Severity.WARNING
+    summary = "A module attribute keeps the previous call's graph: it grows every batch"
+
+    def __init__(self, flow, settings, reports):
+        super().__init__(flow, settings, reports)
+        self.reads: dict = {}  # (stamp, attr) -> the first read of the previous call's value
+        self.fresh: set = set()  # (stamp, attr): reset or detached in this call: later reads see no past graph
+        self.candidates: list[Carried] = []
+
+    def _self_attr(self, node: cst.BaseExpression) -> Optional[str]:
+        fn = self.flow.function
+        if fn is None or fn.cls is None or not fn.cls.module_like:
+            return None
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            return node.attr.value
+        return None
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        attr = self._self_attr(node)
+        if attr is None:
+            return
+        key = (self.stamp(), attr)
+        for c in self.candidates:
+            if c.attr == attr and c.stamp == key[0]:
+                c.read_after = True
+        if key not in self.fresh:
+            self.reads.setdefault(key, (node, self.flow.statement))
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        value = self.flow.value(node.value)
+        for t in node.targets:
+            self._assigned(node, t.target, value, tuple_target=False)
+
+    def leave_AugAssign(self, node: cst.AugAssign) -> None:
+        attr = self._self_attr(node.target)
+        if attr is not None:  # `self.total += h.sum()` reads the previous value
+            self.reads.setdefault((self.stamp(), attr), (node.target, self.flow.statement))
+            self._assigned(node, node.target, self.flow.value(node.value), tuple_target=False)
+
+    def _assigned(self, node, target, value: Value, tuple_target: bool) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            parts = value.elements if value.elements is not None and len(value.elements) == len(target.elements) \
+                else [value] * len(target.elements)
+            for e, part in zip(target.elements, parts):
+                self._assigned(node, e.value, part, True)
+            return
+        attr = self._self_attr(target)
+        if attr is None:
+            return
+        key = (self.stamp(), attr)
+        if not holds_graph(value):
+            # Reset (on every path) or detached (`self.h = self.h.detach()`, on any path): later
+            # reads see no past graph. A reset in a branch (`if self.h is None: self.h = ...`) is not.
+            rhs = node.value if isinstance(node, (cst.Assign, cst.AugAssign)) else None
+            if _reads_attr(rhs, attr) or self._unconditional(self.flow.statement):
+                self.reads.pop(key, None)
+                self.fresh.add(key)
+            return
+        read = self.reads.get(key)
+        if read is None:
+            return
+        self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, key[0]))
+
+    def _unconditional(self, statement) -> bool:
+        """Does `statement` run on every call of the current function (its body, or a `with` in it)?"""
+        fn = self.flow.function
+        body = list(fn.node.body.body) if isinstance(fn.node.body, cst.IndentedBlock) else []
+        while body:
+            stmt = body.pop()
+            if stmt is statement:
+                return True
+            if isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+                body.extend(stmt.body.body)
+        return False
+
+    def finish(self) -> None:
+        done = set()
+        for c in self.candidates:
+            if c.node in done or not self.current(c.stamp) or not _part_of_forward(c.function, self.flow.backwards):
+                continue
+            done.add(c.node)
+            self._report(c)
+
+    def _report(self, c: Carried) -> None:
+        name = f"self.{c.attr}"
+        fixes = []
+        safety = Safety.UNSAFE if c.read_after else Safety.SAFE
+        if isinstance(c.node, cst.Assign) and c.node.targets[0].target is c.target and len(c.node.targets) == 1:
+            if c.value.elements is None:
+                fixes.append(PendingFix(f"Store `{short(self.code_of(c.node.value))}.detach()`", safety,
+                                        [(c.node.value, method_chain(c.node.value, "detach"))]))
+        else:
+            lines, _ = _detach_lines(name, UNKNOWN, self.flow.module.default_indent)
+            title = f"Detach `{name}` (a tensor, a tuple or `None`) before this call reads it"
+            fixes.append(PendingFix(title, safety, [(("before", c.statement), lambda spot, lines=lines: "".join(
+                f"{line}\n{spot.indent}" for line in lines))]))
+
+        def message(line_of):
+            return (
+                f"`{name}` is assigned a value with a graph in `{c.function.name}()` after reading the previous "
+                f"call's `{name}` (line {line_of(c.read)}): every past batch's graph stays reachable, memory grows "
+                f"with every call, and the next `.backward()` fails with \"{SECOND_TIME}\"; detach it when storing it"
+            )
+
+        related = [(c.read, "the previous call's value is read here")]
+        self.report(c.target, message, fixes=fixes, related=related)
+
+    VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8)
+        self.hidden = None
+
+    def forward(self, x):
+        out, hidden = self.lstm(x, self.hidden)
+        self.hidden = tuple(h.detach() for h in hidden)
+        return out
+
+
+model = Tagger()
+for step in range(2):
+    model(torch.randn(5, 3, 4)).pow(2).mean().backward()
+""",
+            runtime='assert all(p.grad is not None for p in model.parameters())',
+            note='the state detached when stored',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Centered(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.register_buffer("center", torch.zeros(4))
+
+    def forward(self, x):
+        h = self.fc(x)
+        with torch.no_grad():
+            self.center = 0.9 * self.center + 0.1 * h.mean(0)
+        return (h - self.center).pow(2).mean()
+
+
+net = Centered()
+for step in range(2):
+    net(torch.randn(6, 4)).backward()
+""",
+            runtime='assert not has_graph(net.center)',
+            note='the running center updated under no_grad',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8)
+
+    def forward(self, x):
+        self.state = (torch.zeros(1, x.size(1), 8), torch.zeros(1, x.size(1), 8))
+        out, self.state = self.lstm(x, self.state)
+        return out
+
+
+model = Seq()
+for step in range(2):
+    model(torch.randn(5, 3, 4)).pow(2).mean().backward()
+""",
+            runtime='assert all(p.grad is not None for p in model.parameters())',
+            note='the state reset from zeros at every call before it is read',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(4, 4)
+        self.last_weights = None
+
+    def forward(self, x):
+        weights = torch.softmax(self.q(x) @ x.T, dim=-1)
+        self.last_weights = weights.detach()
+        return weights @ x
+
+
+attn = Attention()
+for step in range(2):
+    attn(torch.randn(3, 4)).sum().backward()
+""",
+            runtime='assert not has_graph(attn.last_weights)',
+            note='a detached copy kept for inspection, never read by the next call',
+        ),
+    ]
+
+    INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 8)
+        self.head = nn.Linear(8, 2)
+        self.hidden = None
+
+    def forward(self, x):
+        out, self.hidden = self.lstm(x, self.hidden)
+        return self.head(out)
+
+
+model = Tagger()
+for step in range(2):
+    loss = model(torch.randn(5, 3, 4)).pow(2).mean()
+    loss.backward()
+""",
+            range=(14, 13, 14, 24),
+            message='`self.hidden` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.hidden` (line 14): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tagger(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lstm = nn.LSTM(4, 8)\n        self.head = nn.Linear(8, 2)\n        self.hidden = None\n\n    def forward(self, x):\n        if isinstance(self.hidden, tuple):\n            self.hidden = tuple(s.detach() for s in self.hidden)\n        elif self.hidden is not None:\n            self.hidden = self.hidden.detach()\n        out, self.hidden = self.lstm(x, self.hidden)\n        return self.head(out)\n\n\nmodel = Tagger()\nfor step in range(2):\n    loss = model(torch.randn(5, 3, 4)).pow(2).mean()\n    loss.backward()\n',
+            ),
+            raises=SECOND_TIME,
+            note="an LSTM's state kept on the module (the tagger tutorials' self.hidden)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class EncoderWithMemory(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+        self.memory = torch.zeros(0, 4)
+
+    def forward(self, x):
+        h = self.proj(x)
+        self.memory = torch.cat([self.memory, h])
+        return h.sum() + self.memory.mean()
+
+
+enc = EncoderWithMemory()
+for step in range(2):
+    enc(torch.randn(3, 4)).backward()
+""",
+            range=(14, 8, 14, 19),
+            message='`self.memory` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.memory` (line 14): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass EncoderWithMemory(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.proj = nn.Linear(4, 4)\n        self.memory = torch.zeros(0, 4)\n\n    def forward(self, x):\n        h = self.proj(x)\n        self.memory = torch.cat([self.memory, h]).detach()\n        return h.sum() + self.memory.mean()\n\n\nenc = EncoderWithMemory()\nfor step in range(2):\n    enc(torch.randn(3, 4)).backward()\n',
+            ),
+            raises=SECOND_TIME,
+            note='a memory concatenated call after call; read again in the same call: the fix is unsafe',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class FeatureTracker(nn.Module):
+    def __init__(self, dim=4, momentum=0.9):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.momentum = momentum
+        self.register_buffer("center", torch.zeros(dim))
+
+    def _update_center(self, feats):
+        self.center = self.momentum * self.center + (1 - self.momentum) * feats.mean(0)
+
+    def forward(self, x):
+        feats = self.fc(x)
+        self._update_center(feats)
+        return feats.pow(2).mean()
+
+
+tracker = FeatureTracker()
+for step in range(2):
+    tracker(torch.randn(6, 4)).backward()
+""",
+            range=(14, 8, 14, 19),
+            message='`self.center` is assigned a value with a graph in `_update_center()` after reading the previous call\'s `self.center` (line 14): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass FeatureTracker(nn.Module):\n    def __init__(self, dim=4, momentum=0.9):\n        super().__init__()\n        self.fc = nn.Linear(dim, dim)\n        self.momentum = momentum\n        self.register_buffer("center", torch.zeros(dim))\n\n    def _update_center(self, feats):\n        self.center = (self.momentum * self.center + (1 - self.momentum) * feats.mean(0)).detach()\n\n    def forward(self, x):\n        feats = self.fc(x)\n        self._update_center(feats)\n        return feats.pow(2).mean()\n\n\ntracker = FeatureTracker()\nfor step in range(2):\n    tracker(torch.randn(6, 4)).backward()\n',
+            ),
+            runtime='sizes = []\nfor _ in range(2):\n    tracker(torch.randn(6, 4)).backward()\n    sizes.append(graph_size(tracker.center))\nassert sizes[0] < sizes[1]',
+            note='a moving average in a helper only forward calls: nothing saved, so no error, but the graph grows every call',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self, vocab=10, hidden=16):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, hidden)
+        self.gru = nn.GRU(hidden, hidden, batch_first=True)
+        self.out = nn.Linear(hidden, vocab)
+        self.h = None
+
+    def forward(self, tokens):
+        if self.h is None:
+            self.h = torch.zeros(1, tokens.size(0), self.gru.hidden_size)
+        y, self.h = self.gru(self.embed(tokens), self.h)
+        return self.out(y)
+
+
+net = CharRNN()
+for step in range(2):
+    logits = net(torch.randint(0, 10, (2, 5)))
+    logits.logsumexp(-1).mean().backward()
+""",
+            range=(17, 11, 17, 17),
+            message='`self.h` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.h` (line 15): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self, vocab=10, hidden=16):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, hidden)\n        self.gru = nn.GRU(hidden, hidden, batch_first=True)\n        self.out = nn.Linear(hidden, vocab)\n        self.h = None\n\n    def forward(self, tokens):\n        if isinstance(self.h, tuple):\n            self.h = tuple(s.detach() for s in self.h)\n        elif self.h is not None:\n            self.h = self.h.detach()\n        if self.h is None:\n            self.h = torch.zeros(1, tokens.size(0), self.gru.hidden_size)\n        y, self.h = self.gru(self.embed(tokens), self.h)\n        return self.out(y)\n\n\nnet = CharRNN()\nfor step in range(2):\n    logits = net(torch.randint(0, 10, (2, 5)))\n    logits.logsumexp(-1).mean().backward()\n',
+            ),
+            raises=SECOND_TIME,
+            note='a GRU state created lazily in a branch, then carried',
+        ),
+    ]
+
+
+def _reads_attr(expr, attr: str) -> bool:
+    """Does `expr` read `self.<attr>`?"""
+    if expr is None:
+        return False
+    found = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Attribute(self, node: cst.Attribute) -> None:
+            if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == "self":
+                found.append(node)
+
+    expr.visit(Find())
+    return bool(found)
