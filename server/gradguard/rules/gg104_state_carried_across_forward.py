@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional
 
@@ -11,6 +12,14 @@ from gradguard.rules._build import method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 from gradguard.rules.gg101_graph_kept_across_iterations import _part_of_forward
 from gradguard.rules.gg102_recurrent_state_not_detached import SECOND_TIME, _detach_lines
+
+
+# Reading these of the previous call's tensor reads no graph.
+METADATA = ("shape", "dtype", "device", "ndim", "is_cuda", "requires_grad")
+METADATA_METHODS = ("size", "dim", "numel", "__len__")
+# A cache of past keys/states for generation (`use_cache`, `self.kv_cache`): an inference idiom
+# (generation runs under no_grad); training runs with the cache off.
+CACHE = re.compile(r"(?i)cache|past_key")
 
 
 @dataclass(eq=False)
@@ -91,6 +100,8 @@ class StateCarriedAcrossForward(Rule):
         return None
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in METADATA:
+            self._unread(node.value)
         attr = self._self_attr(node)
         if attr is None:
             return
@@ -100,6 +111,25 @@ class StateCarriedAcrossForward(Rule):
                 c.read_after = True
         if key not in self.fresh:
             self.reads.setdefault(key, (node, self.flow.statement))
+
+    def _unread(self, node: cst.BaseExpression) -> None:
+        """`node` turned out to read no tensor of the previous call: `self.h is None`, `self.h.shape`."""
+        attr = self._self_attr(node)
+        if attr is not None:
+            key = (self.stamp(), attr)
+            if key in self.reads and self.reads[key][0] is node:
+                del self.reads[key]
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in node.comparisons):
+            self._unread(node.left)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
+            self._unread(func.value)
+        elif isinstance(func, cst.Name) and func.value in ("isinstance", "len", "type") and node.args:
+            self._unread(node.args[0].value)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self.flow.value(node.value)
@@ -152,6 +182,8 @@ class StateCarriedAcrossForward(Rule):
         done = set()
         for c in self.candidates:
             if c.node in done or not self.current(c.stamp) or not _part_of_forward(c.function, self.flow.backwards):
+                continue
+            if CACHE.search(c.attr) or any(CACHE.search(self.code_of(test)) for test in _conditions(c.function.node, c.node)):
                 continue
             done.add(c.node)
             self._report(c)
@@ -281,6 +313,34 @@ for step in range(2):
             runtime='assert not has_graph(attn.last_weights)',
             note='a detached copy kept for inspection, never read by the next call',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.key = nn.Linear(4, 4)
+        self.k_cache = None
+
+    def forward(self, x, use_cache=False):
+        k = self.key(x)
+        if use_cache:
+            if self.k_cache is not None:
+                k = torch.cat([self.k_cache, k])
+            self.k_cache = k
+        return (x @ k.T).sum()
+
+
+layer = DecoderLayer()
+for step in range(2):
+    layer(torch.randn(3, 4)).backward()
+""",
+            runtime='assert layer.k_cache is None and layer.key.weight.grad is not None',
+            note='a key cache for generation (use_cache): an inference idiom, off in training',
+        ),
     ]
 
     INVALID = [
@@ -406,9 +466,9 @@ for step in range(2):
     logits.logsumexp(-1).mean().backward()
 """,
             range=(17, 11, 17, 17),
-            message='`self.h` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.h` (line 15): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            message='`self.h` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.h` (line 17): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
             fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self, vocab=10, hidden=16):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, hidden)\n        self.gru = nn.GRU(hidden, hidden, batch_first=True)\n        self.out = nn.Linear(hidden, vocab)\n        self.h = None\n\n    def forward(self, tokens):\n        if isinstance(self.h, tuple):\n            self.h = tuple(s.detach() for s in self.h)\n        elif self.h is not None:\n            self.h = self.h.detach()\n        if self.h is None:\n            self.h = torch.zeros(1, tokens.size(0), self.gru.hidden_size)\n        y, self.h = self.gru(self.embed(tokens), self.h)\n        return self.out(y)\n\n\nnet = CharRNN()\nfor step in range(2):\n    logits = net(torch.randint(0, 10, (2, 5)))\n    logits.logsumexp(-1).mean().backward()\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self, vocab=10, hidden=16):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, hidden)\n        self.gru = nn.GRU(hidden, hidden, batch_first=True)\n        self.out = nn.Linear(hidden, vocab)\n        self.h = None\n\n    def forward(self, tokens):\n        if self.h is None:\n            self.h = torch.zeros(1, tokens.size(0), self.gru.hidden_size)\n        if isinstance(self.h, tuple):\n            self.h = tuple(s.detach() for s in self.h)\n        elif self.h is not None:\n            self.h = self.h.detach()\n        y, self.h = self.gru(self.embed(tokens), self.h)\n        return self.out(y)\n\n\nnet = CharRNN()\nfor step in range(2):\n    logits = net(torch.randint(0, 10, (2, 5)))\n    logits.logsumexp(-1).mean().backward()\n',
             ),
             raises=SECOND_TIME,
             note='a GRU state created lazily in a branch, then carried',
@@ -429,3 +489,26 @@ def _reads_attr(expr, attr: str) -> bool:
 
     expr.visit(Find())
     return bool(found)
+
+
+def _conditions(root: cst.CSTNode, target: cst.CSTNode) -> list:
+    """The tests of the `if`s (and `while`s) around `target` inside `root`."""
+    path: list = []
+    found: list = []
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if found:
+                return False
+            if node is target:
+                found.extend(n.test for n in path if isinstance(n, (cst.If, cst.While)))
+                return False
+            path.append(node)
+            return True
+
+        def on_leave(self, node) -> None:
+            if path and path[-1] is node:
+                path.pop()
+
+    root.visit(Walk())
+    return found
