@@ -115,6 +115,8 @@ IDIOMS = (
     "h = model(x + h) if h is not None else model(x)\nloss = criterion(h, y)\nloss.backward()",
     "with torch.no_grad():\n    loss = criterion(model(x), y)\nloss.backward()",
     "{v} = torch.tensor(model(x))",
+    "loss = criterion(model(x), y)\nloss = torch.tensor(loss.item(), requires_grad=True)\nloss.backward()",
+    "{v} = self.fc(x)\nself.state = self.state * 0.9 + {v}.mean()",
 )
 COMMENTS = ("  # keep me", "  # noqa: GG101", "  # gradguard: ignore[GG501]", "")
 
@@ -181,6 +183,7 @@ def module_class(draw, index: int) -> list[str]:
         "        super().__init__()",
         "        self.fc = nn.Linear(3, 3)",
         "        self.cache = []",
+        "        self.state = torch.zeros(3)",
         "",
         "    def forward(self, x):",
         "        h = self.fc(x)",

@@ -1550,7 +1550,8 @@ class FlowAnalysis:
     def _module_call(self, node: cst.Call, m: Value, args: list) -> Value:
         vals = [v for _, v in args]
         if m.loss:
-            g, why, origins = join_grad(vals) if vals else (Grad.UNKNOWN, None, frozenset())
+            operands = self._loss_operands(node, args)
+            g, why, origins = join_grad(operands) if operands else (Grad.UNKNOWN, None, frozenset())
             scalar = m.scalar and reduces_to_scalar(node)  # nn.MSELoss(reduction="none") stays per element
             if g is Grad.YES:
                 why = Evidence(node, f"from `{self._short(node)}`")
@@ -1570,6 +1571,19 @@ class FlowAnalysis:
                                     origins=inputs | {node}), node)
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+
+    @staticmethod
+    def _loss_operands(node: cst.Call, args: list) -> list:
+        """What a loss's graph comes from: its prediction, and its target unless the target is a
+        name nothing is known about that names data (`y`, `labels`, `targets`): where the
+        prediction was cut, `F.mse_loss(out, y)` then has no graph (and `.backward()` raises)."""
+        out = []
+        for i, (a, v) in enumerate(args):
+            target = (a.keyword is None and i > 0) or (a.keyword is not None and a.keyword.value == "target")
+            if target and v.grad is Grad.UNKNOWN and isinstance(a.value, cst.Name) and K.target_like(a.value.value):
+                continue
+            out.append(v)
+        return out
 
     @staticmethod
     def _prediction_cuts(node: cst.Call, vals: list) -> frozenset:
@@ -1718,7 +1732,8 @@ class FlowAnalysis:
                 v = v.but(pure=pure)
             return v
         if q.startswith("torch.nn.functional."):
-            tensors = [v for v in vals if v.kind is not Kind.NUMBER]
+            tensors = [v for v in (self._loss_operands(node, args) if last in K.FUNCTIONAL_LOSSES else vals)
+                       if v.kind is not Kind.NUMBER]
             g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
             scalar = False
             if last in K.FUNCTIONAL_LOSSES:
@@ -1790,9 +1805,10 @@ class FlowAnalysis:
                     src = args[0][1]
                     if last != "tensor" and src.kind is Kind.TENSOR:
                         return src.but(alias=None)
+                # `torch.tensor(out)` copies `out` without its graph: a cut, as `.detach()` is
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a new tensor from `torch.{last}`"),
                              scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER,
-                             cuts=frozenset().union(*(v.cuts for _, v in args)))
+                             cuts=frozenset().union(*(self._cut(v, node, f"`torch.{last}()`") for _, v in args)))
             if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
                 return NUMBER if last in ("numel", "is_tensor", "is_floating_point", "is_complex", "is_grad_enabled") else UNKNOWN
             if last in K.NEVER_GRAD_FUNCTIONS:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 # Tensor methods whose result never carries a graph.
 NEVER_GRAD_METHODS = frozenset(
     """argmax argmin item tolist numpy detach size dim ndimension numel nelement
@@ -170,3 +172,11 @@ ELEMENTWISE = frozenset(
     """abs neg exp log log1p log2 log10 sqrt rsqrt sigmoid tanh relu sin cos square clamp clip
     pow mul add sub div true_divide maximum minimum sign floor ceil round""".split()
 )
+
+
+# Names of a loss's target that hold data, not a graph (`F.mse_loss(out, y)`).
+TARGET_NAME = re.compile(r"(y|ys|y_true|y_batch|gt|target|targets|label|labels|\w+_(labels?|targets?))$")
+
+
+def target_like(name: str) -> bool:
+    return TARGET_NAME.fullmatch(name) is not None

@@ -47,17 +47,35 @@ class Parsed:
 
     module: cst.Module
     source: str
-    header: int  # characters before the first statement (the module's header lines)
-    sizes: tuple[int, ...]  # characters of each statement, leading lines included
+    header: Optional[int]  # characters before the first statement (the module's header lines); None: not measured yet
+    _sizes: Optional[tuple[int, ...]]  # characters of each statement, leading lines included; None: not measured yet
     breaks: tuple[int, ...]  # line breaks in each statement
     header_breaks: int
     reparsed: int = 0  # statements parsed this time (all of them for a whole parse)
     _first_lines: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
+    def laid_out(self) -> bool:
+        """Is each statement's first line known (positions can be resolved statement by statement)?"""
+        return bool(self.breaks)
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Characters of each statement. A whole parse knows only lines (from CPython's parser, a
+        tenth of the cost of printing every statement); re-parsing after an edit needs characters,
+        measured here the first time they are asked for."""
+        if self._sizes is None:
+            measured = with_room(partial(_layout, self.module, self.source, None, 0, 0, 0), None)
+            ok = measured is not None and measured.breaks == self.breaks
+            object.__setattr__(self, "_sizes", measured._sizes if ok else ())
+            object.__setattr__(self, "header", measured.header if ok else 0)
+        return self._sizes
+
+    @property
     def starts(self) -> list[int]:
         """Offset of each statement's text."""
-        return [self.header + s for s in accumulate(self.sizes, initial=0)][:-1]
+        sizes = self.sizes  # measures `header` too
+        return [self.header + s for s in accumulate(sizes, initial=0)][:-1]
 
     def first_line(self, top: cst.CSTNode) -> Optional[int]:
         """The 1-based line a module-level statement's text (leading lines included) starts on."""
@@ -233,8 +251,39 @@ def parse(source: str) -> Union[Parsed, ParseError]:
     module = parse_module(source)
     if isinstance(module, ParseError):
         return module
+    fast = _lines(module, source)
+    if fast is not None:
+        return fast
     # printing it back recurses in Python
     return with_room(partial(_layout, module, source, None, 0, 0, len(module.body)), TOO_DEEP)
+
+
+def _lines(module: cst.Module, source: str) -> Optional[Parsed]:
+    """The lines of each module-level statement from CPython's parser (its statements' first
+    lines, less libcst's leading lines), without printing the tree; None where unsure."""
+    if "\r" in source or "\f" in source or "\x0b" in source or not module.body:
+        return None  # line breaks CPython and libcst may count differently
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    theirs = tree.body
+    firsts, k = [], 0
+    for stmt in module.body:
+        if k >= len(theirs):
+            return None
+        a = theirs[k]
+        start = min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", ()))])
+        firsts.append(start - len(stmt.leading_lines))
+        k += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    if k != len(theirs) or firsts[0] != len(module.header) + 1:
+        return None
+    lines = source.count("\n") + (0 if source.endswith("\n") else 1)
+    ends = [*firsts[1:], lines - len(module.footer) + 1]
+    breaks = tuple(b - a for a, b in zip(firsts, ends))
+    if min(breaks) < 1:
+        return None
+    return Parsed(module, source, None, None, breaks, len(module.header), len(module.body))
 
 
 def _text(module: cst.Module, nodes) -> str:

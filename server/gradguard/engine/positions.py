@@ -96,7 +96,7 @@ class Positions:
 
     def on_line(self, line: int, wanted) -> list[tuple[cst.CSTNode, Span]]:
         """The nodes in `wanted` whose ranges cover a 1-based line (for hovers)."""
-        top = self.parsed.statement_at(line) if self.parsed.sizes else None
+        top = self.parsed.statement_at(line) if self.parsed.laid_out else None
         if top is None:
             return [(n, _span(r)) for n, r in self._whole_map().items() if n in wanted and r.start.line <= line <= r.end.line]
         shift = self.parsed.first_line(top) - 1

@@ -55,7 +55,10 @@ class RecurrentStateNotDetached(Rule):
     `state = tuple(s.detach() for s in state)`; one that starts as `None` (the
     usual `hidden = None` before an `nn.LSTM` / `nn.GRU` loop) or as something
     the analysis cannot see gets four lines that work for `None`, a tensor and
-    an LSTM's `(h, c)` tuple alike.
+    an LSTM's `(h, c)` tuple alike. The fix is safe only where the state is fed
+    into a model with parameters (its output has a graph of its own); fed into
+    anything else, the detached state may be all the graph there is and the
+    next `backward()` would raise, so the fix is marked unsafe there.
     """
 
     code = "GG102"
@@ -124,7 +127,13 @@ class RecurrentStateNotDetached(Rule):
         if isinstance(loop.body, cst.IndentedBlock):
             lines, title = _detach_lines(name, old.value, self.flow.module.default_indent)
             first = loop.body.body[0]
-            fixes.append(PendingFix(title, Safety.SAFE, [(("before", first), lambda spot, lines=lines: "".join(
+            # Safe when the state is fed into a model with parameters: its output has a graph of
+            # its own after the detach. Fed into anything else (a loss function), the detached
+            # state may be all the graph there is, and the next backward would raise.
+            callee = self.flow.value(call.func) if isinstance(call, cst.Call) else None
+            model = callee is not None and callee.kind is Kind.MODULE and callee.parameterized and not callee.loss
+            safety = Safety.SAFE if model else Safety.UNSAFE
+            fixes.append(PendingFix(title, safety, [(("before", first), lambda spot, lines=lines: "".join(
                 f"{line}\n{spot.indent}" for line in lines))]))
 
         def message(line_of):

@@ -480,35 +480,45 @@ def _reads_attr(expr, attr: str) -> bool:
     """Does `expr` read `self.<attr>`?"""
     if expr is None:
         return False
-    found = []
+    find = _FindAttr(attr)
+    expr.visit(find)
+    return find.found
 
-    class Find(cst.CSTVisitor):
-        def visit_Attribute(self, node: cst.Attribute) -> None:
-            if node.attr.value == attr and isinstance(node.value, cst.Name) and node.value.value == "self":
-                found.append(node)
 
-    expr.visit(Find())
-    return bool(found)
+class _FindAttr(cst.CSTVisitor):
+    def __init__(self, attr: str):
+        self.attr = attr
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value == self.attr and isinstance(node.value, cst.Name) and node.value.value == "self":
+            self.found = True
 
 
 def _conditions(root: cst.CSTNode, target: cst.CSTNode) -> list:
     """The tests of the `if`s (and `while`s) around `target` inside `root`."""
-    path: list = []
-    found: list = []
+    walk = _PathTo(target)
+    root.visit(walk)
+    return walk.tests
 
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            if found:
-                return False
-            if node is target:
-                found.extend(n.test for n in path if isinstance(n, (cst.If, cst.While)))
-                return False
-            path.append(node)
-            return True
 
-        def on_leave(self, node) -> None:
-            if path and path[-1] is node:
-                path.pop()
+class _PathTo(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode):
+        self.target = target
+        self.path: list = []
+        self.tests: list = []
+        self.done = False
 
-    root.visit(Walk())
-    return found
+    def on_visit(self, node) -> bool:
+        if self.done:
+            return False
+        if node is self.target:
+            self.tests = [n.test for n in self.path if isinstance(n, (cst.If, cst.While))]
+            self.done = True
+            return False
+        self.path.append(node)
+        return True
+
+    def on_leave(self, node) -> None:
+        if self.path and self.path[-1] is node:
+            self.path.pop()

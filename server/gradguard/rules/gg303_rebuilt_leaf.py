@@ -151,6 +151,8 @@ class RebuiltLeaf(Rule):
 
     def _flows(self, value: cst.BaseExpression, targets: list) -> None:
         """Names bound from the leaf (or from values computed from it) follow it."""
+        if not self.open:
+            return  # nothing rebuilt yet (nearly every file): no walk of the value
         made = self._outer_rebuild(value)
         names = {n.value for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List)) for n in _names(t)}
         reaching = self._reaching(value)
@@ -174,11 +176,15 @@ class RebuiltLeaf(Rule):
 
     # ---------------------------------------------------------------- uses
     def _reaching(self, expr: cst.BaseExpression) -> list:
+        if not self.open:
+            return []
         mentioned = {n.value for n in _names(expr)}
         return [r for r in self.open.values() if r.names & mentioned and self.current(r.stamp)]
 
     def _uses(self, node: cst.Call) -> None:
         """An optimizer or `autograd.grad` given the leaf, or a model fed with it: optimised on purpose."""
+        if not self.open:
+            return
         q = self.flow._qualname(node.func) or ""
         callee = self.flow.value(node.func)
         model = callee.kind is Kind.MODULE and callee.parameterized and not callee.loss
@@ -399,15 +405,18 @@ def _cuts_of(v) -> frozenset:
 
 def _names(node: cst.CSTNode) -> list:
     """The Name nodes read in an expression (or bound by a target)."""
-    out = []
+    collect = _Names()
+    node.visit(collect)
+    return collect.found
 
-    class Collect(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            out.append(n)
 
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)  # `x.grad` reads `x`, not `grad`
-            return False
+class _Names(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list = []
 
-    node.visit(Collect())
-    return out
+    def visit_Name(self, n: cst.Name) -> None:
+        self.found.append(n)
+
+    def visit_Attribute(self, n: cst.Attribute) -> bool:
+        n.value.visit(self)  # `x.grad` reads `x`, not `grad`
+        return False
