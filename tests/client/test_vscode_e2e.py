@@ -225,7 +225,9 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     ), seen["hover"]
 
     # Ctrl+. lists the finding's fixes (safe one first) and the suppression.
-    assert seen["quickFixes"] == ["Quick Fix", *[x["title"] for x in leak["fixes"]], "Ignore GG101 on this line"]
+    # An unsafe fix says so in its title (fix-all never applies one).
+    titles = [x["title"] + ("" if x["safety"] == "safe" else " (unsafe)") for x in leak["fixes"]]
+    assert seen["quickFixes"] == ["Quick Fix", *titles, "Ignore GG101 on this line"]
     assert seen["quickFixes"][1] == "Store `loss.detach()`"
     # Applying the first one changes exactly that range.
     assert seen["quickFixedText"] == apply_edits(train_text, leak["fixes"][0]["edits"])

@@ -71,7 +71,7 @@ def test_neovim_diagnostics_hover_and_code_action(tmp_path):
         "hover state: **Here:** `feat` carries an autograd graph: from `model(torch.ones(1, 4))` on line 20",
         "hover marked: x.detach()",
         "action: Store `loss.detach()`",
-        "action: Store `loss.detach().item()`",
+        "action: Store `loss.detach().item()` (unsafe)",
         "action: Ignore GG101 on this line",
         "after fix: 1",
         "done: ok",

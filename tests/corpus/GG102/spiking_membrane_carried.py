@@ -1,0 +1,51 @@
+# source: https://github.com/jeshraghian/snntorch/issues/250
+# label: GG102 39
+# effect: raises "Trying to backward through the graph a second time"
+# note: the membrane potential is initialised once and carried from batch to batch (the thread's fix resets it for every sample)
+import torch
+from torch import nn
+
+
+class SpikeFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, mem):
+        ctx.save_for_backward(mem)
+        return (mem > 1.0).float()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        (mem,) = ctx.saved_tensors
+        return grad_output / (1 + (mem - 1.0).abs()) ** 2
+
+
+class LeakyNet(nn.Module):
+    def __init__(self, n_in=10, n_out=3, beta=0.9):
+        super().__init__()
+        self.fc = nn.Linear(n_in, n_out)
+        self.beta = beta
+
+    def forward(self, x, mem):
+        mem = self.beta * mem + self.fc(x)
+        spk = SpikeFn.apply(mem)
+        mem = mem - spk
+        return spk, mem
+
+
+def train(net, loader, optimizer, loss_fn, num_steps):
+    mem = torch.zeros(1)
+    for data, targets in loader:
+        spk_rec = []
+        for step in range(num_steps):
+            spk, mem = net(data, mem)
+            spk_rec.append(spk)
+        loss = loss_fn(torch.stack(spk_rec).sum(0), targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def observe():
+    net = LeakyNet()
+    loader = [(torch.rand(4, 10) * 2, torch.randint(0, 3, (4,))) for _ in range(3)]
+    train(net, loader, torch.optim.Adam(net.parameters(), lr=5e-3), nn.CrossEntropyLoss(), 5)
+    return {}
