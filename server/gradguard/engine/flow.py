@@ -832,6 +832,13 @@ class FlowAnalysis:
             for el in target.slice:
                 if isinstance(el.slice, cst.Index):
                     self._eval(el.slice.value)
+            key = _literal_key(target)
+            if base.kind is Kind.TENSOR and isinstance(key, str) and isinstance(target.value, cst.Name):
+                # A string key: not a tensor but a model's output dict. `output["loss"] = output["loss"].detach()`
+                # drops the graph we knew of; what its other items hold is not known.
+                if base.has_graph and v.grad is Grad.NO:
+                    self._rebind_mutated(target.value.value, base.but(grad=Grad.UNKNOWN, why=None, origins=frozenset()))
+                return
             if base.kind is Kind.TENSOR:  # `outs[t] = h` writes into the buffer: it now carries h's graph
                 if isinstance(target.value, cst.Name):
                     self._rebind_mutated(target.value.value, self._written(base, v, self.token_of(target.value)))

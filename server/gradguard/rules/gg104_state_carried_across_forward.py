@@ -6,7 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine.values import UNKNOWN, Value, holds_graph
+from gradguard.engine.flow import GradMode
+from gradguard.engine.values import UNKNOWN, Grad, Value, holds_graph
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -90,6 +91,20 @@ class StateCarriedAcrossForward(Rule):
         self.reads: dict = {}  # (stamp, attr) -> the first read of the previous call's value
         self.fresh: set = set()  # (stamp, attr): reset or detached in this call: later reads see no past graph
         self.candidates: list[Carried] = []
+        self.inputs: set = set()  # assignments whose graph is that of the forward's input
+        self._derived: dict = {}  # function node -> names computed from its parameters
+
+    def _from_input(self, node) -> bool:
+        """Does the assigned value derive from a parameter of the current method (not `self`)?"""
+        fn = self.flow.function
+        if fn is None or not isinstance(node, (cst.Assign, cst.AugAssign)):
+            return False
+        if fn.node not in self._derived:
+            params = {p.name.value for p in fn.node.params.params[1:]} | {
+                p.name.value for p in fn.node.params.kwonly_params}
+            self._derived[fn.node] = _derived_names(fn.node, params)
+        derived = self._derived[fn.node]
+        return any(n.value in derived for n in _names_in(node.value))
 
     def _self_attr(self, node: cst.BaseExpression) -> Optional[str]:
         fn = self.flow.function
@@ -153,6 +168,12 @@ class StateCarriedAcrossForward(Rule):
         if attr is None:
             return
         key = (self.stamp(), attr)
+        if (not holds_graph(value) and value.grad is Grad.UNKNOWN and key in self.reads and not tuple_target
+                and self.flow.frame.mode is GradMode.ON and self._from_input(node)):
+            # Computed from the forward's input (`x.mean(0)`): inside a model in training it carries the
+            # graph of the layers before (a running-statistics update is the classic case).
+            value = value.but(grad=Grad.YES, origins=frozenset((node,)))
+            self.inputs.add(node)
         if not holds_graph(value):
             # Reset (on every path) or detached (`self.h = self.h.detach()`, on any path): later
             # reads see no past graph. A reset in a branch (`if self.h is None: self.h = ...`) is not.
@@ -185,8 +206,42 @@ class StateCarriedAcrossForward(Rule):
                 continue
             if CACHE.search(c.attr) or any(CACHE.search(self.code_of(test)) for test in _conditions(c.function.node, c.node)):
                 continue
+            if self._reset_per_batch(c):
+                continue
             done.add(c.node)
             self._report(c)
+
+    def _reset_per_batch(self, c: Carried) -> bool:
+        """A method of the class other than `__init__` and the forward assigns the attribute (a
+        `reset()`, `init_hidden()`), and this file calls it where every batch runs it: in a
+        forward, or in the same loop body (or loop-free function) as the `backward()`."""
+        cls = c.function.cls
+        names = {m.name.value for m in _methods(self.flow.module, cls.node)
+                 if m is not c.function.node and m.name.value not in ("__init__", "forward")
+                 and (_reads_attr(m, c.attr, assigned=True) or _detaches_in_place(m))}
+        if not names:
+            return False
+        walk = _ResetSites(names)
+        for _ in range(3):  # `init_sequence()` that calls `self.memory.reset()`: callers by name
+            walk.sites.clear()
+            self.flow.module.visit(walk)
+            # a caller that neither back-propagates nor is a forward passes the reset on (`init_sequence()`)
+            callers = {fn.name.value for fn, _, backs in walk.sites
+                       if fn is not None and not backs and not fn.name.value.endswith("forward")} - names
+            if not callers:
+                break
+            names |= callers
+            walk = _ResetSites(names)
+        if not walk.sites:
+            return True  # a reset nobody here calls: the training code elsewhere may call it every batch
+        for fn, loops, backs in walk.sites:
+            if fn is None or fn.name.value in names:
+                continue  # a resetter calling another: its own callers decide
+            if fn.name.value.endswith("forward"):
+                return True
+            if backs and all(set(b) <= set(loops) for b in backs):
+                return True
+        return False
 
     def _report(self, c: Carried) -> None:
         name = f"self.{c.attr}"
@@ -476,23 +531,78 @@ for step in range(2):
     ]
 
 
-def _reads_attr(expr, attr: str) -> bool:
-    """Does `expr` read `self.<attr>`?"""
+def _reads_attr(expr, attr: str, assigned: bool = False) -> bool:
+    """Does `expr` read `self.<attr>` (with `assigned`: does a statement in it assign one)?"""
     if expr is None:
         return False
-    find = _FindAttr(attr)
+    find = _FindAttr(attr, assigned)
     expr.visit(find)
     return find.found
 
 
 class _FindAttr(cst.CSTVisitor):
-    def __init__(self, attr: str):
+    def __init__(self, attr: str, assigned: bool):
         self.attr = attr
+        self.assigned = assigned
         self.found = False
 
+    def _is_attr(self, node) -> bool:
+        return (isinstance(node, cst.Attribute) and node.attr.value == self.attr
+                and isinstance(node.value, cst.Name) and node.value.value == "self")
+
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == self.attr and isinstance(node.value, cst.Name) and node.value.value == "self":
+        if not self.assigned and self._is_attr(node):
             self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if self.assigned and self._is_attr(node.target):
+            self.found = True
+
+
+class _ResetSites(cst.CSTVisitor):
+    """Calls of the methods named `names` (`x.reset_hidden()`), each with its function, the loops
+    around it and, per `backward()` of that function, the loops around that backward."""
+
+    def __init__(self, names: set):
+        self.names = names
+        self.functions: list = []
+        self.loops: list = []
+        self.sites: list = []  # (FunctionDef or None, loops, [loops of each backward]) per call
+        self._open: list = []  # per function: [sites, backward loop-lists]
+
+    def visit_FunctionDef(self, node) -> None:
+        self.functions.append(node)
+        self._open.append(([], []))
+
+    def leave_FunctionDef(self, node) -> None:
+        self.functions.pop()
+        calls, backs = self._open.pop()
+        self.sites.extend((node, loops, backs) for loops in calls)
+
+    def visit_For(self, node) -> None:
+        self.loops.append(node)
+
+    def leave_For(self, node) -> None:
+        self.loops.pop()
+
+    def visit_While(self, node) -> None:
+        self.loops.append(node)
+
+    def leave_While(self, node) -> None:
+        self.loops.pop()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if name is None:
+            return
+        if name == "backward" and self._open:
+            self._open[-1][1].append(tuple(self.loops))
+        elif name in self.names:
+            if self._open:
+                self._open[-1][0].append(tuple(self.loops))
+            else:
+                self.sites.append((None, tuple(self.loops), []))
 
 
 def _conditions(root: cst.CSTNode, target: cst.CSTNode) -> list:
@@ -522,3 +632,90 @@ class _PathTo(cst.CSTVisitor):
     def on_leave(self, node) -> None:
         if self.path and self.path[-1] is node:
             self.path.pop()
+
+
+def _names_in(expr: cst.CSTNode) -> list:
+    collect = _NameCollector()
+    expr.visit(collect)
+    return collect.names
+
+
+class _NameCollector(cst.CSTVisitor):
+    def __init__(self):
+        self.names: list = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if node.attr.value not in METADATA:  # `x.device` reads no values of `x`
+            node.value.visit(self)  # `x.mean` reads `x`
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in METADATA_METHODS:
+            for arg in node.args:  # `x.size(0)` reads no values of `x`
+                arg.visit(self)
+            return False
+        return True
+
+
+def _derived_names(fn: cst.FunctionDef, params: set) -> set:
+    """`params` and every local name assigned from them (`mean = x.mean(0)`), in source order."""
+    derived = set(params)
+    for _ in range(2):  # assignments in loops may feed earlier ones
+        walk = _Derive(derived)
+        fn.body.visit(walk)
+    return derived
+
+
+class _Derive(cst.CSTVisitor):
+    def __init__(self, derived: set):
+        self.derived = derived
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if any(n.value in self.derived for n in _names_in(node.value)):
+            for t in node.targets:
+                self.derived.update(_bound_names(t.target))
+
+
+def _detaches_in_place(fn: cst.FunctionDef) -> bool:
+    """Does the method call `.detach_()` (a reset that cuts its buffers from every graph)?"""
+    return any(isinstance(n, cst.Attribute) and n.attr.value == "detach_" for n in _attributes(fn))
+
+
+def _attributes(node: cst.CSTNode) -> list:
+    collect = _AttributeCollector()
+    node.visit(collect)
+    return collect.found
+
+
+class _AttributeCollector(cst.CSTVisitor):
+    def __init__(self):
+        self.found: list = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.found.append(node)
+
+
+def _methods(module: cst.Module, cls: cst.ClassDef, depth: int = 0) -> list:
+    """The methods of a class and of its base classes defined at the top of the same file."""
+    found = [s for s in cls.body.body if isinstance(s, cst.FunctionDef)] if isinstance(cls.body, cst.IndentedBlock) else []
+    if depth < 5:
+        bases = {b.value.value for b in cls.bases if isinstance(b.value, cst.Name)}
+        for stmt in module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value in bases and stmt is not cls:
+                found += _methods(module, stmt, depth + 1)
+    return found
+
+
+def _bound_names(target: cst.BaseExpression) -> list:
+    """The plain names a target binds (`a, (b, self.c)` -> a, b)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound_names(e.value)]
+    return []
