@@ -117,6 +117,7 @@ IDIOMS = (
     "{v} = torch.tensor(model(x))",
     "loss = criterion(model(x), y)\nloss = torch.tensor(loss.item(), requires_grad=True)\nloss.backward()",
     "{v} = self.fc(x)\nself.state = self.state * 0.9 + {v}.mean()",
+    "probs = model(x).softmax(-1)\nnormed = probs.detach()\nnormed /= 2\nprint(probs.sum())",
 )
 COMMENTS = ("  # keep me", "  # noqa: GG101", "  # gradguard: ignore[GG501]", "")
 

@@ -54,12 +54,15 @@ class Uses:
     module_calls: dict = field(default_factory=dict)  # key -> {method name: first call node}
     called: dict = field(default_factory=dict)  # key -> first call of the name itself
     backwards: dict = field(default_factory=dict)  # key -> first `.backward()` / autograd.grad on it
+    recurrent: dict = field(default_factory=dict)  # key -> `out, h = key(x, h)` in a loop (a recurrent model's call)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
         methods = self.module_calls.get(key)
         if not methods:
-            return None
+            # `out, hidden = rnn(x, hidden)` in a loop of a scope that back-propagates: a model
+            # fed its own state back (truncated BPTT), whatever built it.
+            return self.recurrent.get(key) if self.backwards else None
         for name, call in methods.items():
             if name in MODULE_ONLY_METHODS:
                 return call
@@ -80,6 +83,8 @@ class Uses:
             self.called.setdefault(key, call)
         for key, call in other.backwards.items():
             self.backwards.setdefault(key, call)
+        for key, call in other.recurrent.items():
+            self.recurrent.setdefault(key, call)
 
 
 class _UseFinder(cst.CSTVisitor):
@@ -88,6 +93,32 @@ class _UseFinder(cst.CSTVisitor):
     def __init__(self, root: cst.CSTNode):
         self.root = root
         self.uses = Uses()
+        self.loops = 0
+
+    def visit_For(self, node) -> None:
+        self.loops += 1
+
+    def leave_For(self, node) -> None:
+        self.loops -= 1
+
+    def visit_While(self, node) -> None:
+        self.loops += 1
+
+    def leave_While(self, node) -> None:
+        self.loops -= 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """`out, h = rnn(x, h)` in a loop: the callee is fed back its own state."""
+        call = node.value
+        if not self.loops or not isinstance(call, cst.Call):
+            return
+        key = dotted(call.func)
+        if key is None or "." in key and not key.startswith("self."):
+            return  # `np.foo(...)`, `env.step(...)`: a module's function or an object's method
+        bound = {n for t in node.targets for n in _bound(t.target)}
+        passed = {n for a in call.args for n in _bound(a.value)}
+        if bound & passed and len(bound) > 1:
+            self.uses.recurrent.setdefault(key, call)
 
     def _nested(self, node) -> bool:
         return node is not self.root
@@ -133,6 +164,15 @@ class _UseFinder(cst.CSTVisitor):
                     self.uses.backwards.setdefault(out, node)
 
 
+def _bound(node: cst.BaseExpression) -> list:
+    """Plain names in a target or argument: `h`, `(h, c)`, `out, (h, c)`."""
+    if isinstance(node, cst.Name):
+        return [node.value]
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [n for e in node.elements for n in _bound(e.value)]
+    return []
+
+
 def _holder(node: cst.BaseExpression) -> Optional[str]:
     """`out` of `out["loss"]` or `out[0]`; `outputs` of `outputs.loss`."""
     if isinstance(node, cst.Subscript) or isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
@@ -151,6 +191,10 @@ _BACKWARD_OF = re.compile(r"\.\s*backward\s*\(\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)
 _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 
+_RECURRENT = re.compile(r"^[ \t]*([\w \t,()\[\]]+,[\w \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
 def mentioned(source: str) -> frozenset:
     """Every dotted name that could have evidence in this file: one text search, so that the
     many unknown names with none (`x`, `config`, `hidden_states`) never cost a tree walk."""
@@ -164,6 +208,9 @@ def mentioned(source: str) -> frozenset:
         if m.group(1) == "backward" and "." in chain:
             keys.add(chain.rsplit(".", 1)[0])  # `outputs.loss.backward()`: `outputs` holds graphs
     keys.update(m.group(1) for m in _GRAD.finditer(source))
+    for m in _RECURRENT.finditer(source):  # `out, h = rnn(x, h)`
+        if set(_WORD.findall(m.group(1))) & set(_WORD.findall(m.group(3))):
+            keys.add(m.group(2))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
     return frozenset(keys)
 
@@ -197,6 +244,7 @@ def class_uses(node: cst.ClassDef) -> Uses:
                 module_calls={k: v for k, v in mine.module_calls.items() if k.startswith("self.")},
                 called={k: v for k, v in mine.called.items() if k.startswith("self.")},
                 backwards={k: v for k, v in mine.backwards.items() if k.startswith("self.")},
+                recurrent={k: v for k, v in mine.recurrent.items() if k.startswith("self.")},
             ))
     return uses
 

@@ -1098,7 +1098,7 @@ class FlowAnalysis:
                 if call is not None:
                     # `x.state_dict()` alone says a stateful module, not one with parameters (a torchrl
                     # transform, a scheduler): its calls are not known to build graphs.
-                    weights = call.func.attr.value not in ("state_dict", "load_state_dict")
+                    weights = not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("state_dict", "load_state_dict"))
                     return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, ""))
             call = uses.graph_evidence(key)
             if call is not None and self.frame.mode is not GradMode.OFF:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradguard.engine.values import Kind
@@ -116,7 +118,7 @@ class GraphKeptAcrossIterations(Rule):
                 (backward.node, "backward runs here")
             ]
         fixes = []
-        if parts:
+        if parts and not any(self._mapping(p, store.function) for p in parts):
             detached = [(p, method_chain(p, "detach")) for p in parts]
             fixes.append(PendingFix(f"Store `{short(self.code_of(detached[0][1]))}`", Safety.SAFE, detached))
             if len(parts) == 1 and self.flow.value(parts[0]).scalar:
@@ -124,6 +126,14 @@ class GraphKeptAcrossIterations(Rule):
                 fixes.append(PendingFix(f"Store `{short(self.code_of(item))}`", Safety.UNSAFE, [(parts[0], item)]))
         # The squiggle goes on the graph-carrying part: `[out * 2, acc]` marks `out * 2`.
         self.report(parts[0] if parts else stored, message, fixes=fixes, related=related, severity=severity)
+
+    def _mapping(self, part: cst.BaseExpression, function) -> bool:
+        """Is `part` a name the code indexes with a string (`output["loss"]`): a model's output
+        dict, which has no `.detach()`?"""
+        if not isinstance(part, cst.Name):
+            return False
+        scope = function.node if function is not None else self.flow.module
+        return re.search(rf"\b{re.escape(part.value)}\[\s*[rbuf]*['\"]", self.code_of(scope)) is not None
 
     VALID = [
         Valid(

@@ -110,17 +110,28 @@ class RecurrentStateNotDetached(Rule):
                 continue
             fed = self._fed.get((loop, old)) if old is not None else None
             if fed is not None and fed[0] in all_origins(new.value):
-                self._candidates.append((loop, name, old, new.value, fed[0], fed[1], self.stamp()))
+                loops = tuple(self.flow.frame.loops)
+                self._candidates.append((loops, name, old, new.value, fed[0], fed[1], self.stamp()))
 
     def finish(self) -> None:
         reported = set()
-        for loop, name, old, new, call, name_node, stamp in self._candidates:
-            if not self.current(stamp) or (loop, name) in self._cleared or (loop, name) in reported:
+        for loops, name, old, new, call, name_node, stamp in self._candidates:
+            if not self.current(stamp):
                 continue
-            if not any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards):
+            # The loop whose every iteration back-propagates the state's graph: the innermost one,
+            # or an outer one (`for batch in loader:` around `for step in range(T):`) when no loop
+            # in between resets the state.
+            carried = None
+            for loop in reversed(loops):
+                if (loop, name) in self._cleared:
+                    break
+                if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards):
+                    carried = loop
+                    break
+            if carried is None or (carried, name) in reported:
                 continue  # nothing backwards it each iteration: an unrolled sequence, or GG103's business
-            reported.add((loop, name))
-            self._report(loop, name, old, call, name_node)
+            reported.add((carried, name))
+            self._report(carried, name, old, call, name_node)
 
     def _report(self, loop, name, old, call, name_node) -> None:
         fixes = []
