@@ -613,6 +613,8 @@ class FlowAnalysis:
             info.methods[fn.name] = fn
             if fn.name in K.NO_GRAD_HOOKS and info.lightning:
                 fn.decorated_mode = GradMode.OFF
+            if fn.name == "training_step" and (info.lightning or info.module_like):
+                fn.repeated = True  # once per batch: what it stores on `self` outlives the step
         self._bind(node.name, Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=fn))
 
     def _classdef(self, node: cst.ClassDef) -> None:

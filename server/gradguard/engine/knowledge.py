@@ -143,6 +143,8 @@ BACKWARD_METHODS = frozenset({"backward", "manual_backward"})  # loss.backward()
 
 # Lightning hooks the framework already runs under no_grad.
 NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
+# Methods a training framework (Lightning and its look-alikes) calls once per batch.
+FRAMEWORK_STEPS = frozenset({"training_step"}) | NO_GRAD_HOOKS
 
 
 # `*_` methods that change no values: allowed on leaves, invisible to aliases.

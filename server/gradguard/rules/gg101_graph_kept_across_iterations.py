@@ -4,7 +4,8 @@ import re
 
 import libcst as cst
 
-from gradguard.engine.values import Kind
+from gradguard.engine import knowledge as K
+from gradguard.engine.values import Kind, all_origins
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, evidence_note, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -92,13 +93,27 @@ class GraphKeptAcrossIterations(Rule):
                 continue
             self._report(store, done[0] if done else None)
 
+    @staticmethod
+    def _framework_backward(store) -> bool:
+        """Stored in `training_step()`, which returns the same graph: the framework back-propagates it."""
+        fn = store.function
+        return fn is not None and fn.name == "training_step" and bool(store.value.origins & all_origins(fn.returns))
+
     def _report(self, store, backward) -> None:
         stored = store.node
         parts = _graph_parts(stored, self.flow)
         name = short(self.code_of(parts[0] if parts else stored))
         why = store.value.why
         target = short(store.target) + (f"` (through `{store.via}()`)" if store.via else "`")
-        if backward is None:
+        if backward is None and self._framework_backward(store):
+            def message(line_of):
+                return (
+                    f"`{name}` carries an autograd graph; the training loop back-propagates what `training_step()` "
+                    f"returns, but storing it in `{target} keeps every step's graph nodes alive"
+                )
+            severity = Severity.WARNING
+            related = [(why.node, "the graph is created here")] if why is not None else []
+        elif backward is None:
             def message(line_of, why=why):
                 origin = evidence_note(why, parts[0] if parts else stored, line_of, self.code_of)
                 return (
@@ -978,7 +993,8 @@ def _part_of_forward(fn, backwards, seen=None) -> bool:
     if not callers:
         # Never called in this file: a model's helper method (`_decode`, `step`) is called by
         # its forward elsewhere; only a method that trains (a backward of its own) is not.
-        return fn.cls is not None and fn.cls.module_like and not any(b.function is fn for b in backwards)
+        return (fn.cls is not None and fn.cls.module_like and fn.name not in K.FRAMEWORK_STEPS
+                and not any(b.function is fn for b in backwards))
     return all(_part_of_forward(c, backwards, seen) for c in callers)
 
 
