@@ -32,6 +32,7 @@ MODULE_ONLY_METHODS = frozenset(
 # Module methods an optimizer or other objects share: evidence only on a name that is
 # also called like a function (`model(x)`; an optimizer is never called).
 MODULE_IF_CALLED = frozenset("train zero_grad state_dict load_state_dict".split())
+SHALLOW_COPIES = frozenset(("dict", "list", "tuple", "copy.copy", "copy"))
 BACKWARD_FUNCTIONS = frozenset(("torch.autograd.grad", "autograd.grad", "torch.autograd.backward", "autograd.backward"))
 
 
@@ -288,6 +289,9 @@ class _KeptFinder(cst.CSTVisitor):
             self._keep(func.value, node.args[-1].value)
 
     def _keep(self, target: cst.BaseExpression, stored: cst.BaseExpression) -> None:
+        # `self.rows.append(dict(metrics))`: a shallow copy keeps the same items
+        while isinstance(stored, cst.Call) and dotted(stored.func) in SHALLOW_COPIES and len(stored.args) == 1:
+            stored = stored.args[0].value
         while isinstance(stored, cst.BinaryOperation):  # `self.sum += val * n`: val is kept
             left, right = stored.left, stored.right
             stored = left if isinstance(left, cst.Name) and left.value in self.params else right
