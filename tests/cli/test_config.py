@@ -266,7 +266,7 @@ def test_config_prints_the_effective_configuration(gradguard, write):
         "[per-file-ignores]\n"
         '"tests/**" = ["GG4"]\n'
         "\n"
-        "# rules enabled for tests/test_x.py: GG101, GG102\n"
+        "# rules enabled for tests/test_x.py: GG101, GG102, GG104\n"
     )
 
 
