@@ -37,6 +37,8 @@ from gradguard.settings import COPY_ORDERS, Settings
 BOM = b"\xef\xbb\xbf"
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
+FAIL_ON = ("info", "warning", "error")  # `--fail-on`: the least severe finding that fails a run
+RANK = {"info": 0, "warning": 1, "error": 2}
 
 
 # ---------------------------------------------------------------- one file (runs in worker processes)
@@ -497,6 +499,30 @@ def _overrides(select, extend_select, ignore, copy_order, strict, types=None, py
     show_default="all cores",
     help="Files checked in parallel.",
 )
+@click.option(
+    "--fail-on",
+    type=click.Choice(FAIL_ON),
+    default="warning",
+    show_default=True,
+    help="The least severe finding that makes the exit status 1 (info findings are reported, not failed on).",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit with status 0 even when findings are reported.")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="With --fix: exit with status 1 if any file was changed.")
+@click.option(
+    "--stdin-filename",
+    default=None,
+    metavar="PATH",
+    help="With `-` as the path: the name the code read from stdin goes by (findings, configuration).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary line.")
+@click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit status alone tells.")
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the report to this file instead of stdout.",
+)
 def check(
     paths: tuple[str, ...],
     output_format: str,
@@ -514,9 +540,115 @@ def check(
     no_cache: bool,
     force_exclude: bool,
     jobs: int,
+    fail_on: str,
+    exit_zero: bool,
+    exit_non_zero_on_fix: bool,
+    stdin_filename: str | None,
+    quiet: bool,
+    silent: bool,
+    output_file: str | None,
 ) -> None:
-    """Check PATHS (files, or directories searched for *.py and *.ipynb; default: .)."""
-    resolver = Resolver(_overrides(select, extend_select, ignore, copy_order, strict, types, python))
+    """Check PATHS (files, or directories searched for *.py and *.ipynb; default: .).
+
+    \b
+    Exit status: 0 no finding at --fail-on's severity or above (or --exit-zero);
+    1 such findings (or, with --exit-non-zero-on-fix, a file was fixed);
+    2 a file could not be checked, or a usage or configuration error.
+    """
+    ending = Exit(fail_on, exit_zero, exit_non_zero_on_fix, quiet or silent)
+    if paths == ("-",):
+        overrides = _overrides(select, extend_select, ignore, copy_order, strict, types, python)
+        with _redirected(output_file, silent):
+            _check_stdin(stdin_filename, overrides, output_format, fix, unsafe_fixes, diff, ending)
+        return
+    if "-" in paths:
+        raise click.UsageError("`-` (read stdin) must be the only path")
+    with _redirected(output_file, silent):
+        _check(paths, output_format, _overrides(select, extend_select, ignore, copy_order, strict, types, python),
+               fix, unsafe_fixes, diff, statistics, no_cache, force_exclude, jobs, ending)
+
+
+@dataclass(frozen=True)
+class Exit:
+    """What decides the exit status and the closing lines (ruff's conventions)."""
+
+    fail_on: str = "warning"
+    zero: bool = False
+    on_fix: bool = False
+    quiet: bool = False
+
+    def fails(self, findings: list) -> bool:
+        return any(RANK[f.severity.value] >= RANK[self.fail_on] for f in findings)
+
+
+@contextlib.contextmanager
+def _redirected(output_file: str | None, silent: bool):
+    """The report into --output-file, or (with --silent) nowhere; stderr too when silent."""
+    if output_file is None and not silent:
+        yield
+        return
+    target = open(os.devnull if silent else output_file, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    saved = sys.stdout, sys.stderr
+    sys.stdout = target
+    if silent:
+        sys.stderr = target
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+        target.close()
+
+
+def _check_stdin(name: str | None, overrides: dict, output_format: str, fix: bool, unsafe: bool, diff: bool,
+                 ending: Exit) -> None:
+    """`gradguard check - --stdin-filename train.py`: the code on stdin, as editors and pre-commit
+    integrations hand it over. `--fix` prints the fixed code on stdout (the findings left go to
+    stderr); `--diff` prints the diff."""
+    path = name or "-"
+    if path.endswith(notebooks.SUFFIX):
+        raise click.UsageError("notebooks cannot be read from stdin: pass the .ipynb file's path")
+    try:
+        settings = Resolver(overrides).for_path(os.path.abspath(name) if name else os.getcwd()).settings_for(
+            os.path.abspath(name) if name else os.path.join(os.getcwd(), "-"))
+    except ConfigError as e:
+        _config_failed(e)
+    data = sys.stdin.buffer.read()
+    body = data[len(BOM):] if data.startswith(BOM) else data
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        click.echo(render.file_error(path, _decode_problem(body, e)), err=True)
+        sys.exit(EXIT_ERROR)
+    analysis = _analyse(text, settings, path)
+    if analysis.error is not None:
+        e = _analysis_error(analysis.error)
+        if fix:
+            click.echo(text, nl=False)  # an editor replaces the buffer with what it gets: give it back unchanged
+        click.echo(render.file_error(path, e.message, e.line, e.column), err=True)
+        sys.exit(EXIT_ERROR)
+    findings, fixed = analysis.findings, 0
+    if fix or diff:
+        result = fix_source(text, settings, unsafe=unsafe, analysis=analysis)
+        findings, fixed = result.remaining, result.fixed
+        if diff:
+            click.echo(render.unified_diff(path, text, result.source) if result.source != text else "", nl=False)
+        else:
+            click.echo(result.source, nl=False)
+    palette = render.Palette(_use_color(sys.stderr if fix or diff else sys.stdout))
+    lines = [render.finding_line(path, f, palette) for f in findings]
+    if output_format == "json" and not (fix or diff):
+        click.echo(render.json_report([render.finding_json(path, f, None, None) for f in findings]))
+    elif lines:
+        click.echo("\n".join(lines), err=fix or diff)
+    if not ending.quiet and output_format != "json":
+        click.echo("\n".join(render.summary(findings, unsafe=unsafe, fixed=fixed)), err=fix or diff)
+    failing = ending.fails(findings) or (ending.on_fix and fixed)
+    sys.exit(0 if ending.zero or not failing else EXIT_FINDINGS)
+
+
+def _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics, no_cache, force_exclude, jobs,
+           ending: Exit) -> None:
+    resolver = Resolver(overrides)
     framed = output_format == "text" and not diff and not statistics and sys.stdout.isatty()
     mode = "diff" if diff else "fix" if fix else "check"
     job = Job(mode=mode, unsafe=unsafe_fixes, want_source=framed)
@@ -546,7 +678,7 @@ def check(
 
     progress = Progress(len(tasks)) if mode != "diff" else Progress(0, enabled=False)
     try:
-        _report(found, tasks, job, jobs, output_format, statistics, out, err, progress)
+        _report(found, tasks, job, jobs, output_format, statistics, out, err, progress, ending)
     except KeyboardInterrupt:
         progress.clear()
         click.echo("Interrupted.", err=True)
@@ -572,6 +704,7 @@ def _report(
     out: render.Palette,
     err: render.Palette,
     progress: Progress,
+    ending: Exit = Exit(),
 ) -> None:
     """Check the files, print as results arrive (in path order), then sum up and exit."""
     mode = job.mode
@@ -628,7 +761,7 @@ def _report(
             progress.draw()
     progress.clear()
 
-    outcome = EXIT_FINDINGS if findings else 0
+    outcome = EXIT_FINDINGS if ending.fails(findings) or (ending.on_fix and fixed) else 0
     if mode == "diff":
         refused = f" {unfixed} fix{'' if unfixed == 1 else 'es'} cannot be applied (see above)." if unfixed else ""
         if fixed:
@@ -642,17 +775,20 @@ def _report(
             click.echo(render.statistics_json(rows))
         else:
             lines = render.statistics_lines(rows)
-            click.echo("\n".join([*lines, *render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)]))
+            summary = [] if ending.quiet else render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)
+            click.echo("\n".join([*lines, *summary]))
     elif output_format in ("json", "sarif", "github"):
         if output_format == "json":
             click.echo(render.json_report(as_json))
         elif output_format == "sarif":
             click.echo(sarif.report(as_sarif))
-        if fixed:
+        if fixed and not ending.quiet:
             click.echo(f"Fixed {render.plural(fixed, 'finding')}.", err=True)
-    else:
+    elif not ending.quiet:
         click.echo("\n".join(render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)))
-    sys.exit(EXIT_ERROR if failed or found.errors else outcome)
+    if failed or found.errors:
+        sys.exit(EXIT_ERROR)
+    sys.exit(0 if ending.zero else outcome)
 
 
 def _frame(result: FileResult, finding: Finding, cell: int | None, where: dict | None, style) -> list[str]:
@@ -711,7 +847,8 @@ def list_rules() -> None:
 
 
 @main.command()
-def lsp() -> None:
+@click.option("--stdio", is_flag=True, help="Talk over stdin/stdout (the only transport; accepted for editor configurations).")
+def lsp(stdio: bool) -> None:
     """Run the language server on stdin/stdout."""
     try:
         server = importlib.import_module("gradguard.lsp.server")  # optional: the CLI works without it
