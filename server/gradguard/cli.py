@@ -188,7 +188,7 @@ def _oracle(path: str, python: str | None):
         try:
             status = oracle.status()  # one question: does nn.Module resolve, from torch or the stubs?
         except Exception as e:  # noqa: BLE001 - not an interpreter, jedi cannot start it
-            _notes.append(f"types are off: jedi cannot use {oracle.interpreter} ({type(e).__name__}: {e})")
+            _notes.append(f"types are off: jedi cannot use {oracle.interpreter} ({type(e).__name__})")
             oracle = None
         else:
             if not status.ok:
