@@ -24,6 +24,8 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.walk import walk
+
 # Methods only an nn.Module has (a tensor, a NumPy array or an optimizer has none of them).
 MODULE_ONLY_METHODS = frozenset(
     """eval parameters named_parameters modules named_modules children named_children
@@ -231,7 +233,7 @@ def trains(source: str) -> bool:
 def uses_of(scope_node: cst.CSTNode) -> Uses:
     """The uses in one function's body or a module's top level."""
     finder = _UseFinder(scope_node)
-    scope_node.visit(finder)
+    walk(scope_node, finder)
     return finder.uses
 
 
@@ -303,7 +305,7 @@ def kept_params(fn: cst.FunctionDef) -> dict:
     """parameter name -> the target node it is kept in (see _KeptFinder); globals only
     when the function does not bind the name itself."""
     finder = _KeptFinder(fn)
-    fn.visit(finder)
+    walk(fn, finder)
     return {
         name: target for name, target in finder.kept.items()
         if not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local | finder.params)

@@ -6,18 +6,22 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.walk import walk as walk_tree
+
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import UNKNOWN, Grad, Value, holds_graph
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-from gradguard.rules.gg101_graph_kept_across_iterations import _part_of_forward
 from gradguard.rules.gg102_recurrent_state_not_detached import SECOND_TIME, _detach_lines
 
 
 # Reading these of the previous call's tensor reads no graph.
 METADATA = ("shape", "dtype", "device", "ndim", "is_cuda", "requires_grad")
 METADATA_METHODS = ("size", "dim", "numel", "__len__")
+# Methods whose arguments are sizes, dtypes or devices: only their receiver carries values.
+SHAPING_METHODS = ("to", "type", "view", "reshape", "expand", "repeat", "permute", "transpose", "flatten", "unsqueeze",
+                   "squeeze", "new_zeros", "new_ones", "new_full", "new_empty", "cuda", "cpu")
 # A cache of past keys/states for generation (`use_cache`, `self.kv_cache`): an inference idiom
 # (generation runs under no_grad); training runs with the cache off.
 CACHE = re.compile(r"(?i)cache|past_key")
@@ -93,23 +97,32 @@ class StateCarriedAcrossForward(Rule):
         self.candidates: list[Carried] = []
         self.inputs: set = set()  # assignments whose graph is that of the forward's input
         self._derived: dict = {}  # function node -> names computed from its parameters
+        self._call_sites: Optional[dict] = None  # name -> call sites (see _calls)
 
-    def _from_input(self, node) -> bool:
-        """Does the assigned value derive from a parameter of the current method (not `self`)?"""
+    def _from_input(self, node, attr: str) -> bool:
+        """A running statistic of the forward's input: `self.avg = m * self.avg + (1 - m) * mean`
+        where `mean` is a reduction (`x.mean(0)`, `x.var(...)`) of the input. Only that shape: an
+        unknown value merely computed from the input (`self.pe = self.extend_pe(x, self.pe)`, a
+        window size from its shape) is no evidence of a graph."""
         fn = self.flow.function
-        if fn is None or not isinstance(node, (cst.Assign, cst.AugAssign)):
+        if fn is None or not fn.name.endswith("forward") or not isinstance(node, (cst.Assign, cst.AugAssign)):
+            return False
+        value = node.value
+        if not isinstance(value, cst.BinaryOperation) and not isinstance(node, cst.AugAssign):
+            return False
+        if isinstance(node, cst.Assign) and not _reads_attr(value, attr):
             return False
         if fn.node not in self._derived:
             params = {p.name.value for p in fn.node.params.params[1:]} | {
                 p.name.value for p in fn.node.params.kwonly_params}
             self._derived[fn.node] = _derived_names(fn.node, params)
-        derived = self._derived[fn.node]
-        return any(n.value in derived for n in _names_in(node.value))
+        derived, stats = self._derived[fn.node]
+        return any(n.value in stats for n in _names_in(value)) or _reduces(value, derived)
 
     def _self_attr(self, node: cst.BaseExpression) -> Optional[str]:
         fn = self.flow.function
-        if fn is None or fn.cls is None or not fn.cls.module_like:
-            return None
+        if fn is None or fn.cls is None or fn.name == "__init__" or not fn.cls.module_like:
+            return None  # `__init__` runs once: what it assigns is no state carried across calls
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
             return node.attr.value
         return None
@@ -169,7 +182,7 @@ class StateCarriedAcrossForward(Rule):
             return
         key = (self.stamp(), attr)
         if (not holds_graph(value) and value.grad is Grad.UNKNOWN and key in self.reads and not tuple_target
-                and self.flow.frame.mode is GradMode.ON and self._from_input(node)):
+                and self.flow.frame.mode is GradMode.ON and self._from_input(node, attr)):
             # Computed from the forward's input (`x.mean(0)`): inside a model in training it carries the
             # graph of the layers before (a running-statistics update is the classic case).
             value = value.but(grad=Grad.YES, origins=frozenset((node,)))
@@ -185,6 +198,7 @@ class StateCarriedAcrossForward(Rule):
         read = self.reads.get(key)
         if read is None:
             return
+        self.flow.top_of.setdefault(target, self.flow.top)  # its range is resolved with its statement's
         self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, key[0]))
 
     def _unconditional(self, statement) -> bool:
@@ -202,14 +216,25 @@ class StateCarriedAcrossForward(Rule):
     def finish(self) -> None:
         done = set()
         for c in self.candidates:
-            if c.node in done or not self.current(c.stamp) or not _part_of_forward(c.function, self.flow.backwards):
+            if c.node in done or not self.current(c.stamp) or CACHE.search(c.attr):
                 continue
-            if CACHE.search(c.attr) or any(CACHE.search(self.code_of(test)) for test in _conditions(c.function.node, c.node)):
+            if not _in_forward(c.function):
+                continue
+            if any(CACHE.search(self.code_of(test)) for test in _conditions(c.function.node, c.node)):
                 continue
             if self._reset_per_batch(c):
                 continue
             done.add(c.node)
             self._report(c)
+
+    def _calls(self) -> dict:
+        """Every call in the file by the name called: [(function, loops around it, loops around
+        each backward of that function)], from one walk of the module (cached)."""
+        if self._call_sites is None:
+            walk = _CallSites()
+            walk_tree(self.flow.module, walk)
+            self._call_sites = walk.by_name
+        return self._call_sites
 
     def _reset_per_batch(self, c: Carried) -> bool:
         """A method of the class other than `__init__` and the forward assigns the attribute (a
@@ -221,20 +246,19 @@ class StateCarriedAcrossForward(Rule):
                  and (_reads_attr(m, c.attr, assigned=True) or _detaches_in_place(m))}
         if not names:
             return False
-        walk = _ResetSites(names)
+        calls = self._calls()
+        sites = [site for name in names for site in calls.get(name, ())]
         for _ in range(3):  # `init_sequence()` that calls `self.memory.reset()`: callers by name
-            walk.sites.clear()
-            self.flow.module.visit(walk)
             # a caller that neither back-propagates nor is a forward passes the reset on (`init_sequence()`)
-            callers = {fn.name.value for fn, _, backs in walk.sites
+            callers = {fn.name.value for fn, _, backs in sites
                        if fn is not None and not backs and not fn.name.value.endswith("forward")} - names
             if not callers:
                 break
             names |= callers
-            walk = _ResetSites(names)
-        if not walk.sites:
+            sites = [site for name in names for site in calls.get(name, ())]
+        if not sites:
             return True  # a reset nobody here calls: the training code elsewhere may call it every batch
-        for fn, loops, backs in walk.sites:
+        for fn, loops, backs in sites:
             if fn is None or fn.name.value in names:
                 continue  # a resetter calling another: its own callers decide
             if fn.name.value.endswith("forward"):
@@ -531,12 +555,24 @@ for step in range(2):
     ]
 
 
+def _in_forward(fn, seen=None) -> bool:
+    """`forward` (or `__call__`) itself, or a method only forwards of this file call. Unlike
+    GG101's guess, a method nobody here calls is not taken for a forward helper: `__init__`,
+    `set_input_size()` or `reset_classifier()` assign attributes from what they read, once."""
+    if fn.name.endswith("forward") or fn.name == "__call__":
+        return True
+    seen = seen if seen is not None else set()
+    seen.add(fn)
+    callers = [c for c in fn.callers if c not in seen]
+    return bool(callers) and all(_in_forward(c, seen) for c in callers)
+
+
 def _reads_attr(expr, attr: str, assigned: bool = False) -> bool:
     """Does `expr` read `self.<attr>` (with `assigned`: does a statement in it assign one)?"""
     if expr is None:
         return False
     find = _FindAttr(attr, assigned)
-    expr.visit(find)
+    walk_tree(expr, find)
     return find.found
 
 
@@ -559,25 +595,22 @@ class _FindAttr(cst.CSTVisitor):
             self.found = True
 
 
-class _ResetSites(cst.CSTVisitor):
-    """Calls of the methods named `names` (`x.reset_hidden()`), each with its function, the loops
-    around it and, per `backward()` of that function, the loops around that backward."""
+class _CallSites(cst.CSTVisitor):
+    """Every call by the name called (`x.reset_hidden()` -> "reset_hidden"), each with its
+    function, the loops around it and, per `backward()` of that function, the loops around it."""
 
-    def __init__(self, names: set):
-        self.names = names
-        self.functions: list = []
+    def __init__(self):
         self.loops: list = []
-        self.sites: list = []  # (FunctionDef or None, loops, [loops of each backward]) per call
-        self._open: list = []  # per function: [sites, backward loop-lists]
+        self.by_name: dict = {}
+        self._open: list = []  # per function being walked: [(name, loops) of its calls], [loops of its backwards]
 
     def visit_FunctionDef(self, node) -> None:
-        self.functions.append(node)
         self._open.append(([], []))
 
     def leave_FunctionDef(self, node) -> None:
-        self.functions.pop()
         calls, backs = self._open.pop()
-        self.sites.extend((node, loops, backs) for loops in calls)
+        for name, loops in calls:
+            self.by_name.setdefault(name, []).append((node, loops, backs))
 
     def visit_For(self, node) -> None:
         self.loops.append(node)
@@ -598,17 +631,16 @@ class _ResetSites(cst.CSTVisitor):
             return
         if name == "backward" and self._open:
             self._open[-1][1].append(tuple(self.loops))
-        elif name in self.names:
-            if self._open:
-                self._open[-1][0].append(tuple(self.loops))
-            else:
-                self.sites.append((None, tuple(self.loops), []))
+        elif self._open:
+            self._open[-1][0].append((name, tuple(self.loops)))
+        else:
+            self.by_name.setdefault(name, []).append((None, tuple(self.loops), []))
 
 
 def _conditions(root: cst.CSTNode, target: cst.CSTNode) -> list:
     """The tests of the `if`s (and `while`s) around `target` inside `root`."""
     walk = _PathTo(target)
-    root.visit(walk)
+    root.visit(walk)  # on_visit: libcst's own walk
     return walk.tests
 
 
@@ -636,7 +668,7 @@ class _PathTo(cst.CSTVisitor):
 
 def _names_in(expr: cst.CSTNode) -> list:
     collect = _NameCollector()
-    expr.visit(collect)
+    walk_tree(expr, collect)
     return collect.names
 
 
@@ -649,37 +681,86 @@ class _NameCollector(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if node.attr.value not in METADATA:  # `x.device` reads no values of `x`
-            node.value.visit(self)  # `x.mean` reads `x`
+            walk_tree(node.value, self)  # `x.mean` reads `x`
         return False
 
     def visit_Call(self, node: cst.Call) -> bool:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in METADATA_METHODS:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
             for arg in node.args:  # `x.size(0)` reads no values of `x`
-                arg.visit(self)
+                walk_tree(arg, self)
             return False
-        return True
+        if isinstance(func, cst.Attribute) and func.attr.value in SHAPING_METHODS:
+            walk_tree(func.value, self)  # `t.to(dtype=dtype, device=device)`, `t.view(b, -1)`: only `t` is a value
+            return False
+        walk_tree(func, self)
+        for arg in node.args:  # `torch.zeros(n, device=x.device, dtype=dtype)`: keywords that are no values
+            if arg.keyword is None or arg.keyword.value not in ("dtype", "device", "layout", "memory_format"):
+                walk_tree(arg.value, self)
+        return False
 
 
-def _derived_names(fn: cst.FunctionDef, params: set) -> set:
-    """`params` and every local name assigned from them (`mean = x.mean(0)`), in source order."""
-    derived = set(params)
+def _derived_names(fn: cst.FunctionDef, params: set) -> tuple[set, set]:
+    """(names computed from `params`, the subset that are reductions of them: `mean = x.mean(0)`),
+    from the function's assignments in source order."""
+    derived, stats = set(params), set()
     for _ in range(2):  # assignments in loops may feed earlier ones
-        walk = _Derive(derived)
-        fn.body.visit(walk)
-    return derived
+        walk = _Derive(derived, stats)
+        walk_tree(fn.body, walk)
+    return derived, stats
+
+
+REDUCTIONS = ("mean", "var", "std", "sum", "norm", "amax", "amin", "var_mean")
+
+
+def _reduces(expr: cst.CSTNode, derived: set) -> bool:
+    """Does `expr` reduce a value computed from the input (`x.mean(0)`, `torch.var(h, 0)`)?"""
+    find = _Reduction(derived)
+    walk_tree(expr, find)
+    return find.found
+
+
+class _Reduction(cst.CSTVisitor):
+    def __init__(self, derived: set):
+        self.derived = derived
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in REDUCTIONS:
+            operands = [func.value] + ([node.args[0].value] if node.args and _is_torch(func.value) else [])
+            if any(n.value in self.derived for o in operands for n in _names_in(o) if n.value != "torch"):
+                self.found = True
+
+
+def _is_torch(node) -> bool:
+    return isinstance(node, cst.Name) and node.value == "torch"
 
 
 class _Derive(cst.CSTVisitor):
-    def __init__(self, derived: set):
+    def __init__(self, derived: set, stats: set):
         self.derived = derived
+        self.stats = stats
 
     def visit_FunctionDef(self, node) -> bool:
         return False
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if any(n.value in self.derived for n in _names_in(node.value)):
-            for t in node.targets:
-                self.derived.update(_bound_names(t.target))
+        names = {n.value for n in _names_in(node.value)}
+        if names & self.derived:
+            bound = [n for t in node.targets for n in _bound_names(t.target)]
+            self.derived.update(bound)
+            if names & self.stats or _reduces(node.value, self.derived):
+                self.stats.update(bound)
+
+
+def _bound_names(target: cst.BaseExpression) -> list:
+    """The plain names a target binds (`a, (b, self.c)` -> a, b)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _bound_names(e.value)]
+    return []
 
 
 def _detaches_in_place(fn: cst.FunctionDef) -> bool:
@@ -689,7 +770,7 @@ def _detaches_in_place(fn: cst.FunctionDef) -> bool:
 
 def _attributes(node: cst.CSTNode) -> list:
     collect = _AttributeCollector()
-    node.visit(collect)
+    walk_tree(node, collect)
     return collect.found
 
 
@@ -710,12 +791,3 @@ def _methods(module: cst.Module, cls: cst.ClassDef, depth: int = 0) -> list:
             if isinstance(stmt, cst.ClassDef) and stmt.name.value in bases and stmt is not cls:
                 found += _methods(module, stmt, depth + 1)
     return found
-
-
-def _bound_names(target: cst.BaseExpression) -> list:
-    """The plain names a target binds (`a, (b, self.c)` -> a, b)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _bound_names(e.value)]
-    return []

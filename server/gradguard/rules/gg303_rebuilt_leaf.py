@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.walk import walk as walk_tree
+
 from gradguard.engine.flow import keyword, literal_bool
 from gradguard.engine.values import Evidence, Grad, Kind
 from gradguard.findings import Severity
@@ -406,7 +408,7 @@ def _cuts_of(v) -> frozenset:
 def _names(node: cst.CSTNode) -> list:
     """The Name nodes read in an expression (or bound by a target)."""
     collect = _Names()
-    node.visit(collect)
+    walk_tree(node, collect)
     return collect.found
 
 
@@ -418,5 +420,5 @@ class _Names(cst.CSTVisitor):
         self.found.append(n)
 
     def visit_Attribute(self, n: cst.Attribute) -> bool:
-        n.value.visit(self)  # `x.grad` reads `x`, not `grad`
+        walk_tree(n.value, self)  # `x.grad` reads `x`, not `grad`
         return False
