@@ -2,7 +2,7 @@
 """What `--types` costs: `gradguard check` with and without the jedi type layer, CPU time of
 the whole run (all worker processes), from a cold cache, on a directory of real code.
 
-    .venv/bin/python bench/types_cost.py DIR [DIR ...]          # e.g. the realscripts checkouts
+    .venv/bin/python bench/types_cost.py [DIR ...]               # default: /work/realscripts
     .venv/bin/python bench/types_cost.py DIR --python /path/to/venv/bin/python
     .venv/bin/python bench/types_cost.py DIR --jobs 1
 
@@ -39,7 +39,7 @@ def lines_in(directory: Path) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dirs", nargs="+", type=Path)
+    parser.add_argument("dirs", nargs="*", type=Path, default=[Path("/work/realscripts")])
     parser.add_argument("--python", default=None, help="the interpreter jedi reads (--python of gradguard check)")
     parser.add_argument("--jobs", type=int, default=None)
     ns = parser.parse_args()

@@ -113,3 +113,67 @@ async def test_fix_all_uses_the_type_layer_and_applies_every_safe_fix(client: Cl
     version = client.replace(uri, fixed)
     assert await client.diagnostics_for(uri, version) == []
     assert await actions_for(client, uri, [], only=["source.fixAll"], at=refined[0].range) == []
+
+
+# ---------------------------------------------------------------- an interpreter without torch
+@pytest.fixture(scope="module")
+def bare(tmp_path_factory) -> Path:
+    """A virtual environment without torch (nor pip): the user's Python the client passes."""
+    import subprocess
+    import sys
+
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    return venv / "bin" / "python"
+
+
+async def test_a_torchless_interpreter_finds_the_leak_through_the_stubs(client: Client, bare):
+    await initialize(client, options={"debounceMs": 0, "types": True, "interpreter": str(bare)}, root=WORKSPACE)
+    path = WORKSPACE / "train.py"
+    uri = path.as_uri()
+    client.open(uri, path.read_text())
+    publishes = await wait(client, lambda: len(client.publishes(uri)) >= 2 and client.publishes(uri))
+    assert [(d.code, d.message) for d in publishes[1].diagnostics] == [("GG101", LEAK)]
+    note = f"GradGuard types: no torch in {bare}; nn.Module from GradGuard's bundled torch stubs"
+    await wait(client, lambda: any(m.message == note for m in client.log_messages))
+    assert client.messages == []  # nothing to warn about: the stubs resolve nn.Module
+
+
+async def test_an_interpreter_jedi_cannot_use_is_said_once(client: Client, tmp_path):
+    fake = tmp_path / "not-python"
+    fake.write_text("#!/bin/sh\nexit 3\n")
+    fake.chmod(0o755)
+    await initialize(client, options={"debounceMs": 0, "types": True, "interpreter": str(fake)}, root=WORKSPACE)
+    path = WORKSPACE / "train.py"
+    uri = path.as_uri()
+    client.open(uri, path.read_text())
+    shown = await wait(client, lambda: client.messages)
+    said = f"GradGuard: types are off: jedi cannot use {fake} (InvalidPythonEnvironment)"
+    assert [(m.type, m.message) for m in shown] == [(types.MessageType.Warning, said)]
+    assert [m.message for m in client.log_messages if m.message == said] == [said]
+    await asyncio.sleep(1)
+    assert len(client.messages) == 1
+    assert await client.diagnostics_for(uri) == []  # syntax alone
+
+
+async def test_a_torch_jedi_cannot_read_is_shown_once(client: Client, tmp_path):
+    """An interpreter whose torch is an empty package: jedi finds torch (so no stubs) and no nn.Module."""
+    import subprocess
+    import sys
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    torch = next((venv / "lib").glob("python*/site-packages")) / "torch"
+    torch.mkdir()
+    (torch / "__init__.py").write_text("")
+    python = venv / "bin" / "python"
+    await initialize(client, options={"debounceMs": 0, "types": True, "interpreter": str(python)}, root=WORKSPACE)
+    said = (
+        f"GradGuard: types are on but jedi cannot resolve torch.nn.Module with {python} (its torch at {torch}): "
+        "nn.Module subclasses from other files cannot be recognised"
+    )
+    shown = await wait(client, lambda: client.messages)
+    assert [(m.type, m.message) for m in shown] == [(types.MessageType.Warning, said)]
+    assert [m.message for m in client.log_messages if m.message == said] == [said]
+    await asyncio.sleep(1)
+    assert len(client.messages) == 1

@@ -64,3 +64,40 @@ def test_a_python_jedi_cannot_use_is_said_once(project, tmp_path):
     run = check(project, "--types", "--python", str(fake), "train.py", "other.py")
     assert (run.returncode, run.stdout) == (0, "")  # syntax alone: the model from another file is unknown
     assert run.stderr == f"warning: types are off: jedi cannot use {fake} (InvalidPythonEnvironment)\n"
+
+
+def test_the_base_class_in_a_third_module(project, bare):
+    """models/base.py `class Base(nn.Module)`, models/deep.py `class Deep(Base)`, deep_train.py uses it."""
+    (project / "models" / "base.py").write_text("from torch import nn\n\n\nclass Base(nn.Module):\n    pass\n")
+    (project / "models" / "deep.py").write_text(
+        "from torch import nn\n\nfrom models.base import Base\n\n\nclass Deep(Base):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n"
+        "    def forward(self, x):\n        return self.fc(x)\n"
+    )
+    (project / "deep_train.py").write_text((project / "train.py").read_text().replace("models.net import Net", "models.deep import Deep").replace("Net()", "Deep()"))
+    assert check(project, "deep_train.py").stdout == ""  # syntax alone: unknown
+    run = check(project, "--types", "--python", str(bare), "deep_train.py", "lookalikes.py")
+    assert (run.returncode, run.stdout, run.stderr) == (1, LEAK.replace("train.py", "deep_train.py", 1), "")
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory) -> tuple[Path, Path]:
+    """A venv whose `torch` is an empty package (a broken install): jedi finds torch, so no stubs,
+    and nn.Module does not resolve."""
+    venv = tmp_path_factory.mktemp("broken") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next((venv / "lib").glob("python*/site-packages"))
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text("")
+    return venv / "bin" / "python", site / "torch"
+
+
+def test_types_that_cannot_resolve_nn_module_are_said_once(project, broken):
+    python, torch = broken
+    (project / "other.py").write_text((project / "train.py").read_text())  # two files: two workers may ask
+    run = check(project, "--types", "--python", str(python), "train.py", "other.py", "lookalikes.py")
+    assert (run.returncode, run.stdout) == (0, "")
+    assert run.stderr == (
+        f"warning: types are on but jedi cannot resolve torch.nn.Module with {python} (its torch at {torch}): "
+        "nn.Module subclasses from other files cannot be recognised\n"
+    )

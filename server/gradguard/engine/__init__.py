@@ -96,6 +96,10 @@ def analyze(
 
 def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types) -> Analysis:
     source, module = parsed.source, parsed.module
+    if facts:
+        from gradguard.typelayer.constructors import as_classes
+
+        facts = as_classes(module, facts)
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}

@@ -123,8 +123,15 @@ class Session:
 
     async def _warm_types(self, service: TypeService) -> None:
         problem = await service.warm_up()
-        if problem is not None:
-            self.log(types.MessageType.Warning, f"GradGuard's type layer is off: {problem}")
+        status = (False, f"types are off: {problem}") if problem is not None else await service.status()
+        if status is None:
+            return
+        ok, message = status
+        if ok:
+            self.log(types.MessageType.Info, f"GradGuard {message}")
+        else:  # said once per start of the type layer: a log line and a note the user sees
+            self.log(types.MessageType.Warning, f"GradGuard: {message}")
+            self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"GradGuard: {message}"))
 
     def settings_for(self, snapshot: Snapshot) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);

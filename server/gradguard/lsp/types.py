@@ -43,10 +43,25 @@ def _start(root: Optional[str], interpreter: Optional[str]) -> None:
 def _warm_up() -> Optional[str]:
     if _oracle is not None:
         try:
+            _oracle.status()  # the interpreter jedi reads: the CLI's words when it cannot
+        except Exception as e:  # noqa: BLE001
+            return f"jedi cannot use {_oracle.interpreter} ({type(e).__name__})"
+        try:
             _oracle.warm_up()
         except Exception as e:  # noqa: BLE001
             return f"{type(e).__name__}: {e}"
     return _failed
+
+
+def _status() -> Optional[tuple[bool, str]]:
+    """Whether jedi resolves nn.Module (the torch of the interpreter, or the bundled stubs), and the words for it."""
+    if _oracle is None:
+        return None
+    try:
+        status = _oracle.status()
+    except Exception as e:  # noqa: BLE001 - jedi cannot start the interpreter
+        return False, f"types are off: jedi cannot use {_oracle.interpreter} ({type(e).__name__})"
+    return status.ok, status.message()
 
 
 def _facts(source: str, path: Optional[str], positions: list) -> dict:
@@ -93,6 +108,10 @@ class TypeService:
             return self.failed
         finally:
             self.warm.set()
+
+    async def status(self) -> Optional[tuple[bool, str]]:
+        """(nn.Module resolves?, what to say), None when jedi is not there."""
+        return await self._run(_status)
 
     async def facts(self, key: str, analysis, source: str, path: Optional[str]) -> dict:
         """node -> TypeFact for the analysis's questions, jedi asked only about new nodes."""
