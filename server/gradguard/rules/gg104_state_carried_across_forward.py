@@ -19,6 +19,7 @@ from gradguard.rules.gg102_recurrent_state_not_detached import SECOND_TIME, _det
 # Reading these of the previous call's tensor reads no graph.
 METADATA = ("shape", "dtype", "device", "ndim", "is_cuda", "requires_grad")
 METADATA_METHODS = ("size", "dim", "numel", "__len__")
+CUTS = ("detach", "item", "tolist", "numpy")  # what comes out carries no graph
 # Methods whose arguments are sizes, dtypes or devices: only their receiver carries values.
 SHAPING_METHODS = ("to", "type", "view", "reshape", "expand", "repeat", "permute", "transpose", "flatten", "unsqueeze",
                    "squeeze", "new_zeros", "new_ones", "new_full", "new_empty", "cuda", "cpu")
@@ -420,6 +421,32 @@ for step in range(2):
             runtime='assert layer.k_cache is None and layer.key.weight.grad is not None',
             note='a key cache for generation (use_cache): an inference idiom, off in training',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class BatchRenorm(nn.Module):
+    def __init__(self, n=4, momentum=0.1):
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("running_mean", torch.zeros(n))
+
+    def forward(self, x):
+        b_mean = x.mean(0)
+        if self.training:
+            self.running_mean += self.momentum * (b_mean.detach() - self.running_mean)
+        return x - b_mean
+
+
+net = nn.Sequential(nn.Linear(4, 4), BatchRenorm())
+for step in range(2):
+    net(torch.randn(8, 4)).pow(2).mean().backward()
+""",
+            runtime='assert not has_graph(net[1].running_mean) and net[0].weight.grad is not None',
+            note="running statistics of the input, updated from detached batch statistics (torchrl's BatchRenorm)",
+        ),
     ]
 
     INVALID = [
@@ -680,12 +707,14 @@ class _NameCollector(cst.CSTVisitor):
         self.names.append(node)
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if node.attr.value not in METADATA:  # `x.device` reads no values of `x`
+        if node.attr.value not in METADATA and node.attr.value != "data":  # `x.device`, `x.data`: no graph
             walk_tree(node.value, self)  # `x.mean` reads `x`
         return False
 
     def visit_Call(self, node: cst.Call) -> bool:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in CUTS:
+            return False  # `b_var.detach()`: no graph comes through it
         if isinstance(func, cst.Attribute) and func.attr.value in METADATA_METHODS:
             for arg in node.args:  # `x.size(0)` reads no values of `x`
                 walk_tree(arg, self)
