@@ -1,7 +1,7 @@
 # source: https://github.com/ronghuaiyang/arcface-pytorch/issues/56
 # label: lookalike GG303
 # effect: no_grad
-# note: a correct train step: the loss keeps its graph, no leaf is rebuilt; requires_grad=True only on a fresh input for a saliency term
+# note: requires_grad_ on the input batch (a leaf by construction), not on the loss: the loss keeps its graph and the model learns
 import torch
 import torch.nn.functional as F
 
