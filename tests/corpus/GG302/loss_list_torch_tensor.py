@@ -1,5 +1,5 @@
 # source: https://discuss.pytorch.org/t/gradient-is-lost-when-use-torch-tensor-t1-t2/23261
-# label: GG302 16
+# label: GG302 17
 # effect: raises "element 0 of tensors does not require grad"
 # note: torch.tensor([...]) copies the per-task losses' values only: the total has no graph to back-propagate
 import torch

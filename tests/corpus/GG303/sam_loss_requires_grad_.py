@@ -1,5 +1,5 @@
 # source: https://github.com/mazurowski-lab/finetune-SAM/issues/26
-# label: GG303 15
+# label: GG303 14
 # effect: no_grad
 # note: the mask decoder's prediction is thresholded through numpy, then the loss is re-enabled with requires_grad_(): the decoder never learns
 import torch
