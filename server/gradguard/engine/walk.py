@@ -56,3 +56,18 @@ def _go(n: cst.CSTNode, visitor, handlers: dict) -> None:
     leave = _handler(visitor, handlers, "leave", cls)
     if leave is not None:
         leave(n)
+
+
+def descendants(node: cst.CSTNode) -> list:
+    """`node` and every node under it (fields that never hold code left out)."""
+    found, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        found.append(n)
+        for name in _fields(type(n)):
+            value = getattr(n, name)
+            if isinstance(value, cst.CSTNode):
+                stack.append(value)
+            elif isinstance(value, (list, tuple)):
+                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+    return found

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine.walk import descendants, walk
+
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.flow import ClassInfo, GradMode
@@ -41,9 +43,7 @@ class _Nodes(cst.CSTVisitor):
 
     @classmethod
     def of(cls, node: cst.CSTNode) -> set:
-        v = cls()
-        node.visit(v)
-        return v.ids
+        return {id(n) for n in descendants(node)}  # a read-only walk: CSTVisitor.visit rebuilds every node
 
 
 class _Suites(cst.CSTVisitor):
@@ -65,7 +65,7 @@ class _Suites(cst.CSTVisitor):
     @classmethod
     def of(cls, module: cst.Module) -> dict:
         v = cls()
-        module.visit(v)
+        walk(module, v)
         return v.places
 
 
