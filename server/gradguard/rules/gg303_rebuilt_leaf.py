@@ -74,7 +74,7 @@ class RebuiltLeaf(Rule):
     code = "GG303"
     name = "rebuilt-leaf"
     severity = Severity.ERROR
-    summary = "a new leaf made from a value whose graph was cut: `backward()` runs, the model never learns"
+    summary = "A new leaf made from a value whose graph was cut: `backward()` runs, the model never learns"
 
     def __init__(self, flow, settings, reports):
         super().__init__(flow, settings, reports)
