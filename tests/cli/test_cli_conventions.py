@@ -139,3 +139,36 @@ def test_lsp_accepts_stdio(tmp_path):
     length = next(int(line.split(b":")[1]) for line in header.split(b"\r\n") if line.startswith(b"Content-Length"))
     answer = json.loads(rest[:length])
     assert answer["id"] == 1 and answer["result"]["serverInfo"]["name"] == "gradguard"
+
+
+STALE = """import torch
+
+net = torch.nn.Linear(2, 1)
+kept = []
+for x in [torch.randn(3, 2)]:
+    out = net(x).sum()
+    kept.append(out.item())  # noqa: GG101
+    out.backward()  # gradguard: ignore[GG3O2] - typo
+"""
+
+
+def test_unused_and_unknown_noqa_are_reported_when_selected(gradguard, write):
+    write("c.py", STALE)
+    assert gradguard("check", "c.py", "-q").stdout == ""  # opt-in, like ruff's RUF100
+    run = gradguard("check", "c.py", "--extend-select", "GG901", "--fail-on", "info")
+    assert (run.returncode, run.stdout) == (
+        1,
+        "c.py:7:30: GG901 unused `# noqa` directive: GG101 reports nothing on this line\n"
+        "c.py:8:21: GG901 unused `# gradguard: ignore` directive: GG3O2 is not a GradGuard rule\n"
+        "Found 2 findings (2 fixable with --fix).\n",
+    )
+
+
+def test_fix_removes_unused_noqa_and_keeps_the_reason(gradguard, write, tmp_path):
+    write("c.py", STALE)
+    run = gradguard("check", "c.py", "--extend-select", "GG901", "--fix")
+    assert run.returncode == 0, run.stdout
+    assert (tmp_path / "c.py").read_text() == STALE.replace("  # noqa: GG101", "").replace(
+        "# gradguard: ignore[GG3O2] - typo", "# typo"
+    )
+    assert gradguard("check", "c.py", "--extend-select", "GG901", "--fail-on", "info").returncode == 0

@@ -165,8 +165,8 @@ def test_copy_order_flag_overrides_the_file(gradguard, write):
         ),
         (
             "gradguard.toml",
-            'ignore = ["GG9"]\n',
-            "gradguard.toml: error: `ignore`: GG9 matches no rule (known: "
+            'ignore = ["GG8"]\n',
+            "gradguard.toml: error: `ignore`: GG8 matches no rule (known: "
             + ", ".join(r.code for r in all_rules())
             + ")",
         ),

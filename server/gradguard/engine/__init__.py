@@ -6,6 +6,7 @@ positions are resolved only when there is something to report.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from dataclasses import dataclass, field
@@ -17,10 +18,11 @@ import libcst as cst
 from gradguard.engine.flow import FlowAnalysis
 from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
 from gradguard.engine.positions import Positions, RangeCache
-from gradguard.engine.suppress import is_suppressed, skips_file, suppressions
+from gradguard.engine.suppress import directives, is_suppressed, skips_file, suppressions
 from gradguard.findings import Edit, Finding, Fix, Position, Range, Related, Severity
 from gradguard.rules import all_rules
 from gradguard.rules.base import Report
+from gradguard.rules.gg901_unused_noqa import UnusedNoqa, unused_directives
 from gradguard.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -116,6 +118,10 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         ranges.keep_only(module.body)
     positions = Positions(parsed, flow.top_of, ranges)
     findings = _resolve(module, source, reports, settings, positions, line_label) if reports else []
+    if settings.enabled(UnusedNoqa.code) and (
+        settings.shows_info(UnusedNoqa.code) or UnusedNoqa.code in settings.severity
+    ):
+        findings = _with_unused_noqa(findings, source, reports, settings, positions)
     queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
@@ -204,6 +210,21 @@ def _edit(module: cst.Module, positions: Positions, lines: list[str], node, new)
     else:
         text = module.code_for_node(new)
     return Edit(rng, text)
+
+
+def _with_unused_noqa(findings: list[Finding], source: str, reports, settings: Settings, positions) -> list[Finding]:
+    """GG901 judges the directives against every report, before suppression and the
+    info filter (a hidden info finding still uses its `# noqa`)."""
+    found = directives(source)
+    if not found:
+        return findings
+    reported = {(positions.range(r.node).start.line, r.rule.code) for r in reports}
+    known = {rule.code for rule in all_rules()}
+    extra = unused_directives(found, reported, settings.enabled, known)
+    severity = settings.severity.get(UnusedNoqa.code)
+    if severity is not None:
+        extra = [dataclasses.replace(f, severity=severity) for f in extra]
+    return sorted(findings + extra, key=lambda f: f.sort_key)
 
 
 def _resolve(module, source: str, reports: list[Report], settings: Settings, positions, line_label) -> list[Finding]:
