@@ -16,6 +16,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine.flow import FlowAnalysis
+from gradguard.engine.locate import name_starts
 from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
 from gradguard.engine.positions import Positions, RangeCache
 from gradguard.engine.suppress import directives, is_suppressed, skips_file, suppressions
@@ -122,7 +123,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         settings.shows_info(UnusedNoqa.code) or UnusedNoqa.code in settings.severity
     ):
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
-    queries = [_query(positions, node) for node in flow.type_queries] if ask_types else []
+    queries = _queries(parsed, flow, positions) if ask_types else []
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
@@ -140,13 +141,21 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     )
 
 
-def _query(positions: Positions, node) -> tuple[int, int, cst.CSTNode]:
-    """Where to ask jedi about a name: (1-based line, code-point column, node); an
-    attribute `a.b` is asked about at `b`."""
-    a, b, c, d = positions.span(node)
-    if isinstance(node, cst.Attribute):
-        return c, d - len(node.attr.value), node
-    return a, b, node
+def _queries(parsed, flow: FlowAnalysis, positions: Positions) -> list[tuple[int, int, cst.CSTNode]]:
+    """Where to ask jedi about each name: (1-based line, code-point column, node); an
+    attribute `a.b` is asked about at `b`. Placed from the text where it can be (see locate.py)."""
+    asked = {node: node.attr if isinstance(node, cst.Attribute) else node for node in flow.type_queries}
+    for node, name in asked.items():
+        flow.top_of.setdefault(name, flow.top_of.get(node))
+    placed = name_starts(parsed, flow.top_of, [n for n in asked.values() if flow.top_of.get(n) is not None])
+    out = []
+    for node, name in asked.items():
+        where = placed.get(name)
+        if where is None:
+            a, b, c, d = positions.span(node)
+            where = (c, d - len(name.value)) if isinstance(node, cst.Attribute) else (a, b)
+        out.append((*where, node))
+    return out
 
 
 def _register(rule, hooks: dict, internal: list) -> None:

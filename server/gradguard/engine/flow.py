@@ -12,6 +12,7 @@ analysed again, a bounded number of times; its earlier findings are dropped.
 from __future__ import annotations
 
 import ast
+import builtins
 import enum
 import re
 from dataclasses import dataclass, field
@@ -40,6 +41,8 @@ from gradguard.engine.values import (
 
 MAX_ANALYSES_PER_FUNCTION = 3
 
+
+_BUILTINS = frozenset(dir(builtins))
 
 class GradMode(enum.Enum):
     ON = "on"
@@ -1141,6 +1144,10 @@ class FlowAnalysis:
 
     MAX_TYPE_QUERIES = 64
 
+    def _python_builtin(self, name: cst.Name) -> bool:
+        """`len`, `print`, `super`: Python's own, unless the file rebinds the name (never worth a question)."""
+        return name.value in _BUILTINS and self.lookup(name.value) is None
+
     def _ask(self, node: cst.BaseExpression) -> None:
         """Syntax cannot tell what this name is: the type layer may."""
         if (
@@ -1418,7 +1425,7 @@ class FlowAnalysis:
     def _e_call(self, node: cst.Call) -> Value:
         func = node.func
         fv = self._eval(func)
-        if isinstance(func, cst.Name) or (
+        if (isinstance(func, cst.Name) and not self._python_builtin(func)) or (
             isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
         ):
             self._ask(func)  # model(x), Net(), self.encoder(x): an nn.Module from elsewhere?
@@ -1485,7 +1492,8 @@ class FlowAnalysis:
             recv = self.values.get(func.value, UNKNOWN)
             name = func.attr.value
             if recv.kind is Kind.UNKNOWN:
-                self._ask(func.value)  # a tensor, an array, another object?
+                if name in K.RECEIVER_QUESTIONS or (name.endswith("_") and not name.startswith("_")):
+                    self._ask(func.value)  # a tensor, an array, another object? (jedi: ~10 ms a question)
                 self._unknown_receiver(node, name, args)
             if name == "append" and args:
                 self._ask(args[0][0].value)  # a float or a tensor kept?

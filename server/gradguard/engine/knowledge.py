@@ -140,6 +140,12 @@ NUMPY_NON_CONVERTING = frozenset("isscalar shape ndim size iterable isrealobj re
 # Calls that run backward on their argument(s).
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})  # loss.backward(), accelerator.backward(loss)
+# Methods on an unknown receiver whose meaning depends on its type (a tensor's `clone()` or
+# `numpy()`, a list's `append()`, an in-place `add_()`): only these make the type layer ask
+# jedi about the receiver. `sampler.set_epoch()` or `path.exists()` change no rule's decision.
+RECEIVER_QUESTIONS = frozenset(
+    "clone detach numpy item tolist to cpu cuda backward register_hook append extend insert appendleft".split()
+)
 
 # Lightning hooks the framework already runs under no_grad.
 NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
