@@ -144,18 +144,21 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
 def _queries(parsed, flow: FlowAnalysis, positions: Positions) -> list[tuple[int, int, cst.CSTNode]]:
     """Where to ask jedi about each name: (1-based line, code-point column, node); an
     attribute `a.b` is asked about at `b`. Placed from the text where it can be (see locate.py)."""
-    asked = {node: node.attr if isinstance(node, cst.Attribute) else node for node in flow.type_queries}
+    first: dict = {}  # what a question is about -> the first node asking it (jedi is asked there once)
+    for node, about in flow.type_queries.items():
+        first.setdefault(about, node)
+    asked = {node: node.attr if isinstance(node, cst.Attribute) else node for node in first.values()}
     for node, name in asked.items():
         flow.top_of.setdefault(name, flow.top_of.get(node))
     placed = name_starts(parsed, flow.top_of, [n for n in asked.values() if flow.top_of.get(n) is not None])
-    out = []
+    where: dict = {}
     for node, name in asked.items():
-        where = placed.get(name)
-        if where is None:
+        at = placed.get(name)
+        if at is None:
             a, b, c, d = positions.span(node)
-            where = (c, d - len(name.value)) if isinstance(node, cst.Attribute) else (a, b)
-        out.append((*where, node))
-    return out
+            at = (c, d - len(name.value)) if isinstance(node, cst.Attribute) else (a, b)
+        where[node] = at
+    return [(*where[first[about]], node) for node, about in flow.type_queries.items()]
 
 
 def _register(rule, hooks: dict, internal: list) -> None:

@@ -251,7 +251,8 @@ class FlowAnalysis:
         self.strict = strict
         # What the type layer (jedi) found out about names syntax left unknown: node -> Value.
         self.facts: dict = facts or {}
-        self.type_queries: dict = {}  # unknown callees, receivers and stored names, to ask it about
+        self.type_queries: dict = {}  # unknown callees, receivers and stored names -> what the question is about
+        self._questions: set = set()  # distinct questions (at most MAX_TYPE_QUERIES per file)
         self.hooks = hooks  # node type -> [callables(node)]
         self.code_for = code_for
         self.values: dict = {}  # expression node -> Value when last evaluated
@@ -1142,7 +1143,18 @@ class FlowAnalysis:
             found = self.uses[node] = compute(node)
         return found
 
-    MAX_TYPE_QUERIES = 64
+    MAX_TYPE_QUERIES = 64  # distinct questions per file
+
+    def _question(self, node: cst.BaseExpression) -> object:
+        """What a name question is about: uses of one binding (an import, a parameter, an
+        assignment) or of one `self.<attr>` of a class are one question to jedi, asked at the first."""
+        if isinstance(node, cst.Name):
+            b = self.lookup(node.value)
+            return ("binding", b.token) if b is not None else ("free", node.value)
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+            cls = self.function.cls if self.function is not None else None
+            return ("self", cls, node.attr.value) if cls is not None else node
+        return node
 
     def _python_builtin(self, name: cst.Name) -> bool:
         """`len`, `print`, `super`: Python's own, unless the file rebinds the name (never worth a question)."""
@@ -1150,13 +1162,12 @@ class FlowAnalysis:
 
     def _ask(self, node: cst.BaseExpression) -> None:
         """Syntax cannot tell what this name is: the type layer may."""
-        if (
-            isinstance(node, (cst.Name, cst.Attribute))
-            and node not in self.facts
-            and len(self.type_queries) < self.MAX_TYPE_QUERIES
-        ):
+        if isinstance(node, (cst.Name, cst.Attribute)) and node not in self.facts and node not in self.type_queries:
             if _unknown(self.values.get(node, UNKNOWN)):
-                self.type_queries.setdefault(node, None)
+                about = self._question(node)
+                if about in self._questions or len(self._questions) < self.MAX_TYPE_QUERIES:
+                    self._questions.add(about)
+                    self.type_queries[node] = about
 
     def _eval_children(self, node) -> Value:
         for child in node.children:

@@ -119,7 +119,7 @@ class TypeService:
         wanted = {node: (line, col) for line, col, node in analysis.type_queries}
         missing = {node: pos for node, pos in wanted.items() if node not in known}
         if missing:
-            answers = await self._run(_facts, source, path, list(missing.values()))
+            answers = await self._run(_facts, source, path, list(dict.fromkeys(missing.values())))
             if answers is None:
                 return {}
             for node, pos in missing.items():

@@ -222,7 +222,7 @@ class Oracle:
 
     def facts(self, source: str, path: Optional[str], positions: Iterable[tuple[int, int]]) -> dict:
         """(1-based line, code-point column) -> TypeFact, for the positions jedi can type."""
-        positions = list(positions)
+        positions = list(dict.fromkeys(positions))  # uses of one binding share their question
         digest = hashlib.blake2b(source.encode("utf-8", "surrogatepass"), digest_size=16).digest()
         out, missing = {}, []
         for pos in positions:
