@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Recall and false positives on the bug corpus (tests/corpus), as an editor sees each program.
 
-    .venv/bin/python bench/corpus.py              # default settings, then --strict
+    .venv/bin/python bench/corpus.py              # default settings, then --types, then --strict
     .venv/bin/python bench/corpus.py --verbose    # also list every miss and false positive
     .venv/bin/python bench/corpus.py --json out.json
 
@@ -29,13 +29,24 @@ from corpus import oracle  # noqa: E402
 from gradguard.engine import analyze  # noqa: E402
 from gradguard.settings import Settings  # noqa: E402
 
-MODES = {"default": Settings(), "strict": Settings(strict=True)}
+MODES = {"default": Settings(), "types": Settings(types=True), "strict": Settings(strict=True)}
 SEVERE = ("error", "warning")
+
+
+def findings_of(program, settings) -> list:
+    source = oracle.stripped(program.source)
+    if not settings.types:
+        return analyze(source, settings).findings
+    # as `gradguard check --types` sees the file: jedi reads it from where it lies (the interpreter
+    # running this, so the project's torch, or GradGuard's stubs where there is none)
+    from gradguard.cli import _analyse
+
+    return _analyse(source, settings, str(program.path)).findings
 
 
 def judge(program, settings) -> tuple[bool, list]:
     """(found, the errors and warnings) of one program."""
-    findings = [f for f in analyze(oracle.stripped(program.source), settings).findings if f.severity.value in SEVERE]
+    findings = [f for f in findings_of(program, settings) if f.severity.value in SEVERE]
     found = any(f.code in program.codes and f.range.start.line == program.line for f in findings)
     return found, findings
 
@@ -78,10 +89,12 @@ def main(argv=None) -> int:
     parser.add_argument("--root", type=Path, default=oracle.HERE, help="a corpus directory (GGnnn/*.py)")
     parser.add_argument("--verbose", action="store_true", help="list every miss and false positive")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
+    parser.add_argument("--modes", default=",".join(MODES), help="which of default,types,strict (default: all)")
     args = parser.parse_args(argv)
     programs = oracle.programs(args.root)
     results = {}
-    for mode, settings in MODES.items():
+    for mode in args.modes.split(","):
+        settings = MODES[mode]
         result = results[mode] = measure(programs, settings)
         print(f"== {mode} ({len(programs)} programs)")
         print("\n".join(table(result)))

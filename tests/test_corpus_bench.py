@@ -58,4 +58,6 @@ def test_table_and_listing(tmp_path):
         "  false positive GG101/lookalike: GG101:9",
         "",
     ]
-    assert run.stdout.splitlines() == ["== default (3 programs)", *block, "== strict (3 programs)", *block]
+    assert run.stdout.splitlines() == [
+        "== default (3 programs)", *block, "== types (3 programs)", *block, "== strict (3 programs)", *block
+    ]
