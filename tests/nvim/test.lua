@@ -1,6 +1,7 @@
--- Neovim 0.7 as a second, independent LSP client of GradGuard.
--- Run: nvim --headless --clean -c "luafile test.lua" train.py
--- Env: GRADGUARD_PYTHON (interpreter with gradguard), GRADGUARD_OUT (file for the fixed text).
+-- Neovim 0.11 as a second, independent LSP client of GradGuard.
+-- Run: nvim --headless -u <config from docs/editors.md> -i NONE --noplugin --cmd "luafile test.lua" train.py
+-- (tests/nvim/test_nvim_client.py: `gradguard` on PATH, a gradguard.toml selecting GG101 beside train.py).
+-- Env: GRADGUARD_OUT (file for the fixed text).
 -- Prints one "key: value" line per check on stdout; exits 0 on success, 1 (cquit) on failure.
 
 local TIMEOUT_MS = 30000
@@ -18,7 +19,7 @@ local function check(ok, message)
   if not ok then fail(message) end
 end
 
--- 0.7's vim.diagnostic.get() drops the LSP fields (data, code, source): keep the raw payloads.
+-- The raw payloads (with their document version), captured before any client starts.
 local raw = {}
 local publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
 vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
@@ -26,17 +27,17 @@ vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx,
   return publish(err, result, ctx, config)
 end
 
-local client_id = vim.lsp.start_client({
-  name = "gradguard",
-  cmd = { os.getenv("GRADGUARD_PYTHON"), "-m", "gradguard.lsp" },
-  root_dir = vim.fn.getcwd(),
-  init_options = { select = { "GG101" }, debounceMs = 0 },
-})
-check(client_id, "the server did not start")
+-- The client is the documented configuration's (docs/editors.md, loaded with `-u`): wait for it
+-- to attach to the buffer, after start-up (-c commands and VimEnter run once the file is loaded).
+local function run()
 local bufnr = vim.api.nvim_get_current_buf()
-vim.lsp.buf_attach_client(bufnr, client_id)
+local client
+check(vim.wait(TIMEOUT_MS, function()
+  client = vim.lsp.get_clients({ bufnr = bufnr, name = "gradguard" })[1]
+  return client ~= nil and client.initialized
+end, 20), "the documented configuration attached no gradguard client")
+say("client", table.concat(client.config.cmd, " "))
 local uri = vim.uri_from_bufnr(bufnr)
-local client = vim.lsp.get_client_by_id(client_id)
 
 -- 1. Diagnostics.
 check(vim.wait(TIMEOUT_MS, function() return raw[uri] and #raw[uri].diagnostics == 2 end, 20),
@@ -54,9 +55,9 @@ say("squiggled", line_text:sub(placed.col + 1, placed.end_col))
 local row = vim.fn.search("frozen = feat.detach", "n") - 1
 local text = vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1]
 local byte = text:find("detach", 1, true) + 1 -- 0-based byte column, one character into the name
-local hover = client.request_sync("textDocument/hover", {
+local hover = client:request_sync("textDocument/hover", {
   textDocument = { uri = uri },
-  position = { line = row, character = vim.str_utfindex(text, byte) },
+  position = { line = row, character = vim.str_utfindex(text, client.offset_encoding, byte) },
 }, TIMEOUT_MS, bufnr)
 check(hover and hover.result, "no hover")
 say("hover", vim.split(hover.result.contents.value, "\n")[1])
@@ -66,7 +67,7 @@ for _, line in ipairs(vim.split(hover.result.contents.value, "\n")) do
 end
 
 -- 3. Code action for the diagnostic on the emoji line; apply the preferred fix.
-local actions = client.request_sync("textDocument/codeAction", {
+local actions = client:request_sync("textDocument/codeAction", {
   textDocument = { uri = uri },
   range = emoji.range,
   context = { diagnostics = { emoji }, only = { "quickfix" } },
@@ -89,7 +90,16 @@ local out = io.open(os.getenv("GRADGUARD_OUT"), "w")
 out:write(table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") .. "\n")
 out:close()
 
-vim.lsp.stop_client(client_id)
-vim.wait(5000, function() return vim.lsp.get_client_by_id(client_id) == nil end, 20)
+client:stop()
+vim.wait(5000, function() return vim.lsp.get_client_by_id(client.id) == nil end, 20)
 say("done", "ok")
 vim.cmd("qall!")
+end
+
+vim.api.nvim_create_autocmd("VimEnter", {
+  once = true,
+  callback = function()
+    local ok, err = pcall(run)
+    if not ok then fail(err) end
+  end,
+})
