@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 install_only=false
 if [ "${1:-}" = "--install-only" ]; then install_only=true; shift; fi
 
-apt_packages="chromium libkrb5-dev pkg-config libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3"
+# fonts-liberation: Chromium's only font (a recommend of it; recommends are not installed)
+apt_packages="chromium fonts-liberation libkrb5-dev pkg-config libsecret-1-dev libxkbfile-dev libx11-dev build-essential python3"
 command -v npm >/dev/null 2>&1 || apt_packages="$apt_packages nodejs npm"
 missing=""
 for p in $apt_packages; do
@@ -18,11 +19,14 @@ for p in $apt_packages; do
 done
 if [ -n "$missing" ]; then
   if [ "$(id -u)" != 0 ]; then
-    echo "error: Debian packages missing:$missing (install them as root)" >&2
-    exit 1
+    # Without root: every other test still runs; the editor tests skip, saying so in pytest's report.
+    echo "skipping the VS Code tests in a real editor (code-server + Chromium): Debian packages missing:$missing;" \
+      "to run them, as root: apt-get install -y --no-install-recommends$missing" >&2
+    command -v npm >/dev/null 2>&1 || exit 0  # nothing below can be installed without npm
+  else
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
   fi
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 
 # `npm ci` from a lockfile, skipped when node_modules was installed from this very lockfile.
