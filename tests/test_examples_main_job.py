@@ -26,6 +26,7 @@ examples/rnn_leaky.py:100:16: GG303 `torch.tensor(..., requires_grad=True)` make
 examples/train_leaky.py:47:29: GG101 `loss` carries an autograd graph; `.backward()` on line 45 freed its activations, but storing it in `epoch_losses` keeps the graph's nodes alive across iterations
 examples/train_leaky.py:56:18: GG103 `model(images)` runs with grad enabled in `evaluate()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)
 examples/train_leaky.py:57:27: GG101 `logits` carries an autograd graph (from `model(images)` on line 56) that is never back-propagated; storing it in `all_logits` keeps every saved activation alive across iterations
+examples/train_leaky.py:58:63: GG901 unused `# noqa` directive: GG101 reports nothing on this line
 examples/train_leaky.py:60:21: GG401 `probs` requires grad (from `model(images)` on line 56); `.numpy()` on it raises "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
 examples/train_leaky.py:67:21: GG402 `1.0 / frequencies` is already a tensor: `torch.tensor()` copies it and warns "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use `(1.0 / frequencies).clone().detach()`
 """

@@ -946,8 +946,10 @@ class FlowAnalysis:
                         origins=frozenset(origins), item=item, keyed=keyed)
         else:
             item = v if cv.item is None else merge(cv.item, v) if cv.item.grad is not Grad.NO or v.grad is Grad.NO else v
-            if v.has_graph:
-                item = item.but(grad=Grad.YES, why=v.why, origins=(cv.item.origins if cv.item else frozenset()) | v.origins, leaf=False)
+            if v.has_graph:  # [x] + a graph appended: a list of tensors, one with a graph at least
+                kind = v.kind if item.kind is Kind.UNKNOWN else item.kind
+                item = item.but(kind=kind, grad=Grad.YES, why=v.why,
+                                origins=(cv.item.origins if cv.item else frozenset()) | v.origins, leaf=False)
             origins = item.origins | ({token} if token is not None else set())
             new = Value(kind=Kind.CONTAINER, grad=item.grad, why=item.why, origins=frozenset(origins), item=item,
                         keyed=cv.keyed, leaf=item.leaf)
@@ -1824,7 +1826,7 @@ class FlowAnalysis:
             return Value(kind=Kind.MODULE, grad=Grad.NO)
         return UNKNOWN
     def _torch_function(self, node: cst.Call, q: str, last: str, args: list) -> Value:
-        if q.count(".") == 1 or q.startswith("torch.linalg.") or q.startswith("torch.special.") or q.startswith("torch.fft."):
+        if q.count(".") == 1 or q.startswith(("torch.linalg.", "torch.special.", "torch.fft.", "torch.sparse.")):
             if last in K.FACTORIES:
                 rg = keyword(node, "requires_grad")
                 if rg is not None and literal_bool(rg.value) is not False:
