@@ -100,22 +100,30 @@ class DetachedPredictionInLoss(Rule):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._forward_cuts: list = []  # (detach call, submodule attr, forward FunctionInfo, stamp)
-        self._sub_calls: dict = {}  # (forward, attr) -> call nodes of self.<attr>(...) in it
+        self._forward_cuts: list = []  # (detach call, submodule attrs, the cut's origins, forward FunctionInfo, stamp)
+        self._sub_calls: dict = {}  # (class, attr) -> call nodes of self.<attr>(...) in its methods
 
     def visit_Call(self, node: cst.Call) -> None:
         fn = self.flow.function
-        if fn is None or fn.name != "forward" or fn.cls is None or not fn.cls.module_like:
+        if fn is None or fn.cls is None or not fn.cls.module_like:
             return
         func = node.func
         attr = _self_attribute(func)
-        if attr is not None:
-            self._sub_calls.setdefault((fn, attr), []).append(node)
+        if attr is not None:  # every call of a submodule, in any method: one elsewhere may train it
+            self._sub_calls.setdefault((fn.cls, attr), []).append(node)
+        if fn.name != "forward":
+            return
         if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args:
-            inner = _strip_views(func.value)
-            sub = _self_attribute(inner.func) if isinstance(inner, cst.Call) else None
-            if sub is not None and self.flow.value(inner).has_graph and _fresh_submodule(self.flow, fn.cls, sub):
-                self._forward_cuts.append((node, sub, fn, self.stamp()))
+            inner = self.flow.value(func.value)
+            if not inner.has_graph:
+                return
+            # the submodules whose outputs the detached value is made of (through helpers of the
+            # class too: `adj = self.gen_adj(x).detach()`, gen_adj calling self.w_phi and self.w_theta)
+            cut = all_origins(inner)
+            subs = sorted({a for o in cut if isinstance(o, cst.Call) and (a := _self_attribute(o.func)) is not None})
+            subs = [a for a in subs if _fresh_submodule(self.flow, fn.cls, a)]
+            if subs:
+                self._forward_cuts.append((node, subs, cut, fn, self.stamp()))
 
     def finish(self) -> None:
         self._cut_submodules()
@@ -134,17 +142,20 @@ class DetachedPredictionInLoss(Rule):
     def _cut_submodules(self) -> None:
         """`.detach()` in forward() on a submodule's output that reaches no output of the
         module: that submodule never learns - and, freshly initialised, computes noise forever."""
-        for node, sub, fn, stamp in self._forward_cuts:
+        for node, subs, cut, fn, stamp in self._forward_cuts:
             if not self.current(stamp):
                 continue
             out = all_origins(fn.returns)
-            if any(call in out for call in self._sub_calls.get((fn, sub), ())):
+            # cut: every call of the submodule feeds only the detached value, and none reaches an output
+            subs = [a for a in subs if all(c in cut and c not in out for c in self._sub_calls.get((fn.cls, a), ()))]
+            if not subs:
                 continue  # another use of the submodule trains it
+            names = ", ".join(f"`self.{a}`" for a in subs)
 
-            def message(line_of, sub=sub):
+            def message(line_of, names=names, one=len(subs) == 1):
                 return (
-                    f"`.detach()` cuts `self.{sub}` from every output of `forward()`: no backward reaches its "
-                    f"parameters, which keep `.grad` at `None` and never learn"
+                    f"`.detach()` cuts {names} from every output of `forward()`: no backward reaches "
+                    f"{'its' if one else 'their'} parameters, which keep `.grad` at `None` and never learn"
                 )
 
             inner = node.func.value

@@ -1,0 +1,35 @@
+# source: https://github.com/hszhao/semseg/issues/60
+# label: lookalike GG103
+# effect: graph_built
+# note: the issue's fix: the forward under torch.no_grad(), nothing recorded
+import torch
+
+
+def validate(val_loader, model, criterion, classes=3):
+    model.eval()
+    loss_sum, count = 0.0, 0
+    intersection = torch.zeros(classes)
+    union = torch.zeros(classes)
+    for input, target in val_loader:
+        target = target.long()
+        with torch.no_grad():
+            output = model(input)
+        loss = criterion(output, target)
+        pred = output.argmax(1)
+        for k in range(classes):
+            intersection[k] += ((pred == k) & (target == k)).sum()
+            union[k] += ((pred == k) | (target == k)).sum()
+        loss_sum += loss.item() * input.size(0)
+        count += input.size(0)
+    return loss_sum / count, (intersection / union.clamp(min=1)).mean().item()
+
+
+def observe():
+    from corpus.oracle import hook_outputs
+
+    torch.manual_seed(0)
+    model = torch.nn.Conv2d(3, 3, 1)
+    built = hook_outputs(model)
+    loader = [(torch.randn(2, 3, 4, 4), torch.randint(0, 3, (2, 4, 4))) for _ in range(2)]
+    validate(loader, model, torch.nn.CrossEntropyLoss())
+    return {"built": built}
