@@ -85,13 +85,22 @@ class GraphKeptAcrossIterations(Rule):
             # Returned to a caller we cannot see, which may back-propagate it - unless the loop
             # already did (`total_loss += loss` after `loss.backward()`, the PyTorch FAQ's example):
             # a second backward through a freed graph raises, so no caller needs it.
-            if not done and _returned_to_unknown_caller(store):
+            if not done and _returned_to_unknown_caller(store) and not self._evaluates(store.function):
                 continue
             # Inside a model's forward (over layers, hidden-state tuples) the graphs are the
             # model's output: its callers back-propagate them.
             if store.function is not None and _part_of_forward(store.function, backwards):
                 continue
             self._report(store, done[0] if done else None)
+
+    def _evaluates(self, fn) -> bool:
+        """A function that puts a model in eval mode and never back-propagates is an evaluation:
+        what it returns is predictions, not a graph for its caller to train through."""
+        if fn is None:
+            return False
+        code = self.code_of(fn.node)
+        return re.search(r"\.eval\(\s*\)|\.train\(\s*(?:False|mode\s*=\s*False)\s*\)", code) is not None and not re.search(
+            r"\.backward\(|autograd\.(?:grad|backward)\(", code)
 
     @staticmethod
     def _framework_backward(store) -> bool:
