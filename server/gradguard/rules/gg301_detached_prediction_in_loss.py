@@ -114,9 +114,16 @@ class DetachedPredictionInLoss(Rule):
         if fn.name != "forward":
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args:
-            inner = self.flow.value(func.value)
-            if not inner.has_graph:
-                return
+            self._forward_cut(node, func.value, fn)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        fn = self.flow.function  # `torch.stack(logits, 1).data` in forward(): the same cut as .detach()
+        if node.attr.value == "data" and fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like:
+            self._forward_cut(node, node.value, fn)
+
+    def _forward_cut(self, node, value: cst.BaseExpression, fn) -> None:
+        inner = self.flow.value(value)
+        if inner.has_graph:
             # the submodules whose outputs the detached value is made of (through helpers of the
             # class too: `adj = self.gen_adj(x).detach()`, gen_adj calling self.w_phi and self.w_theta)
             cut = all_origins(inner)
@@ -151,15 +158,16 @@ class DetachedPredictionInLoss(Rule):
             if not subs:
                 continue  # another use of the submodule trains it
             names = ", ".join(f"`self.{a}`" for a in subs)
+            how = "`.data`" if isinstance(node, cst.Attribute) else "`.detach()`"
 
-            def message(line_of, names=names, one=len(subs) == 1):
+            def message(line_of, names=names, one=len(subs) == 1, how=how):
                 return (
-                    f"`.detach()` cuts {names} from every output of `forward()`: no backward reaches "
+                    f"{how} cuts {names} from every output of `forward()`: no backward reaches "
                     f"{'its' if one else 'their'} parameters, which keep `.grad` at `None` and never learn"
                 )
 
-            inner = node.func.value
-            fixes = [PendingFix(f"Remove `.detach()`: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
+            inner = node.value if isinstance(node, cst.Attribute) else node.func.value
+            fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
             self.report(node, message, fixes=fixes)
 
     def _report(self, cut, loss, backward) -> None:
@@ -529,5 +537,69 @@ score.mean().backward()
             ),
             runtime='assert model.image.weight.grad is None and model.text.weight.grad is not None',
             note='a fresh submodule detached from every output in forward(): it never learns',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class AdaptiveGraph(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w_phi = nn.Linear(6, 4, bias=False)
+        self.w_theta = nn.Linear(6, 4, bias=False)
+        self.gc = nn.Linear(6, 1)
+
+    def gen_adj(self, x):
+        return torch.softmax(self.w_phi(x) @ self.w_theta(x).t(), dim=1)
+
+    def forward(self, x):
+        adj = self.gen_adj(x).detach()
+        return self.gc(adj @ x).sum()
+
+
+model = AdaptiveGraph()
+model(torch.randn(5, 6)).backward()
+""",
+            range=(17, 14, 17, 38),
+            message='`.detach()` cuts `self.w_phi`, `self.w_theta` from every output of `forward()`: no backward reaches their parameters, which keep `.grad` at `None` and never learn',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass AdaptiveGraph(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.w_phi = nn.Linear(6, 4, bias=False)\n        self.w_theta = nn.Linear(6, 4, bias=False)\n        self.gc = nn.Linear(6, 1)\n\n    def gen_adj(self, x):\n        return torch.softmax(self.w_phi(x) @ self.w_theta(x).t(), dim=1)\n\n    def forward(self, x):\n        adj = self.gen_adj(x)\n        return self.gc(adj @ x).sum()\n\n\nmodel = AdaptiveGraph()\nmodel(torch.randn(5, 6)).backward()\n',
+            ),
+            runtime='assert model.w_phi.weight.grad is None and model.w_theta.weight.grad is None and model.gc.weight.grad is not None',
+            note="submodules reached through the class's own helper, detached in forward(): they never learn (A-GCN)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cell = nn.GRUCell(6, 6)
+        self.out = nn.Linear(6, 7)
+
+    def forward(self, features):
+        h, logits = features, []
+        for _ in range(3):
+            h = self.cell(features, h)
+            logits.append(self.out(h))
+        return torch.stack(logits, 1).data
+
+
+decoder = Decoder()
+logits = decoder(torch.randn(2, 6))
+nn.functional.cross_entropy(logits.reshape(-1, 7), torch.randint(0, 7, (6,))).backward()
+""",
+            range=(17, 15, 17, 42),
+            message='`.data` cuts `self.cell`, `self.out` from every output of `forward()`: no backward reaches their parameters, which keep `.grad` at `None` and never learn',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cell = nn.GRUCell(6, 6)\n        self.out = nn.Linear(6, 7)\n\n    def forward(self, features):\n        h, logits = features, []\n        for _ in range(3):\n            h = self.cell(features, h)\n            logits.append(self.out(h))\n        return torch.stack(logits, 1)\n\n\ndecoder = Decoder()\nlogits = decoder(torch.randn(2, 6))\nnn.functional.cross_entropy(logits.reshape(-1, 7), torch.randint(0, 7, (6,))).backward()\n',
+            ),
+            raises='element 0 of tensors does not require grad and does not have a grad_fn',
+            note='the stacked logits returned through .data: nothing in the output has a graph (inversecooking)',
         ),
     ]
