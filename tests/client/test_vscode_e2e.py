@@ -212,7 +212,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     rows = problem_rows("train_leaky.py", findings)
     assert seen["problems"] == rows[: len(seen["problems"])]
     assert f"{leak['message']}\ngradguard\nGG101\n[Ln 47, Col 29]" in seen["problems"]
-    assert seen["problems"][0] == "train_leaky.py\n5"
+    assert seen["problems"][0] == f"train_leaky.py\n{len(findings)}"  # every finding of the file, info too (GG901)
 
     # The hover: the diagnostic with its evidence, then the rule's page.
     assert seen["hover"].startswith(
