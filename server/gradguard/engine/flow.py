@@ -1668,6 +1668,8 @@ class FlowAnalysis:
                          scalar=t.scalar, fresh=t.fresh, cuts=self._cut(t, node, "`.detach()`"))
         if name in ("item",):
             return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"), cuts=self._cut(t, node, "`.item()`"))
+        if name in ("argmax", "argmin"):  # indices: a loss computed from them trains nothing (arcface's issue)
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"), cuts=self._cut(t, node, f"`.{name}()`"))
         if name == "tolist":
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER,
                          cuts=self._cut(t, node, "`.tolist()`"))

@@ -1,0 +1,29 @@
+# source: https://github.com/chrischoy/FCGF/issues/15
+# label: GG103 14
+# effect: graph_built
+# note: feature-matching validation computes both point clouds' features with grad on; the maintainer agreed to wrap it in no_grad
+import torch
+
+
+def validate(model, val_loader, max_iter=4):
+    model.eval()
+    hit_ratios = []
+    for i, (xyz0, xyz1) in enumerate(val_loader):
+        if i == max_iter:
+            break
+        F0 = model(xyz0)
+        F1 = model(xyz1)
+        nn_idx = torch.cdist(F0, F1).argmin(1)
+        hit_ratios.append((nn_idx == torch.arange(len(nn_idx))).float().mean().item())
+    model.train()
+    return sum(hit_ratios) / len(hit_ratios)
+
+
+def observe():
+    from corpus.oracle import hook_outputs
+
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 8)
+    built = hook_outputs(model)
+    validate(model, [(torch.randn(5, 3), torch.randn(5, 3)) for _ in range(2)])
+    return {"built": built}
