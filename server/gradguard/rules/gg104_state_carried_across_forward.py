@@ -9,7 +9,7 @@ import libcst as cst
 from gradguard.engine.walk import walk as walk_tree
 
 from gradguard.engine.flow import GradMode
-from gradguard.engine.values import UNKNOWN, Grad, Value, holds_graph
+from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -28,6 +28,10 @@ SHAPING_METHODS = ("to", "type", "view", "reshape", "expand", "repeat", "permute
 CACHE = re.compile(r"(?i)cache|past_key")
 
 
+# In-place updates that accumulate into a tensor (`running_mean.mul_(m).add_(x)`).
+INPLACE_UPDATES = frozenset("add_ sub_ mul_ div_ addcmul_ addcdiv_ lerp_ copy_ clamp_".split())
+
+
 @dataclass(eq=False)
 class Carried:
     """`self.<attr>` given a graph in a forward after the same forward read the previous call's value."""
@@ -41,6 +45,7 @@ class Carried:
     function: object
     stamp: tuple
     read_after: bool = False  # read again later in the same call (a detach there changes this call's values)
+    inplace: bool = False  # `self.running_mean.mul_(m).add_(...)`: updated in place, not assigned
 
 
 class StateCarriedAcrossForward(Rule):
@@ -159,6 +164,33 @@ class StateCarriedAcrossForward(Rule):
             self._unread(func.value)
         elif isinstance(func, cst.Name) and func.value in ("isinstance", "len", "type") and node.args:
             self._unread(node.args[0].value)
+        elif isinstance(func, cst.Attribute) and func.attr.value in INPLACE_UPDATES:
+            self._updated_in_place(node)
+
+    def _updated_in_place(self, node: cst.Call) -> None:
+        """`self.running_mean.mul_(1 - m).add_(m * mean)` in a forward: the state accumulates, in
+        place, a value with a graph (or a reduction of the input: the graph of the layers before)."""
+        root = node.func.value
+        while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value in INPLACE_UPDATES:
+            root = root.func.value
+        attr = self._self_attr(root)
+        fn = self.flow.function
+        if attr is None or self.flow.frame.mode is not GradMode.ON or not fn.name.endswith("forward"):
+            return
+        args = [a.value for a in node.args]
+        values = [self.flow.value(a) for a in args]
+        if not any(holds_graph(v) for v in values):
+            if fn.node not in self._derived:
+                params = {p.name.value for p in fn.node.params.params[1:]} | {
+                    p.name.value for p in fn.node.params.kwonly_params}
+                self._derived[fn.node] = _derived_names(fn.node, params)
+            derived, stats = self._derived[fn.node]
+            if not any(any(n.value in stats for n in _names_in(a)) or _reduces(a, derived) for a in args):
+                return
+            self.inputs.add(node)
+        value = Value(kind=Kind.TENSOR, grad=Grad.YES, origins=frozenset((node,)))
+        self.flow.top_of.setdefault(root, self.flow.top)
+        self.candidates.append(Carried(node, root, attr, value, root, self.flow.statement, fn, self.stamp(), inplace=True))
 
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self.flow.value(node.value)
@@ -281,6 +313,18 @@ class StateCarriedAcrossForward(Rule):
             title = f"Detach `{name}` (a tensor, a tuple or `None`) before this call reads it"
             fixes.append(PendingFix(title, safety, [(("before", c.statement), lambda spot, lines=lines: "".join(
                 f"{line}\n{spot.indent}" for line in lines))]))
+
+        if c.inplace:  # no fix offered: detach the update's operand, or update under torch.no_grad()
+            def message(line_of):
+                return (
+                    f"`{name}` is updated in place in `{c.function.name}()` with a value that carries a graph: the "
+                    f"state keeps every past batch's graph reachable, memory grows with every call, and the next "
+                    f"`.backward()` fails with \"{SECOND_TIME}\"; update it under `torch.no_grad()` or from "
+                    f"detached values"
+                )
+
+            self.report(c.target, message, related=[(c.node, "updated in place here")])
+            return
 
         def message(line_of):
             return (
@@ -447,6 +491,33 @@ for step in range(2):
             runtime='assert not has_graph(net[1].running_mean) and net[0].weight.grad is not None',
             note="running statistics of the input, updated from detached batch statistics (torchrl's BatchRenorm)",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class RunningNorm(nn.Module):
+    def __init__(self, n=4, momentum=0.1):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self.momentum = momentum
+        self.register_buffer("running_mean", torch.zeros(n))
+
+    def forward(self, x):
+        h = self.fc(x)
+        mean = h.mean(0)
+        with torch.no_grad():
+            self.running_mean.mul_(1 - self.momentum).add_(self.momentum * mean)
+        return (h - self.running_mean).pow(2).mean()
+
+
+norm = RunningNorm()
+for step in range(2):
+    norm(torch.randn(8, 4)).backward()
+""",
+            note='the same update under torch.no_grad(): the buffer holds values only',
+        ),
     ]
 
     INVALID = [
@@ -578,6 +649,35 @@ for step in range(2):
             ),
             raises=SECOND_TIME,
             note='a GRU state created lazily in a branch, then carried',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class RunningNorm(nn.Module):
+    def __init__(self, n=4, momentum=0.1):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self.momentum = momentum
+        self.register_buffer("running_mean", torch.zeros(n))
+
+    def forward(self, x):
+        h = self.fc(x)
+        mean = h.mean(0)
+        self.running_mean.mul_(1 - self.momentum).add_(self.momentum * mean)
+        return (h - self.running_mean).pow(2).mean()
+
+
+norm = RunningNorm()
+for step in range(2):
+    norm(torch.randn(8, 4)).backward()
+""",
+            range=(16, 8, 16, 25),
+            message='`self.running_mean` is updated in place in `forward()` with a value that carries a graph: the state keeps every past batch\'s graph reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; update it under `torch.no_grad()` or from detached values',
+            raises=SECOND_TIME,
+            note="a running statistic updated in place from a graph-carrying batch mean (nflows' BatchNorm): the buffer chains every batch's graph",
         ),
     ]
 
