@@ -34,7 +34,7 @@ def free_port() -> int:
 
 def cli_findings(path: Path) -> list[dict]:
     proc = subprocess.run(
-        [sys.executable, "-m", "gradguard", "check", "--output-format", "json", str(path)],
+        [sys.executable, "-m", "gradguard", "check", "--types", "--output-format", "json", str(path)],
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 1, proc.stderr
@@ -242,7 +242,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     # `gradguard.ignore: ["GG3"]` written to the workspace settings reaches the running
     # server: the Problems panel keeps only the file's other finding.
     left = [f for f in cli_findings(tmp_path / "cli-fix-save" / "rnn_leaky.py") if not f["code"].startswith("GG3")]
-    assert [f["code"] for f in left] == ["GG202", "GG501"]  # no safe fix for either
+    assert [f["code"] for f in left] == ["GG202", "GG501", "GG501"]  # no safe fix for any (the 2nd GG501: types)
     assert seen["problemsAfterIgnore"] == problem_rows("rnn_leaky.py", left)
 
     # A Jupyter notebook's cells are analysed as one program; the finding lands in cell 2.
@@ -254,8 +254,8 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
         "train.ipynb\n[Ln 2, Col 12]\n:\nthe graph is created here",
     ]
 
-    # The language status item: state and interpreter.
-    assert seen["languageStatus"] == f"GradGuard: running\n{sys.executable}\nShow Output"
+    # The language status item: state, whether the type layer is on (the manifest's default), interpreter.
+    assert seen["languageStatus"] == f"GradGuard: running · types on\n{sys.executable}\nShow Output"
 
 
 def problem_rows(name: str, findings: list[dict]) -> list[str]:

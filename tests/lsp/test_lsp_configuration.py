@@ -115,3 +115,23 @@ async def test_disabled_publishes_nothing(client: Client, tmp_path):
     uri = uri_for(tmp_path)
     client.open(uri, TRAIN)
     assert await client.diagnostics_for(uri) == []
+
+
+async def test_what_vs_code_sends_when_nothing_is_set_gives_the_manifest_defaults(client: Client, tmp_path):
+    # client/src/common/settings.ts sends this when the user set nothing (its unit test pins it):
+    # null for every key the project may decide, the manifest's default for the type layer.
+    import json
+    from pathlib import Path
+
+    sent = {"enable": None, "debounceMs": None, "select": None, "ignore": None, "severity": None, "strict": None,
+            "copyOrder": None, "types": True}
+    await initialize(client, options=sent)
+    logged = await client.wait_until(
+        lambda: [m for m in client.log_messages if m.message.startswith("GradGuard settings: ")], "the settings log")
+    effective = json.loads(logged[0].message.removeprefix("GradGuard settings: "))
+    manifest = json.loads((Path(__file__).resolve().parents[2] / "package.json").read_text(encoding="utf-8"))
+    defaults = {key.removeprefix("gradguard."): spec["default"]
+                for key, spec in manifest["contributes"]["configuration"]["properties"].items()
+                if key.removeprefix("gradguard.") in effective}
+    assert set(defaults) == set(effective)
+    assert effective == defaults

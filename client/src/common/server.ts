@@ -11,7 +11,7 @@ import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
 import { bundledWheel, checkGradGuard, installWheel } from './install';
 import * as log from './log';
 import { Interpreter, resolveInterpreter } from './python';
-import { configurationMiddleware, primaryResource, serverSettings } from './settings';
+import { configurationMiddleware, primaryResource, serverSettings, typesOn } from './settings';
 import { Status } from './status';
 
 // Python files and the Python cells of Jupyter notebooks (the server syncs whole notebooks).
@@ -40,6 +40,7 @@ export class ServerManager implements vscode.Disposable {
     /** Settings changed that the running server can take without a restart. */
     async settingsChanged(): Promise<void> {
         if (this.client?.isRunning()) {
+            this.status.set('running', this.interpreter?.path ?? '', false, typesOn(primaryResource()));
             await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
         }
     }
@@ -88,7 +89,7 @@ export class ServerManager implements vscode.Disposable {
         const client = new LanguageClient(EXTENSION_ID, SERVER_NAME, serverOptions, clientOptions);
         client.onDidChangeState((e) => {
             if (e.newState === State.Running) {
-                this.status.set('running', interpreter.path);
+                this.status.set('running', interpreter.path, false, typesOn(resource));
             } else if (e.newState === State.Stopped) {
                 this.status.set('stopped', interpreter.path, true);
             }

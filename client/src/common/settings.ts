@@ -33,10 +33,20 @@ export function serverSettings(resource: vscode.Uri | undefined, interpreter: st
         if (key === 'select' && Array.isArray(value) && value.length === 0) {
             value = undefined;
         }
+        // The type layer is an editor feature, on by default in VS Code (the manifest says so),
+        // while the server and the CLI default it off: send the effective value.
+        if (key === 'types' && value === undefined) {
+            value = config.get<boolean>('types') ?? true;
+        }
         out[key] = value ?? null;
     }
     out.interpreter = interpreter;
     return out;
+}
+
+/** Whether the jedi type layer is on for a resource: the setting, else the manifest's default (on). */
+export function typesOn(resource: vscode.Uri | undefined): boolean {
+    return vscode.workspace.getConfiguration(SECTION, resource).get<boolean>('types') ?? true;
 }
 
 /**

@@ -12,8 +12,9 @@ export class Status implements vscode.Disposable {
         this.set('starting', '');
     }
 
-    set(state: string, interpreter: string, problem = false): void {
-        this.item.text = `GradGuard: ${state}`;
+    /** `types`: whether the jedi type layer is on (shown once the server runs). */
+    set(state: string, interpreter: string, problem = false, types?: boolean): void {
+        this.item.text = `GradGuard: ${state}` + (types === undefined ? '' : ` · types ${types ? 'on' : 'off'}`);
         this.item.detail = interpreter;
         this.item.busy = state === 'starting' || state === 'checking';
         this.item.severity = problem ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
