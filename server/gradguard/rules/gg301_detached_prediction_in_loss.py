@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradguard.engine.values import all_origins
+from gradguard.engine.values import Kind, all_origins
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -13,6 +13,15 @@ def _self_attribute(node: cst.BaseExpression):
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
+
+
+def _known(v) -> bool:
+    """Does the analysis know every part of a returned value - tensors, numbers, tuples of them -
+    so that its graph origins say what reaches the outputs? An object (`ModelOutput(...)`), a dict
+    or an unknown call's result may carry any submodule's output."""
+    if v.kind in (Kind.TENSOR, Kind.NUMBER):
+        return True
+    return v.kind is Kind.CONTAINER and v.elements is not None and not v.keyed and all(_known(e) for e in v.elements)
 
 
 def _strip_views(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -152,6 +161,8 @@ class DetachedPredictionInLoss(Rule):
         for node, subs, cut, fn, stamp in self._forward_cuts:
             if not self.current(stamp):
                 continue
+            if not _known(fn.returns):
+                continue  # `return ModelOutput(...)`, an unknown call: what reaches the outputs is unknown
             out = all_origins(fn.returns)
             # cut: every call of the submodule feeds only the detached value, and none reaches an output
             subs = [a for a in subs if all(c in cut and c not in out for c in self._sub_calls.get((fn.cls, a), ()))]
