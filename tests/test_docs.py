@@ -29,3 +29,16 @@ def test_readme_table_lists_every_rule():
 def test_links_point_at_the_pages():
     assert url_for("GG101") == (ROOT / "docs" / "rules" / "GG101.md").as_uri()
     assert url_for("GG999") is None
+
+
+def test_rule_page_links_work_outside_a_checkout(monkeypatch, tmp_path):
+    # An installed wheel has no docs/: the page is written once into the user's cache and linked there.
+    from gradguard import docs
+
+    monkeypatch.setattr(docs, "REPO_DOCS", tmp_path / "no-checkout")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    url = docs.url_for("GG101")
+    page = tmp_path / "cache" / "gradguard" / "docs" / __import__("gradguard").__version__ / "GG101.md"
+    assert url == page.as_uri()
+    assert page.read_text(encoding="utf-8") == docs.rule_markdown(docs.rule_by_code("GG101"))
+    assert docs.url_for("GG999") is None

@@ -6,9 +6,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from gradguard.rules import all_rules
+from gradguard.rules import all_rules, rule_by_code
 from gradguard.rules.base import Rule
 
 # Where the generated pages live in a checkout (and are linked from diagnostics).
@@ -25,9 +26,33 @@ def rule_markdown(rule: type[Rule]) -> str:
 
 
 def url_for(code: str) -> str | None:
-    """A link to the rule's generated page, when this install has the pages (a checkout)."""
+    """A link to the rule's page: the checkout's `docs/rules/` page, else (an installed wheel has
+    no docs) the same page written once into the user's cache (`~/.cache/gradguard/docs/<version>`),
+    so that editors can open it; None if neither can be had."""
     page = REPO_DOCS / f"{code}.md"
-    return page.as_uri() if page.exists() else None
+    if page.exists():
+        return page.as_uri()
+    rule = rule_by_code(code)
+    if rule is None:
+        return None
+    from gradguard import __version__
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gradguard" / "docs" / __version__
+    page = cache / f"{rule.code}.md"
+    try:
+        if not page.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            page.write_text(rule_markdown(rule), encoding="utf-8")
+    except OSError:  # a read-only home: no link rather than a broken one
+        return None
+    return page.as_uri()
+
+
+def rule_summary_markdown(rule: type[Rule], url: str | None) -> str:
+    """What a hover on a finding adds to the diagnostic (whose message and evidence the editor
+    shows): the rule in one line and one link to its page - not the whole page."""
+    link = f" [{rule.code} rule page]({url})" if url else ""
+    return f"**{rule.code}** `{rule.name}` ({rule.severity_text()}): {rule.summary}.{link}"
 
 
 def rules_table() -> str:

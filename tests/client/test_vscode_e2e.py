@@ -55,13 +55,6 @@ def apply_edits(text: str, edits: list[dict]) -> str:
     return text
 
 
-def rule_what_it_does(code: str) -> str:
-    """The first paragraph of the rule page's *What it does*, as the hover renders it."""
-    page = subprocess.run([sys.executable, "-m", "gradguard", "rule", code], capture_output=True, text=True, check=True).stdout
-    section = page.split("## What it does\n", 1)[1].split("\n\n", 1)[0]
-    return " ".join(section.split("\n")).replace("`", "")
-
-
 @pytest.fixture(scope="module")
 def vsix(node_toolchain) -> Path:
     if not CODE_SERVER.exists() or not CHROMIUM.exists():
@@ -214,15 +207,18 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     assert f"{leak['message']}\ngradguard\nGG101\n[Ln 47, Col 29]" in seen["problems"]
     assert seen["problems"][0] == f"train_leaky.py\n{len(findings)}"  # every finding of the file, info too (GG901)
 
-    # The hover: the diagnostic with its evidence, then the rule's page.
+    # The hover: the diagnostic with its evidence, then the rule in a line and one link to its page
+    # (not the whole page), which opens rendered in the Markdown preview.
     assert seen["hover"].startswith(
         f"{leak['message']}gradguardGG101\n"
         "train_leaky.py(44, 16): the graph is created here\n"
-        "train_leaky.py(45, 9): backward runs here\n"
-        "GG101 graph-kept-across-iterations\n\n"
-        "Severity: error / warning. A value with an autograd graph is stored past the loop iteration.\n\n"
-        f"What it does\n\n{rule_what_it_does('GG101')}\n\nWhy is this bad?\n\n"
+        "train_leaky.py(45, 9): backward runs here\n\n"
+        "GG101 graph-kept-across-iterations (error / warning): A value with an autograd graph is stored past the "
+        "loop iteration. GG101 rule page"
     ), seen["hover"]
+    assert "What it does" not in seen["hover"]
+    assert seen["rulePreviewTab"].startswith("Preview GG101.md"), seen["rulePreviewTab"]
+    assert seen["rulePreview"] == "GG101 graph-kept-across-iterations"  # rendered: the page's heading
 
     # Ctrl+. lists the finding's fixes (safe one first) and the suppression.
     # An unsafe fix says so in its title (fix-all never applies one).

@@ -3,6 +3,8 @@ current form marked, the receiver's state, and rule docs on findings and noqa co
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsprotocol import types
 
@@ -148,10 +150,15 @@ async def test_no_hover_elsewhere(client: Client, tmp_path, needle, offset):
     assert await hover(client, uri, at(CODE, needle, offset)) is None
 
 
-async def test_hover_on_a_finding_shows_the_rule_docs(client: Client, tmp_path):
+async def test_hover_on_a_finding_shows_the_rule_in_a_line_and_links_its_page(client: Client, tmp_path):
+    # The editor shows the diagnostic's message and evidence; the hover adds the rule, not its whole page.
     uri = await opened(client, tmp_path, text=TRAIN)
     result = await hover(client, uri, at(TRAIN, "append(loss)", 9))
-    assert result.contents.value == rule_markdown(rule_by_code("GG101"))
+    page = Path(__file__).resolve().parents[2] / "docs" / "rules" / "GG101.md"
+    assert result.contents.value == (
+        "**GG101** `graph-kept-across-iterations` (error / warning): A value with an autograd graph is stored past "
+        f"the loop iteration. [GG101 rule page]({page.as_uri()})"
+    )
     assert result.range is None
 
 

@@ -11,8 +11,10 @@ import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
 import { bundledWheel, checkGradGuard, installWheel } from './install';
 import * as log from './log';
 import { Interpreter, resolveInterpreter } from './python';
+import { previewRuleLinks } from './hover';
 import { configurationMiddleware, primaryResource, serverSettings, typesOn } from './settings';
 import { Status } from './status';
+import { waitingForTrust } from './trust';
 
 // Python files and the Python cells of Jupyter notebooks (the server syncs whole notebooks).
 export const DOCUMENT_SELECTOR = [
@@ -51,6 +53,9 @@ export class ServerManager implements vscode.Disposable {
     }
 
     private async start(): Promise<void> {
+        if (waitingForTrust(this.status)) {
+            return;
+        }
         const resource = primaryResource();
         const interpreter = await resolveInterpreter(resource);
         this.interpreter = interpreter;
@@ -84,7 +89,10 @@ export class ServerManager implements vscode.Disposable {
             traceOutputChannel: log.outputChannel(),
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             initializationOptions: serverSettings(resource, executable),
-            middleware: { workspace: { configuration: configurationMiddleware(executable) } },
+            middleware: {
+                workspace: { configuration: configurationMiddleware(executable) },
+                provideHover: async (document, position, token, next) => previewRuleLinks(await next(document, position, token)),
+            },
         };
         const client = new LanguageClient(EXTENSION_ID, SERVER_NAME, serverOptions, clientOptions);
         client.onDidChangeState((e) => {

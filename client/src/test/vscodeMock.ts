@@ -25,6 +25,21 @@ export class Uri {
     toString(): string {
         return `${this.scheme}://${this.fsPath}`;
     }
+    toJSON(): object {
+        return { $mid: 1, scheme: this.scheme, path: this.fsPath };
+    }
+}
+
+export class MarkdownString {
+    isTrusted: boolean | { enabledCommands: string[] } = false;
+    constructor(readonly value: string) {}
+}
+
+export class Hover {
+    constructor(
+        readonly contents: unknown[],
+        readonly range?: unknown,
+    ) {}
 }
 
 export class Range {
@@ -58,6 +73,7 @@ export const state = {
     activeTextEditor: undefined as unknown,
     onConfiguration: [] as Listener<unknown>[],
     onTrust: [] as Listener<void>[],
+    logged: [] as string[],
 };
 
 export function reset(): void {
@@ -75,6 +91,7 @@ export function reset(): void {
     state.activeTextEditor = undefined;
     state.onConfiguration = [];
     state.onTrust = [];
+    state.logged = [];
 }
 
 function subscribe<T>(listeners: Listener<T>[], listener: Listener<T>) {
@@ -108,6 +125,8 @@ function configuration(section: string) {
 export const vscode = {
     Uri,
     Range,
+    MarkdownString,
+    Hover,
     LanguageStatusSeverity: { Information: 0, Warning: 1, Error: 2 },
     workspace: {
         getConfiguration: (section: string) => configuration(section),
@@ -150,6 +169,10 @@ export const vscode = {
         async showInformationMessage(message: string) {
             state.messages.push(message);
             return undefined;
+        },
+        createOutputChannel(name: string) {
+            const line = (text: string) => void state.logged.push(text);
+            return { name, info: line, warn: line, error: line, appendLine: line, show() {}, dispose() {} };
         },
     },
 };

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gradguard.engine.describe import describe_at
-from gradguard.docs import rule_markdown
+from gradguard.docs import rule_markdown, rule_summary_markdown, url_for
 from gradguard.engine.suppress import IGNORE, NOQA
 from gradguard.findings import Position
 from gradguard.rules import rule_by_code
@@ -209,8 +209,16 @@ def suppression_code_at(line: str, column: int) -> Optional[tuple[int, int, str]
 
 
 def rule_docs(code: str) -> Optional[str]:
+    """The whole rule page: for a hover on a rule code written in a `# noqa` (nothing else says
+    what the rule is there)."""
     rule = rule_by_code(code)
     return rule_markdown(rule) if rule is not None else None
+
+
+def rule_summary(code: str) -> Optional[str]:
+    """For a hover on a finding: the rule in a line and a link to its page."""
+    rule = rule_by_code(code)
+    return rule_summary_markdown(rule, url_for(rule.code)) if rule is not None else None
 
 
 def describe(
@@ -224,15 +232,16 @@ def describe(
     if topic is not None:
         sections.append(facts(topic, copy_order, state))
         span = (topic.start, topic.end)
-    codes = list(codes)
+    for code in dict.fromkeys(codes):  # the diagnostics under the cursor: the editor shows their messages
+        summary = rule_summary(code)
+        if summary:
+            sections.append(summary)
     suppressed = suppression_code_at(line, pos.column)
-    if suppressed is not None:
-        codes.append(suppressed[2])
-        span = span or suppressed[:2]
-    for code in dict.fromkeys(codes):
-        docs = rule_docs(code)
+    if suppressed is not None and suppressed[2] not in codes:
+        docs = rule_docs(suppressed[2])
         if docs:
             sections.append(docs)
+        span = span or suppressed[:2]
     if not sections:
         return None
     return "\n\n---\n\n".join(sections), span

@@ -21,13 +21,33 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
     observed.squiggles = await page.evaluate(() => window.__squiggles());
     await shot('01-squiggle');
 
-    // 2. The hover on the squiggle: the diagnostic and the rule's explanation.
+    // 2. The hover on the squiggle: the diagnostic, its evidence, the rule in a line and a link
+    //    to its page, which opens rendered (the Markdown preview).
     const box = await page.evaluate(() => window.__squiggleBox(47));
     await page.mouse.move(box.x, box.y);
-    const hover = page.locator('.monaco-hover:visible', { hasText: 'What it does' });
+    const hover = page.locator('.monaco-hover:visible', { hasText: 'rule page' });
     await hover.first().waitFor();
     observed.hover = nbsp(await hover.first().innerText());
     await shot('02-hover');
+    await hover.first().locator('a', { hasText: 'GG101 rule page' }).click();
+    const preview = page.locator('.tab', { hasText: 'Preview GG101.md' });
+    await preview.first().waitFor({ timeout: 30000 });
+    observed.rulePreviewTab = nbsp(await preview.first().innerText());
+    // The preview renders in a webview (nested frames): wait for the page's text there.
+    let rendered = '';
+    for (let i = 0; i < 100 && !rendered; i++) {
+        for (const frame of page.frames()) {
+            const text = await frame.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
+            if (text.includes('What it does')) {
+                rendered = text;
+                break;
+            }
+        }
+        if (!rendered) await page.waitForTimeout(300);
+    }
+    observed.rulePreview = nbsp(rendered.trim().split('\n')[0] || '');
+    await shot('02b-rule-page');
+    await page.locator('.tab', { hasText: 'train_leaky.py' }).first().click();  // back to the file
     await page.keyboard.press('Escape');
     await page.mouse.move(5, 400);
     await page.locator('.monaco-hover:visible').waitFor({ state: 'detached' }).catch(() => undefined);
