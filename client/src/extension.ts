@@ -10,7 +10,7 @@ let manager: ServerManager | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
     const output = log.outputChannel();
     const status = new Status();
-    const server = new ServerManager(context.extensionPath, status);
+    const server = new ServerManager(context.extensionPath, status, context.globalStorageUri.fsPath);
     manager = server;
     context.subscriptions.push(output, status, server, ...registerCommands(server, output));
     context.subscriptions.push(...(await watchForChanges(server)));

@@ -282,18 +282,24 @@ def bare_venv(tmp_path) -> Path:
     return python
 
 
-def test_vscode_offers_to_install_gradguard_and_installs_the_bundled_wheel(code_server, bare_venv, tmp_path):
+def test_vscode_offers_to_install_gradguard_into_an_environment_of_its_own(code_server, bare_venv, tmp_path):
     workspace = make_workspace(tmp_path, str(bare_venv))
-    seen = run_scenario("install.mjs", code_server(workspace))
+    server = code_server(workspace)
+    seen = run_scenario("install.mjs", server)
+    own = server["profile"] / "User" / "globalStorage" / "gradguard.gradguard" / "env"
     assert seen["notification"] == (
-        f"GradGuard is not installed in {bare_venv}. Install it there (pip, with its dependencies from the package index)?"
+        f"GradGuard is not installed in {bare_venv}. Install it in an environment of its own ({own}, made with this "
+        "interpreter; dependencies from the package index)? Your interpreter stays as it is."
     )
-    assert seen["buttons"] == ["Install GradGuard"]
-    # Installed from the .vsix's own wheel, then the server ran in that interpreter.
+    assert seen["buttons"] == ["Install GradGuard", "Install into this interpreter"]
+    # The .vsix's own wheel went into a venv under the extension's storage, made with the selected
+    # interpreter; the server runs there and the squiggle appears.
     assert {"line": 47, "start": 29, "end": 33, "severity": "warning"} in seen["squiggles"]
-    assert "-m pip install " in seen["log"] and "/bundled/gradguard-0.1.0-py3-none-any.whl" in seen["log"]
+    assert f"-m venv --clear {own}" in seen["log"] and "/bundled/gradguard-0.1.0-py3-none-any.whl" in seen["log"]
     assert "Successfully installed" in seen["log"]
-    assert f"GradGuard 0.1.0 in {bare_venv}" in seen["log"]
-    version = subprocess.run([str(bare_venv), "-c", "import gradguard; print(gradguard.__version__)"],
+    assert f"GradGuard 0.1.0 in the extension's environment {own}; types read {bare_venv}" in seen["log"]
+    version = subprocess.run([str(own / "bin" / "python"), "-c", "import gradguard; print(gradguard.__version__)"],
                              capture_output=True, text=True, check=True).stdout
     assert version == "0.1.0\n"
+    # The user's interpreter was left alone.
+    assert subprocess.run([str(bare_venv), "-c", "import gradguard"], capture_output=True).returncode == 1

@@ -54,3 +54,26 @@ export async function installWheel(interpreter: string, wheel: string): Promise<
     const r = await run(interpreter, ['-m', 'pip', 'install', '--disable-pip-version-check', wheel], 15 * 60_000);
     return { ok: r.code === 0, output: [r.stdout.trim(), r.stderr.trim()].filter((s) => s !== '').join('\n') };
 }
+
+/**
+ * The environment the extension owns (like Microsoft's Python tool extensions): a venv under the
+ * extension's global storage, so that GradGuard and its dependencies never go into the user's
+ * interpreter unless they choose it. Returns the venv's python.
+ */
+export function ownEnvironment(storagePath: string): { dir: string; python: string } {
+    const dir = path.join(storagePath, 'env');
+    const python = process.platform === 'win32' ? path.join(dir, 'Scripts', 'python.exe') : path.join(dir, 'bin', 'python');
+    return { dir, python };
+}
+
+/** `<base> -m venv <dir>`, then the wheel pip-installed into it (dependencies from the package index). */
+export async function createOwnEnvironment(base: string, dir: string, python: string, wheel: string): Promise<InstallResult> {
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
+    const venv = await run(base, ['-m', 'venv', '--clear', dir], 5 * 60_000);
+    const made = [`$ ${base} -m venv --clear ${dir}`, venv.stdout.trim(), venv.stderr.trim()].filter((s) => s !== '').join('\n');
+    if (venv.code !== 0) {
+        return { ok: false, output: made };
+    }
+    const pip = await installWheel(python, wheel);
+    return { ok: pip.ok, output: `${made}\n$ ${python} -m pip install ${wheel}\n${pip.output}` };
+}

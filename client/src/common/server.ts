@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as vscode from 'vscode';
 import {
     DidChangeConfigurationNotification,
@@ -8,7 +9,7 @@ import {
     State,
 } from 'vscode-languageclient/node';
 import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
-import { bundledWheel, checkGradGuard, installWheel } from './install';
+import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment } from './install';
 import * as log from './log';
 import { Interpreter, resolveInterpreter } from './python';
 import { previewRuleLinks } from './hover';
@@ -32,6 +33,7 @@ export class ServerManager implements vscode.Disposable {
     constructor(
         private readonly extensionPath: string,
         private readonly status: Status,
+        private readonly storagePath: string, // the extension's global storage: its own environment lives there
     ) {}
 
     restart(): Promise<void> {
@@ -62,24 +64,35 @@ export class ServerManager implements vscode.Disposable {
         log.info(`Interpreter: ${interpreter.path} (${describeSource(interpreter)})`);
         this.status.set('checking', interpreter.path);
 
-        const check = await checkGradGuard(interpreter.path);
+        let check = await checkGradGuard(interpreter.path);
         if (check.status === 'no-interpreter') {
             log.error(`Cannot run the server: ${check.detail}`);
             this.status.set('no interpreter', interpreter.path, true);
             void this.reportMissingInterpreter(interpreter.path);
             return;
         }
+        // Installed in the project's interpreter: run there. Else the extension's own environment,
+        // where the server runs while jedi still reads the project's interpreter (its torch).
+        let command = interpreter.path;
+        let executable = check.status === 'ok' ? check.executable : interpreter.path; // what jedi reads
         if (check.status === 'not-installed') {
-            log.error(`gradguard is not importable in ${interpreter.path}:\n${check.detail}`);
-            this.status.set('not installed', interpreter.path, true);
-            void this.offerInstall(interpreter.path);
-            return;
+            const own = ownEnvironment(this.storagePath);
+            const ownCheck = fs.existsSync(own.python) ? await checkGradGuard(own.python) : undefined;
+            if (ownCheck?.status !== 'ok') {
+                log.error(`gradguard is not importable in ${interpreter.path}:\n${check.detail}`);
+                this.status.set('not installed', interpreter.path, true);
+                void this.offerInstall(interpreter.path);
+                return;
+            }
+            check = ownCheck;
+            command = own.python;
+            log.info(`GradGuard ${check.version} in the extension's environment ${own.dir}; types read ${interpreter.path}`);
+        } else {
+            log.info(`GradGuard ${check.version} in ${interpreter.path}`);
         }
-        log.info(`GradGuard ${check.version} in ${interpreter.path}`);
-        const executable = check.executable; // what the server is told to read packages from (jedi)
 
         const serverOptions: ServerOptions = {
-            command: interpreter.path,
+            command,
             args: ['-m', 'gradguard', 'lsp'],
             options: { cwd: resource?.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
         };
@@ -145,26 +158,31 @@ export class ServerManager implements vscode.Disposable {
             );
             return;
         }
+        const own = ownEnvironment(this.storagePath);
         const install = 'Install GradGuard';
+        const intoProject = 'Install into this interpreter';
         const choice = await vscode.window.showWarningMessage(
-            `GradGuard is not installed in ${interpreter}. Install it there (pip, with its dependencies from the package index)?`,
+            `GradGuard is not installed in ${interpreter}. Install it in an environment of its own (${own.dir}, made with ` +
+                `this interpreter; dependencies from the package index)? Your interpreter stays as it is.`,
             install,
+            intoProject,
         );
-        if (choice !== install) {
+        if (choice !== install && choice !== intoProject) {
             return;
         }
-        log.info(`Running ${interpreter} -m pip install ${wheel}`);
+        const where = choice === install ? own.dir : interpreter;
+        log.info(choice === install ? `Creating ${own.dir} with ${interpreter} and installing ${wheel}` : `Running ${interpreter} -m pip install ${wheel}`);
         const result = await vscode.window.withProgress(
-            { location: vscode.ProgressLocation.Notification, title: `Installing GradGuard in ${interpreter}` },
-            () => installWheel(interpreter, wheel),
+            { location: vscode.ProgressLocation.Notification, title: `Installing GradGuard in ${where}` },
+            () => (choice === install ? createOwnEnvironment(interpreter, own.dir, own.python, wheel) : installWheel(interpreter, wheel)),
         );
         if (result.ok) {
             log.info(result.output);
             await this.restart();
             return;
         }
-        log.error(`pip install failed:\n${result.output}`);
-        const show = await vscode.window.showErrorMessage(`GradGuard: pip could not install GradGuard in ${interpreter}.`, 'Show Output');
+        log.error(`Installing GradGuard failed:\n${result.output}`);
+        const show = await vscode.window.showErrorMessage(`GradGuard: could not install GradGuard in ${where}.`, 'Show Output');
         if (show) {
             log.outputChannel().show();
         }

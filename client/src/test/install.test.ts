@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { bundledWheel, checkGradGuard, installWheel } from '../common/install';
+import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment } from '../common/install';
 
 const venvPython = path.join(ROOT, '.venv', 'bin', 'python');
 
@@ -80,4 +80,31 @@ test('the bundled wheel is found in the extension folder', () => {
     fs.mkdirSync(path.join(ext, 'bundled'));
     fs.writeFileSync(path.join(ext, 'bundled', 'gradguard-0.1.0-py3-none-any.whl'), '');
     assert.equal(bundledWheel(ext), path.join(ext, 'bundled', 'gradguard-0.1.0-py3-none-any.whl'));
+});
+
+test("the extension's own environment: a venv made with the user's interpreter, the wheel installed into it", async () => {
+    const storage = fs.mkdtempSync(path.join(os.tmpdir(), 'gg-storage-'));
+    const own = ownEnvironment(storage);
+    assert.deepEqual(own, { dir: path.join(storage, 'env'), python: path.join(storage, 'env', 'bin', 'python') });
+    // The base interpreter's `-m venv DIR` makes a python there that records what pip is asked.
+    const log = path.join(storage, 'pip-args');
+    const base = fakeInterpreter(
+        `mkdir -p "$4/bin" && printf '#!/bin/sh\\nprintf "%%s\\\\n" "$@" > ${log}; echo "Successfully installed gradguard-0.1.0"\\n' > "$4/bin/python" && chmod +x "$4/bin/python"`,
+    );
+    const result = await createOwnEnvironment(base, own.dir, own.python, '/ext/bundled/gradguard-0.1.0-py3-none-any.whl');
+    assert.equal(result.ok, true, result.output);
+    assert.match(result.output, /-m venv --clear .*\/env\n\$ .*\/env\/bin\/python -m pip install \/ext\/bundled\/gradguard-0.1.0-py3-none-any.whl\nSuccessfully installed gradguard-0.1.0/);
+    assert.deepEqual(fs.readFileSync(log, 'utf8').trim().split('\n'), [
+        '-m', 'pip', 'install', '--disable-pip-version-check', '/ext/bundled/gradguard-0.1.0-py3-none-any.whl',
+    ]);
+});
+
+test("an interpreter that cannot make a venv: nothing is installed, venv's message kept", async () => {
+    const storage = fs.mkdtempSync(path.join(os.tmpdir(), 'gg-storage-'));
+    const own = ownEnvironment(storage);
+    const base = fakeInterpreter(`echo "The virtual environment was not created successfully because ensurepip is not available." >&2; exit 1`);
+    const result = await createOwnEnvironment(base, own.dir, own.python, '/w.whl');
+    assert.equal(result.ok, false);
+    assert.match(result.output, /ensurepip is not available/);
+    assert.equal(fs.existsSync(own.python), false);
 });

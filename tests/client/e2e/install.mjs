@@ -1,5 +1,6 @@
 // The one-click install: the workspace's interpreter lacks GradGuard; the notification
-// says so, "Install GradGuard" pip-installs the wheel the .vsix carries, and the server
+// says so, "Install GradGuard" makes the extension's own venv (with that interpreter) and
+// pip-installs the wheel the .vsix carries into it, and the server
 // starts (the squiggle appears). Prints what it observed as one JSON object.
 //
 //   node install.mjs <code-server url> <workspace folder> <artifacts dir>
