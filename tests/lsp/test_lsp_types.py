@@ -48,7 +48,7 @@ async def test_refined_publish_of_the_same_version_then_typed_hover(client: Clie
     result = await hover(client, uri, types.Position(7, 12))  # model.requires_grad_(True)
     text = result.contents.value
     assert "`model` is `models.net.Net` (an nn.Module, from `models/net.py`)" in text
-    assert "resolves to `torch.nn.modules.module.Module.requires_grad_`" in text
+    assert "resolves to `torch.nn.Module.requires_grad_`" in text  # torch's public name, not its module path
 
 
 async def test_types_off_publishes_each_version_once(client: Client):
@@ -177,3 +177,15 @@ async def test_a_torch_jedi_cannot_read_is_shown_once(client: Client, tmp_path):
     assert [m.message for m in client.log_messages if m.message == said] == [said]
     await asyncio.sleep(1)
     assert len(client.messages) == 1
+
+
+async def test_hovers_name_torch_public_api():
+    from gradguard.lsp.types import public_name
+
+    assert public_name("torch._C._VariableFunctions.tensor") == "torch.tensor"
+    assert public_name("torch._C.TensorBase.detach") == "torch.Tensor.detach"
+    assert public_name("torch._tensor.Tensor.clone") == "torch.Tensor.clone"
+    assert public_name("torch.nn.modules.module.Module.eval") == "torch.nn.Module.eval"
+    assert public_name("torch._C._TensorBase.__setstate__") == "torch.Tensor.__setstate__"
+    assert public_name("torch._dynamo.eval_frame.x") is None  # another private name: said nothing
+    assert public_name("numpy.ndarray.copy") == "numpy.ndarray.copy"

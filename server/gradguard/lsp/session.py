@@ -345,7 +345,7 @@ class Session:
         return "; ".join(x for x in (symbol, state) if x) or None
 
     async def _symbol(self, snapshot: Snapshot, line: int, column: int) -> Optional[str]:
-        """jedi's name for the hovered call (`torch._C.TensorBase.detach`), once jedi is warm."""
+        """jedi's name for the hovered call in torch's public terms (`torch.Tensor.detach`), once jedi is warm."""
         if self.types is None or not self.types.warm.is_set():
             return None
         lookup = self.types.symbol(snapshot.source, snapshot.path, line, column)

@@ -68,13 +68,37 @@ def _facts(source: str, path: Optional[str], positions: list) -> dict:
     return _oracle.facts(source, path, positions) if _oracle is not None else {}
 
 
+# Where torch's public names are implemented: what jedi resolves to, and the name users write.
+PUBLIC_TORCH = (
+    ("torch._C._VariableFunctions.", "torch."),
+    ("torch._C._TensorBase.", "torch.Tensor."),
+    ("torch._C.TensorBase.", "torch.Tensor."),
+    ("torch._tensor.Tensor.", "torch.Tensor."),
+    ("torch._C._nn.", "torch.nn.functional."),
+    ("torch.autograd.grad_mode.", "torch."),
+    ("torch.nn.modules.module.Module.", "torch.nn.Module."),
+)
+
+
+def public_name(full: str) -> Optional[str]:
+    """torch's public API for a name jedi resolved (`torch._C.TensorBase.detach` -> `torch.Tensor.detach`);
+    None for another private name of torch (no internals in hovers)."""
+    for private, public in PUBLIC_TORCH:
+        if full.startswith(private):
+            return public + full[len(private):]
+    if full.startswith("torch.") and any(part.startswith("_") and not part.startswith("__") for part in full.split(".")):
+        return None
+    return full
+
+
 def _goto(source: str, path: Optional[str], line: int, column: int) -> Optional[str]:
     if _oracle is None:
         return None
     try:
-        full = {n.full_name for n in _oracle.goto(source, path, line, column) if n.full_name}
+        full = {public_name(n.full_name) for n in _oracle.goto(source, path, line, column) if n.full_name}
     except Exception:  # noqa: BLE001 - odd code: no name
         return None
+    full.discard(None)
     return full.pop() if len(full) == 1 else None
 
 
