@@ -79,7 +79,10 @@ class InplaceOnLeafRequiringGrad(Rule):
             return
         fn = self.flow.function
         # A function that back-propagates itself cannot be running under its caller's no_grad.
-        if fn is not None and fn.call_sites == 0 and fn.decorated_mode is None and not any(
+        # A model's constructor is not run under no_grad (and if it wrote its parameters in place
+        # outside no_grad, constructing it would raise wherever it is built).
+        constructor = fn is not None and fn.name == "__init__" and fn.cls is not None and fn.cls.module_like
+        if fn is not None and fn.call_sites == 0 and fn.decorated_mode is None and not constructor and not any(
             b.function is fn for b in self.flow.backwards
         ):
             return  # called from elsewhere: whether under no_grad is the caller's business
@@ -365,5 +368,34 @@ Detect()
             ),
             raises=VIEW,
             note="YOLO's bias initialisation through a view of a parameter, outside no_grad",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class UpsampleNetwork(nn.Module):
+    def __init__(self, scales=(2, 3)):
+        super().__init__()
+        layers = []
+        for scale in scales:
+            conv = nn.Conv2d(1, 1, (1, scale * 2 + 1), padding=(0, scale), bias=False)
+            conv.weight.fill_(1.0 / (scale * 2 + 1))
+            layers.append(conv)
+        self.layers = nn.ModuleList(layers)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x
+""",
+            range=(12, 12, 12, 52),
+            message='`conv.weight` is a leaf tensor that requires grad; `.fill_()` on it raises "a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass UpsampleNetwork(nn.Module):\n    def __init__(self, scales=(2, 3)):\n        super().__init__()\n        layers = []\n        for scale in scales:\n            conv = nn.Conv2d(1, 1, (1, scale * 2 + 1), padding=(0, scale), bias=False)\n            with torch.no_grad():\n                conv.weight.fill_(1.0 / (scale * 2 + 1))\n            layers.append(conv)\n        self.layers = nn.ModuleList(layers)\n\n    def forward(self, x):\n        for layer in self.layers:\n            x = layer(x)\n        return x\n',
+            ),
+            runtime="try:\n    UpsampleNetwork()\nexcept RuntimeError as e:\n    assert 'a leaf Variable that requires grad is being used in an in-place operation' in str(e)\nelse:\n    raise AssertionError('constructed without error')",
+            note="a constructor that initialises a layer's weight in place outside no_grad (torchaudio's WaveRNN, PR 1993): building the model raises, wherever it is built",
         ),
     ]
