@@ -816,6 +816,8 @@ class FlowAnalysis:
                 parts = [v.item] * len(elems)
             elif v.kind is Kind.TENSOR and v.grad is not Grad.UNKNOWN:
                 parts = [v.but(elements=None, alias=None)] * len(elems)  # model outputs: (out, hidden)
+            elif v.kind is Kind.UNKNOWN and v.grad is Grad.NO and v.why is not None:
+                parts = [Value(grad=Grad.NO, why=v.why)] * len(elems)  # unpacked from a call under no_grad
             else:
                 parts = [UNKNOWN] * len(elems)
             for e, part in zip(elems, parts):
@@ -1079,6 +1081,10 @@ class FlowAnalysis:
     def _eval(self, node: cst.BaseExpression) -> Value:
         method = self._EVAL.get(type(node))
         v = method(self, node) if method is not None else self._eval_children(node)
+        if (isinstance(node, cst.Call) and v.grad is Grad.UNKNOWN and v.kind in (Kind.UNKNOWN, Kind.TENSOR)
+                and self.frame.mode is GradMode.OFF):
+            # Whatever a call computes under no_grad carries no graph (`teacher(x)` of an unknown teacher).
+            v = v.but(grad=Grad.NO, why=Evidence(node, "computed inside `torch.no_grad()`"), origins=frozenset())
         if isinstance(node, (cst.Name, cst.Attribute)) and (_unknown(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR):
             v = self._from_use(node, v)
         if self.facts and _unknown(v):

@@ -180,6 +180,8 @@ class StateCarriedAcrossForward(Rule):
         args = [a.value for a in node.args]
         values = [self.flow.value(a) for a in args]
         if not any(holds_graph(v) for v in values):
+            if any(v.grad is Grad.NO for v in values):
+                return  # known to carry no graph (computed under no_grad, detached): no evidence to weigh
             if fn.node not in self._derived:
                 params = {p.name.value for p in fn.node.params.params[1:]} | {
                     p.name.value for p in fn.node.params.kwonly_params}
