@@ -158,7 +158,16 @@ def test_pre_commit_try_repo_runs_the_hook(expected, tmp_path):
 
 
 def test_the_extension_and_the_package_share_one_version():
-    """One version, tagged `v<version>` when released (README: Versions)."""
+    """One version, tagged `v<version>` when released (README: Install)."""
     manifest = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))
     assert manifest["version"] == gradguard.__version__
     assert re.fullmatch(r"\d+\.\d+\.\d+", gradguard.__version__)
+
+
+def test_the_readme_installs_the_current_version():
+    """The README's git URLs (`@vX.Y.Z`), wheel names and pre-commit `rev:` name this version."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tags = re.findall(r"@v(\d+\.\d+\.\d+)", readme) + re.findall(r"rev: v(\d+\.\d+\.\d+)", readme)
+    wheels = re.findall(r"gradguard-(\d+\.\d+\.\d+)-py3-none-any\.whl", readme)
+    assert len(tags) >= 4 and wheels, (tags, wheels)
+    assert set(tags + wheels) == {gradguard.__version__}

@@ -1,7 +1,7 @@
 -- Neovim 0.11 as a second, independent LSP client of GradGuard.
 -- Run: nvim --headless -u <config from docs/editors.md> -i NONE --noplugin --cmd "luafile test.lua" train.py
 -- (tests/nvim/test_nvim_client.py: `gradguard` on PATH, a gradguard.toml selecting GG101 beside train.py).
--- Env: GRADGUARD_OUT (file for the fixed text).
+-- Env: GRADGUARD_OUT (file for the fixed text), GRADGUARD_FIX_ALL (the page's fix-all command).
 -- Prints one "key: value" line per check on stdout; exits 0 on success, 1 (cquit) on failure.
 
 local TIMEOUT_MS = 30000
@@ -85,6 +85,14 @@ vim.lsp.util.apply_workspace_edit(preferred.edit, client.offset_encoding)
 local edited = vim.lsp.util.buf_versions[bufnr]
 check(vim.wait(TIMEOUT_MS, function() return raw[uri].version == edited end, 20), "no publish after the fix")
 say("after fix", #raw[uri].diagnostics)
+
+-- 5. The page's fix-all command (GRADGUARD_FIX_ALL, an Ex command) fixes what is left.
+local fixed = vim.lsp.util.buf_versions[bufnr]
+vim.cmd(os.getenv("GRADGUARD_FIX_ALL"))
+check(vim.wait(TIMEOUT_MS, function()
+  return vim.lsp.util.buf_versions[bufnr] ~= fixed and raw[uri].version == vim.lsp.util.buf_versions[bufnr]
+end, 20), "the fix-all command changed nothing")
+say("after fix-all", #raw[uri].diagnostics)
 
 local out = io.open(os.getenv("GRADGUARD_OUT"), "w")
 out:write(table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") .. "\n")

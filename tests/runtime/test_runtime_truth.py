@@ -7,7 +7,10 @@ or the exact error / warning text); VALID examples must run without it.
 from __future__ import annotations
 
 import re
+import sys
+import types
 import warnings
+from unittest import mock
 
 import pytest
 
@@ -17,14 +20,35 @@ from runtime import effects
 torch = pytest.importorskip("torch")
 
 
+# The rest of a user's project, which some examples import from (`from .encoder import
+# BaseEncoder`, `from training import update_step`): stand-ins of the same names, importable
+# both as top-level modules and relative to the example's package.
+PROJECT = {
+    "encoder": "from torch import nn\n\nBaseEncoder = nn.Module\n",
+    "training": "def update_step(value):\n    value.sum().backward()\n",
+}
+
+
+def project_modules() -> dict[str, types.ModuleType]:
+    package = types.ModuleType("userproject")
+    package.__path__ = []
+    modules = {"userproject": package}
+    for name, source in PROJECT.items():
+        module = types.ModuleType(name)
+        exec(compile(source, f"<userproject/{name}.py>", "exec"), module.__dict__)
+        modules[name] = modules[f"userproject.{name}"] = module
+    return modules
+
+
 def run(code: str, runtime: str, name: str) -> dict:
-    ns = {"__name__": "__main__"}
+    ns = {"__name__": "__main__", "__package__": "userproject"}
     try:
-        exec(compile(code, f"<{name}>", "exec"), ns)
-    except ImportError as e:  # a Lightning example, a module of the user's project: static analysis only
+        with mock.patch.dict(sys.modules, project_modules()):
+            exec(compile(code, f"<{name}>", "exec"), ns)
+    except ImportError as e:  # a package the tests do not install, a module PROJECT lacks: static analysis only
         if e.name in ("torch", "numpy"):
             raise
-        pytest.skip(f"cannot import {e.name or 'a relative module'}: {e}")
+        pytest.skip(f"{name}: cannot import {e.name or 'a relative module'}: {e} (tests/runtime/test_runtime_truth.py: PROJECT)")
     if runtime:
         helpers = {k: getattr(effects, k) for k in ("has_graph", "graph_size", "activations_alive")}
         exec(compile(runtime, f"<{name} runtime>", "exec"), {**ns, **helpers, "torch": torch})
