@@ -3,17 +3,14 @@ and the four properties every fix must have."""
 
 from __future__ import annotations
 
-import io
-import re
-import tokenize
-
 import libcst as cst
 import pytest
 
 from examples import INVALID, VALID
+from robustness.properties import comments as robustness_comments
+from robustness.properties import prose
 from gradguard.engine import analyze
 from gradguard.engine.fixes import apply_edits, fix_source
-from gradguard.engine.suppress import IGNORE, NOQA
 from gradguard.findings import Safety
 from gradguard.rules.gg901_unused_noqa import UnusedNoqa
 from gradguard.settings import Settings
@@ -35,12 +32,8 @@ def own_settings(rule, ex) -> Settings:
 
 
 def comments(source: str, directives: bool = True) -> list[str]:
-    found = [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
-    if directives:
-        return found
-    # the text of the comments apart from suppression directives (GG901's fix edits those)
-    stripped = (re.sub(r"[#\s,;:-]+", " ", NOQA.sub("", IGNORE.sub("", c))).strip() for c in found)
-    return [c for c in stripped if c]
+    # without directives: the text of the comments apart from suppression directives (GG901's fix edits those)
+    return robustness_comments(source) if directives else prose(source)
 
 
 @pytest.mark.parametrize("rule,ex", VALID)

@@ -118,12 +118,16 @@ class StateCarriedAcrossForward(Rule):
             return False
         if isinstance(node, cst.Assign) and not _reads_attr(value, attr):
             return False
+        return self._reduces_input(fn, value)
+
+    def _reduces_input(self, fn, expr: cst.CSTNode) -> bool:
+        """Does `expr` use a reduction of the forward's input (`mean = x.mean(0)`, `x.var(0)`)?"""
         if fn.node not in self._derived:
             params = {p.name.value for p in fn.node.params.params[1:]} | {
                 p.name.value for p in fn.node.params.kwonly_params}
             self._derived[fn.node] = _derived_names(fn.node, params)
         derived, stats = self._derived[fn.node]
-        return any(n.value in stats for n in _names_in(value)) or _reduces(value, derived)
+        return any(n.value in stats for n in _names_in(expr)) or _reduces(expr, derived)
 
     def _self_attr(self, node: cst.BaseExpression) -> Optional[str]:
         fn = self.flow.function
@@ -182,12 +186,7 @@ class StateCarriedAcrossForward(Rule):
         if not any(holds_graph(v) for v in values):
             if any(v.grad is Grad.NO for v in values):
                 return  # known to carry no graph (computed under no_grad, detached): no evidence to weigh
-            if fn.node not in self._derived:
-                params = {p.name.value for p in fn.node.params.params[1:]} | {
-                    p.name.value for p in fn.node.params.kwonly_params}
-                self._derived[fn.node] = _derived_names(fn.node, params)
-            derived, stats = self._derived[fn.node]
-            if not any(any(n.value in stats for n in _names_in(a)) or _reduces(a, derived) for a in args):
+            if not any(self._reduces_input(fn, a) for a in args):
                 return
             self.inputs.add(node)
         value = Value(kind=Kind.TENSOR, grad=Grad.YES, origins=frozenset((node,)))
