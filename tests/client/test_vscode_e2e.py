@@ -217,13 +217,18 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     # The hover: the diagnostic with its evidence, then the rule in a line and one link to its page
     # (not the whole page), which opens rendered in the Markdown preview, then the fixes.
     assert seen["hover"].startswith(
-        f"{leak['message']}gradguardGG101\n"
+        f"{leak['message']}gradguard(GG101)\n"
         "train_leaky.py(44, 16): the graph is created here\n"
         "train_leaky.py(45, 9): backward runs here\n\n"
         "GG101 graph-kept-across-iterations (error / warning): A value with an autograd graph is stored past the "
         "loop iteration. GG101 rule page"
     ), seen["hover"]
     assert "What it does" not in seen["hover"]
+    # One link to the page (the diagnostic's code is plain text: its link would open the Markdown
+    # source); the others go to the evidence, then VS Code's own actions.
+    assert seen["hoverLinks"] == [
+        "train_leaky.py(44, 16): ", "train_leaky.py(45, 9): ", "GG101 rule page", "View Problem (Alt+F8)", "Quick Fix... (Ctrl+.)",
+    ]
     # ... and the fixes, as the quick-fix menu names them (code spans render without backticks).
     fixes = "; or ".join(x["title"] + ("" if x["safety"] == "safe" else " (unsafe)") for x in leak["fixes"])
     assert f"GG101 rule page\n\nFix: {fixes.replace('`', '')}" in seen["hover"], seen["hover"]

@@ -12,7 +12,7 @@ import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
 import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment } from './install';
 import * as log from './log';
 import { Interpreter, resolveInterpreter } from './python';
-import { previewRuleLinks } from './hover';
+import { plainCodes, previewRuleLinks } from './hover';
 import { configurationMiddleware, primaryResource, serverSettings, typesOn } from './settings';
 import { errorText, StartQueue } from './starts';
 import { Status } from './status';
@@ -119,6 +119,7 @@ export class ServerManager implements vscode.Disposable {
             middleware: {
                 workspace: { configuration: configurationMiddleware(executable) },
                 provideHover: async (document, position, token, next) => previewRuleLinks(await next(document, position, token)),
+                handleDiagnostics: (uri, diagnostics, next) => next(uri, plainCodes(diagnostics)),
             },
         };
         const client = new LanguageClient(EXTENSION_ID, SERVER_NAME, serverOptions, clientOptions);

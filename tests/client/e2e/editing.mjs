@@ -27,6 +27,7 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
     //    to its page, which opens rendered (the Markdown preview).
     const rule = await ruleLinkFromHover(47, 'GG101', () => shot('02-hover'));
     observed.hover = rule.hover;
+    observed.hoverLinks = rule.links;
     observed.rulePreviewTab = rule.previewTab;
     observed.rulePreview = rule.preview;
     await shot('02b-rule-page');

@@ -130,6 +130,7 @@ export async function ruleLinkFromHover(line, code, shown = async () => undefine
     const hover = page.locator('.monaco-hover:visible', { hasText: 'rule page' });
     await hover.first().waitFor();
     const seen = { hover: nbsp(await hover.first().innerText()) };
+    seen.links = (await hover.first().locator('a').allInnerTexts()).map(nbsp);
     await shown();
     await hover.first().locator('a', { hasText: `${code} rule page` }).click();
     const preview = page.locator('.tab', { hasText: `Preview ${code}.md` });
