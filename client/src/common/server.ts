@@ -9,7 +9,7 @@ import {
     State,
 } from 'vscode-languageclient/node';
 import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
-import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment } from './install';
+import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment, wheelVersion } from './install';
 import * as log from './log';
 import { Interpreter, resolveInterpreter } from './python';
 import { plainCodes, previewRuleLinks } from './hover';
@@ -91,7 +91,10 @@ export class ServerManager implements vscode.Disposable {
         let executable = check.status === 'ok' ? check.executable : interpreter.path; // what jedi reads
         if (check.status === 'not-installed') {
             const own = ownEnvironment(this.storagePath);
-            const ownCheck = fs.existsSync(own.python) ? await checkGradGuard(own.python) : undefined;
+            let ownCheck = fs.existsSync(own.python) ? await checkGradGuard(own.python) : undefined;
+            if (ownCheck?.status === 'ok' && (await this.updateOwnEnvironment(own, ownCheck.version))) {
+                ownCheck = await checkGradGuard(own.python);
+            }
             if (ownCheck?.status !== 'ok') {
                 log.error(`gradguard is not importable in ${interpreter.path}:\n${check.detail}`);
                 this.status.set('not installed', interpreter.path, true);
@@ -164,6 +167,25 @@ export class ServerManager implements vscode.Disposable {
         } else if (choice === 'Show Output') {
             log.outputChannel().show();
         }
+    }
+
+    /**
+     * The extension's own environment holds an older GradGuard than the wheel this copy of the
+     * extension carries (the extension was updated): install the carried one there. True if it ran.
+     */
+    private async updateOwnEnvironment(own: { dir: string; python: string }, installed: string): Promise<boolean> {
+        const wheel = bundledWheel(this.extensionPath);
+        const carried = wheel === undefined ? undefined : wheelVersion(wheel);
+        if (wheel === undefined || carried === undefined || carried === installed) {
+            return false;
+        }
+        log.info(`Updating GradGuard ${installed} to ${carried} in the extension's environment ${own.dir}`);
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Updating GradGuard to ${carried} in ${own.dir}` },
+            () => installWheel(own.python, wheel),
+        );
+        (result.ok ? log.info : log.error)(result.output);
+        return true;
     }
 
     private async offerInstall(interpreter: string): Promise<void> {
