@@ -14,7 +14,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     manager = server;
     context.subscriptions.push(output, status, server, ...registerCommands(server, output));
     context.subscriptions.push(...(await watchForChanges(server)));
-    await server.restart();
+    await server.restart('Activated');
 }
 
 export async function deactivate(): Promise<void> {

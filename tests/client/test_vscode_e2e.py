@@ -66,17 +66,22 @@ def vsix(node_toolchain) -> Path:
     return REPO / "gradguard.vsix"
 
 
+# As VS Code numbers them: "Cell 4 of 4" counts the Markdown cells too.
 NOTEBOOK_CELLS = [
-    "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
-    "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nhistory = []",
-    "for x, y in loader:\n    loss = criterion(model(x), y)\n    history.append(loss)",
+    ("markdown", "# A training loop"),
+    ("code", "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\ncriterion = nn.CrossEntropyLoss()\n"
+             "loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(3)]\nhistory = []"),
+    ("markdown", "The loop keeps each loss for a curve."),
+    ("code", "for x, y in loader:\n    loss = criterion(model(x), y)\n    history.append(loss)"),
 ]
 
 
-def write_notebook(path: Path, cells: list[str]) -> None:
+def write_notebook(path: Path, cells: list[tuple[str, str]]) -> None:
+    def cell(i, kind, source):
+        out = {"cell_type": kind, "id": f"c{i}", "metadata": {}, "source": source.splitlines(keepends=True)}
+        return {**out, "execution_count": None, "outputs": []} if kind == "code" else out
     path.write_text(json.dumps({
-        "cells": [{"cell_type": "code", "execution_count": None, "id": f"c{i}", "metadata": {}, "outputs": [],
-                   "source": c.splitlines(keepends=True)} for i, c in enumerate(cells)],
+        "cells": [cell(i, kind, source) for i, (kind, source) in enumerate(cells)],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                      "language_info": {"name": "python"}},
         "nbformat": 4, "nbformat_minor": 5,
@@ -99,13 +104,14 @@ def make_workspace(where: Path, interpreter: str) -> Path:
 @pytest.fixture
 def code_server(vsix, tmp_path, node_toolchain, request):
     """Starts code-server on a workspace, in its own process group on a free loopback port;
-    always stopped (a finalizer), also when the test fails."""
-    def start(workspace: Path) -> dict:
-        return _start(vsix, workspace, tmp_path, node_toolchain, request)
+    always stopped (a finalizer), also when the test fails. `trusted=False`: VS Code asks
+    whether to trust the folder (workspace trust is on, as in a user's VS Code)."""
+    def start(workspace: Path, trusted: bool = True) -> dict:
+        return _start(vsix, workspace, tmp_path, node_toolchain, request, trusted)
     return start
 
 
-def _start(vsix, workspace, tmp_path, node_toolchain, request) -> dict:
+def _start(vsix, workspace, tmp_path, node_toolchain, request, trusted) -> dict:
     profile, extensions = tmp_path / "profile", tmp_path / "extensions"
     (profile / "User").mkdir(parents=True)
     (profile / "User" / "settings.json").write_text(json.dumps({
@@ -129,8 +135,9 @@ def _start(vsix, workspace, tmp_path, node_toolchain, request) -> dict:
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [str(CODE_SERVER), *common, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}",
-         "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", str(workspace)],
-        env=node_toolchain, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+         "--disable-telemetry", "--disable-update-check", *(["--disable-workspace-trust"] if trusted else []),
+         str(workspace)],
+        env={**node_toolchain, "XDG_CACHE_HOME": str(tmp_path / "cache")},  # the rule pages of an installed wheel stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
         start_new_session=True,  # setsid: its helpers stay in this process group
     )
     request.addfinalizer(lambda: (stop_group(proc), log.close()))
@@ -208,17 +215,29 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     assert seen["problems"][0] == f"train_leaky.py\n{len(findings)}"  # every finding of the file, info too (GG901)
 
     # The hover: the diagnostic with its evidence, then the rule in a line and one link to its page
-    # (not the whole page), which opens rendered in the Markdown preview.
+    # (not the whole page), which opens rendered in the Markdown preview, then the fixes.
     assert seen["hover"].startswith(
-        f"{leak['message']}gradguardGG101\n"
+        f"{leak['message']}gradguard(GG101)\n"
         "train_leaky.py(44, 16): the graph is created here\n"
         "train_leaky.py(45, 9): backward runs here\n\n"
         "GG101 graph-kept-across-iterations (error / warning): A value with an autograd graph is stored past the "
         "loop iteration. GG101 rule page"
     ), seen["hover"]
     assert "What it does" not in seen["hover"]
+    # One link to the page (the diagnostic's code is plain text: its link would open the Markdown
+    # source); the others go to the evidence, then VS Code's own actions.
+    assert seen["hoverLinks"] == [
+        "train_leaky.py(44, 16): ", "train_leaky.py(45, 9): ", "GG101 rule page", "View Problem (Alt+F8)", "Quick Fix... (Ctrl+.)",
+    ]
+    # ... and the fixes, as the quick-fix menu names them (code spans render without backticks).
+    fixes = "; or ".join(x["title"] + ("" if x["safety"] == "safe" else " (unsafe)") for x in leak["fixes"])
+    assert f"GG101 rule page\n\nFix: {fixes.replace('`', '')}" in seen["hover"], seen["hover"]
     assert seen["rulePreviewTab"].startswith("Preview GG101.md"), seen["rulePreviewTab"]
     assert seen["rulePreview"] == "GG101 graph-kept-across-iterations"  # rendered: the page's heading
+
+    # A hover on a call names torch's public API, never torch._C internals.
+    assert "resolves to torch.tensor" in seen["callHover"], seen["callHover"]
+    assert "_C" not in seen["callHover"] and "_VariableFunctions" not in seen["callHover"]
 
     # Ctrl+. lists the finding's fixes (safe one first) and the suppression.
     # An unsafe fix says so in its title (fix-all never applies one).
@@ -241,14 +260,16 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
     assert [f["code"] for f in left] == ["GG202", "GG501", "GG501"]  # no safe fix for any (the 2nd GG501: types)
     assert seen["problemsAfterIgnore"] == problem_rows("rnn_leaky.py", left)
 
-    # A Jupyter notebook's cells are analysed as one program; the finding lands in cell 2.
+    # A Jupyter notebook's code cells are analysed as one program; the finding lands in the last
+    # cell, and its message numbers cells as VS Code does (Markdown cells count): "Cell 4 of 4".
     assert seen["notebookProblems"][:3] == [
         "train.ipynb\n1",
-        "`loss` carries an autograd graph (from `criterion(model(x), y)` on line 2 of cell 2) that is never"
+        "`loss` carries an autograd graph (from `criterion(model(x), y)` on line 2 of cell 4) that is never"
         " back-propagated; storing it in `history` keeps every saved activation alive across iterations"
         "\ngradguard\nGG101\n[Ln 3, Col 20]",
         "train.ipynb\n[Ln 2, Col 12]\n:\nthe graph is created here",
     ]
+    assert seen["notebookCellIndicator"] == "Cell 4 of 4"
 
     # The language status item: state, whether the type layer is on (the manifest's default), interpreter.
     assert seen["languageStatus"] == f"GradGuard: running · types on\n{sys.executable}\nShow Output"
@@ -297,9 +318,36 @@ def test_vscode_offers_to_install_gradguard_into_an_environment_of_its_own(code_
     assert {"line": 47, "start": 29, "end": 33, "severity": "warning"} in seen["squiggles"]
     assert f"-m venv --clear {own}" in seen["log"] and "/bundled/gradguard-0.1.0-py3-none-any.whl" in seen["log"]
     assert "Successfully installed" in seen["log"]
+    # The installed wheel carries no docs/: the hover links the rule's page written into the cache,
+    # which opens rendered.
+    assert "GG101 rule page" in seen["hover"] and seen["rulePreviewTab"].startswith("Preview GG101.md")
+    assert seen["rulePreview"] == "GG101 graph-kept-across-iterations"
+    assert (tmp_path / "cache" / "gradguard" / "docs" / "0.1.0" / "GG101.md").exists()
     assert f"GradGuard 0.1.0 in the extension's environment {own}; types read {bare_venv}" in seen["log"]
     version = subprocess.run([str(own / "bin" / "python"), "-c", "import gradguard; print(gradguard.__version__)"],
                              capture_output=True, text=True, check=True).stdout
     assert version == "0.1.0\n"
     # The user's interpreter was left alone.
     assert subprocess.run([str(bare_venv), "-c", "import gradguard"], capture_output=True).returncode == 1
+
+
+def test_vscode_in_restricted_mode_waits_for_trust_then_starts_once(code_server, tmp_path):
+    workspace = make_workspace(tmp_path, sys.executable)
+    seen = run_scenario("trust.mjs", code_server(workspace, trusted=False))
+    # Untrusted: the status item says GradGuard waits; no notification, no interpreter was run.
+    assert seen["restrictedStatus"] == (
+        "GradGuard: waiting for workspace trust\n"
+        "GradGuard runs a Python interpreter: it starts once the folder is trusted\nShow Output"
+    )
+    assert seen["restrictedToasts"] == []
+    # Trusted: the server runs with the workspace's interpreter setting, which now counts.
+    assert {"line": 47, "start": 29, "end": 33, "severity": "warning"} in seen["squiggles"]
+    assert seen["trustedStatus"] == f"GradGuard: running · types on\n{sys.executable}\nShow Output"
+    assert not [t for t in seen["toasts"] if "GradGuard" in t], seen["toasts"]
+    # Once, cleanly: one start (trust also reports the interpreter setting changed: no second one),
+    # no error, no unreadable object in the log.
+    log = seen["log"]
+    starts = [line for line in log.splitlines() if ": starting with " in line]
+    assert len(starts) == 1 and "Workspace trust granted: starting with " + sys.executable in starts[0], log
+    assert "Restricted Mode: GradGuard waits for workspace trust" in log.split(starts[0])[0]
+    assert "[object Object]" not in log and "[error]" not in log, log

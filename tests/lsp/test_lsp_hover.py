@@ -150,15 +150,18 @@ async def test_no_hover_elsewhere(client: Client, tmp_path, needle, offset):
     assert await hover(client, uri, at(CODE, needle, offset)) is None
 
 
-async def test_hover_on_a_finding_shows_the_rule_in_a_line_and_links_its_page(client: Client, tmp_path):
-    # The editor shows the diagnostic's message and evidence; the hover adds the rule, not its whole page.
+async def test_hover_on_a_finding_shows_the_rule_in_a_line_links_its_page_and_names_the_fixes(client: Client, tmp_path):
+    # The editor shows the diagnostic's message and evidence; the hover adds the rule (not its whole
+    # page) and the fixes, by the titles the quick-fix menu shows.
     uri = await opened(client, tmp_path, text=TRAIN)
     result = await hover(client, uri, at(TRAIN, "append(loss)", 9))
     page = Path(__file__).resolve().parents[2] / "docs" / "rules" / "GG101.md"
     assert result.contents.value == (
         "**GG101** `graph-kept-across-iterations` (error / warning): A value with an autograd graph is stored past "
-        f"the loop iteration. [GG101 rule page]({page.as_uri()})"
+        f"the loop iteration. [GG101 rule page]({page.as_uri()})\n\n"
+        "Fix: Store `loss.detach()`; or Store `loss.detach().item()` (unsafe)"
     )
+    assert result.contents.value.count("](") == 1  # one link
     assert result.range is None
 
 

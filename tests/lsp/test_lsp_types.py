@@ -189,3 +189,29 @@ async def test_hovers_name_torch_public_api():
     assert public_name("torch._C._TensorBase.__setstate__") == "torch.Tensor.__setstate__"
     assert public_name("torch._dynamo.eval_frame.x") is None  # another private name: said nothing
     assert public_name("numpy.ndarray.copy") == "numpy.ndarray.copy"
+
+
+async def test_an_attribute_a_method_assigns_is_named_on_its_class():
+    # jedi names `x.data` after where torch assigns it (`self.data = ...` in Tensor.__setstate__):
+    # the hover says `torch.Tensor.data`, as users write it; a method's local keeps its own name.
+    import sys
+
+    import jedi
+
+    from gradguard.lsp.types import dotted_name, public_name
+
+    source = (
+        "import torch\nx = torch.randn(3)\ny = x.data\nz = torch.tensor([1.0])\nq = x.requires_grad\n"
+        "class A:\n    def __init__(self):\n        self.w = 1\n    def f(self):\n        loc = 2\n        return loc\n"
+        "A().w\n"
+    )
+    script = jedi.Script(source, path="/tmp/hover_names.py", environment=jedi.create_environment(sys.executable, safe=False))
+
+    def named(line, column):
+        return [public_name(dotted_name(n)) for n in script.goto(line, column)]
+
+    assert named(3, 7) == ["torch.Tensor.data"]  # jedi: torch._tensor.Tensor.__setstate__.data
+    assert named(4, 11) == ["torch.tensor"]  # jedi: torch._C._VariableFunctions.tensor
+    assert named(5, 7) == ["torch.Tensor.requires_grad"]
+    assert named(12, 5) == ["hover_names.A.w"]
+    assert named(11, 16) == ["hover_names.A.f.loc"]

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { COMMANDS, FIX_ALL_KIND } from './constants';
 
 export interface Restartable {
-    restart(): Promise<void>;
+    restart(reason: string): Promise<void>;
 }
 
 export interface Showable {
@@ -11,7 +11,7 @@ export interface Showable {
 
 export function registerCommands(server: Restartable, output: Showable): vscode.Disposable[] {
     return [
-        vscode.commands.registerCommand(COMMANDS.restart, () => server.restart()),
+        vscode.commands.registerCommand(COMMANDS.restart, () => server.restart('Restart Server')),
         vscode.commands.registerCommand(COMMANDS.fixAll, () => fixAllInActiveEditor()),
         vscode.commands.registerCommand(COMMANDS.showOutput, () => output.show()),
     ];

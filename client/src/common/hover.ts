@@ -28,3 +28,22 @@ export function previewRuleLinks(hover: vscode.Hover | null | undefined): vscode
     });
     return changed ? new vscode.Hover(contents, hover.range) : hover;
 }
+
+/** What `handleDiagnostics` middleware gets and passes on: the part of a diagnostic read here. */
+interface CodedDiagnostic {
+    code?: string | number | { value: string | number; target: vscode.Uri };
+}
+
+/**
+ * A diagnostic's code as plain text: its link (codeDescription) would open the rule page's
+ * Markdown source, and VS Code opens diagnostic code links without trusting commands, so it
+ * cannot open the preview. The hover's one link opens the page rendered (previewRuleLinks).
+ */
+export function plainCodes<T extends CodedDiagnostic>(diagnostics: T[]): T[] {
+    for (const diagnostic of diagnostics) {
+        if (typeof diagnostic.code === 'object' && diagnostic.code !== null) {
+            diagnostic.code = diagnostic.code.value;
+        }
+    }
+    return diagnostics;
+}

@@ -44,6 +44,11 @@ export function bundledWheel(extensionPath: string): string | undefined {
     return wheels.length > 0 ? path.join(dir, wheels.sort()[wheels.length - 1]) : undefined;
 }
 
+/** The version in a wheel's file name (`gradguard-0.2.0-py3-none-any.whl` -> `0.2.0`). */
+export function wheelVersion(wheel: string): string | undefined {
+    return /^gradguard-([^-]+)-/.exec(path.basename(wheel))?.[1];
+}
+
 export interface InstallResult {
     ok: boolean;
     output: string; // pip's stdout and stderr, for the output channel

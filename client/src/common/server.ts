@@ -9,11 +9,12 @@ import {
     State,
 } from 'vscode-languageclient/node';
 import { EXTENSION_ID, SECTION, SERVER_NAME } from './constants';
-import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment } from './install';
+import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment, wheelVersion } from './install';
 import * as log from './log';
 import { Interpreter, resolveInterpreter } from './python';
-import { previewRuleLinks } from './hover';
+import { plainCodes, previewRuleLinks } from './hover';
 import { configurationMiddleware, primaryResource, serverSettings, typesOn } from './settings';
+import { errorText, StartQueue } from './starts';
 import { Status } from './status';
 import { waitingForTrust } from './trust';
 
@@ -24,21 +25,34 @@ export const DOCUMENT_SELECTOR = [
     { notebook: 'jupyter-notebook', language: 'python' },
 ];
 
-/** Starts, restarts and stops `<interpreter> -m gradguard lsp`; one start or stop at a time. */
+/** Starts, restarts and stops `<interpreter> -m gradguard lsp`; one start or stop at a time (StartQueue). */
 export class ServerManager implements vscode.Disposable {
     private client: LanguageClient | undefined;
-    private queue: Promise<void> = Promise.resolve();
+    private readonly starts: StartQueue;
     interpreter: Interpreter | undefined;
 
     constructor(
         private readonly extensionPath: string,
         private readonly status: Status,
         private readonly storagePath: string, // the extension's global storage: its own environment lives there
-    ) {}
+    ) {
+        this.starts = new StartQueue({
+            start: (reason) => this.start(reason),
+            stop: () => this.stopClient(),
+            wouldChoose: async () => (await resolveInterpreter(primaryResource())).path,
+            failed: (e) => this.failed(e),
+            skipped: (reason, interpreter) => log.info(`${reason}: the server goes on with ${interpreter}`),
+        });
+    }
 
-    restart(): Promise<void> {
-        this.queue = this.queue.then(() => this.stopClient()).then(() => this.start()).catch((e) => this.failed(e));
-        return this.queue;
+    /** Stop and start again (the Restart command, a finished install). */
+    restart(reason = 'Restart'): Promise<void> {
+        return this.starts.restart(reason);
+    }
+
+    /** Trust or the interpreter changed: start again only if the server would run elsewhere now. */
+    reconsider(reason: string): Promise<void> {
+        return this.starts.reconsider(reason);
     }
 
     /** Settings changed that the running server can take without a restart. */
@@ -50,18 +64,18 @@ export class ServerManager implements vscode.Disposable {
     }
 
     async dispose(): Promise<void> {
-        this.queue = this.queue.then(() => this.stopClient());
-        await this.queue;
+        await this.starts.stop();
     }
 
-    private async start(): Promise<void> {
+    /** Starts the server; returns the interpreter it chose (undefined: waiting for trust). */
+    private async start(reason: string): Promise<string | undefined> {
         if (waitingForTrust(this.status)) {
-            return;
+            return undefined;
         }
         const resource = primaryResource();
         const interpreter = await resolveInterpreter(resource);
         this.interpreter = interpreter;
-        log.info(`Interpreter: ${interpreter.path} (${describeSource(interpreter)})`);
+        log.info(`${reason}: starting with ${interpreter.path} (${describeSource(interpreter)})`);
         this.status.set('checking', interpreter.path);
 
         let check = await checkGradGuard(interpreter.path);
@@ -69,7 +83,7 @@ export class ServerManager implements vscode.Disposable {
             log.error(`Cannot run the server: ${check.detail}`);
             this.status.set('no interpreter', interpreter.path, true);
             void this.reportMissingInterpreter(interpreter.path);
-            return;
+            return interpreter.path;
         }
         // Installed in the project's interpreter: run there. Else the extension's own environment,
         // where the server runs while jedi still reads the project's interpreter (its torch).
@@ -77,12 +91,15 @@ export class ServerManager implements vscode.Disposable {
         let executable = check.status === 'ok' ? check.executable : interpreter.path; // what jedi reads
         if (check.status === 'not-installed') {
             const own = ownEnvironment(this.storagePath);
-            const ownCheck = fs.existsSync(own.python) ? await checkGradGuard(own.python) : undefined;
+            let ownCheck = fs.existsSync(own.python) ? await checkGradGuard(own.python) : undefined;
+            if (ownCheck?.status === 'ok' && (await this.updateOwnEnvironment(own, ownCheck.version))) {
+                ownCheck = await checkGradGuard(own.python);
+            }
             if (ownCheck?.status !== 'ok') {
                 log.error(`gradguard is not importable in ${interpreter.path}:\n${check.detail}`);
                 this.status.set('not installed', interpreter.path, true);
                 void this.offerInstall(interpreter.path);
-                return;
+                return interpreter.path;
             }
             check = ownCheck;
             command = own.python;
@@ -105,6 +122,7 @@ export class ServerManager implements vscode.Disposable {
             middleware: {
                 workspace: { configuration: configurationMiddleware(executable) },
                 provideHover: async (document, position, token, next) => previewRuleLinks(await next(document, position, token)),
+                handleDiagnostics: (uri, diagnostics, next) => next(uri, plainCodes(diagnostics)),
             },
         };
         const client = new LanguageClient(EXTENSION_ID, SERVER_NAME, serverOptions, clientOptions);
@@ -118,22 +136,23 @@ export class ServerManager implements vscode.Disposable {
         this.client = client;
         this.status.set('starting', interpreter.path);
         await client.start();
+        return interpreter.path;
     }
 
     private async stopClient(): Promise<void> {
         const client = this.client;
         this.client = undefined;
         if (client !== undefined) {
-            await client.stop().catch((e) => log.error(`Stopping the server: ${e}`));
+            await client.stop().catch((e) => log.error(`Stopping the server: ${errorText(e)}`));
             await client.dispose();
         }
     }
 
     private failed(e: unknown): void {
-        log.error(`The server did not start: ${e instanceof Error ? e.message : String(e)}`);
+        log.error(`The server did not start: ${errorText(e)}`);
         this.status.set('failed', this.interpreter?.path ?? '', true);
         void vscode.window
-            .showErrorMessage(`GradGuard: the server did not start (${e instanceof Error ? e.message : e}).`, 'Show Output')
+            .showErrorMessage(`GradGuard: the server did not start (${errorText(e)}).`, 'Show Output')
             .then((choice) => choice && log.outputChannel().show());
     }
 
@@ -148,6 +167,25 @@ export class ServerManager implements vscode.Disposable {
         } else if (choice === 'Show Output') {
             log.outputChannel().show();
         }
+    }
+
+    /**
+     * The extension's own environment holds an older GradGuard than the wheel this copy of the
+     * extension carries (the extension was updated): install the carried one there. True if it ran.
+     */
+    private async updateOwnEnvironment(own: { dir: string; python: string }, installed: string): Promise<boolean> {
+        const wheel = bundledWheel(this.extensionPath);
+        const carried = wheel === undefined ? undefined : wheelVersion(wheel);
+        if (wheel === undefined || carried === undefined || carried === installed) {
+            return false;
+        }
+        log.info(`Updating GradGuard ${installed} to ${carried} in the extension's environment ${own.dir}`);
+        const result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: `Updating GradGuard to ${carried} in ${own.dir}` },
+            () => installWheel(own.python, wheel),
+        );
+        (result.ok ? log.info : log.error)(result.output);
+        return true;
     }
 
     private async offerInstall(interpreter: string): Promise<void> {
@@ -178,7 +216,7 @@ export class ServerManager implements vscode.Disposable {
         );
         if (result.ok) {
             log.info(result.output);
-            await this.restart();
+            await this.restart(`Installed in ${where}`);
             return;
         }
         log.error(`Installing GradGuard failed:\n${result.output}`);

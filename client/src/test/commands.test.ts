@@ -7,7 +7,7 @@ beforeEach(reset);
 
 function setUp() {
     const calls: string[] = [];
-    const server = { restart: async () => void calls.push('restart') };
+    const server = { restart: async (reason: string) => void calls.push(`restart: ${reason}`) };
     const output = { show: () => void calls.push('show') };
     registerCommands(server, output);
     return calls;
@@ -35,7 +35,7 @@ test('Restart Server restarts, Show Output shows the channel', async () => {
     const calls = setUp();
     await state.commands.get('gradguard.restart')!();
     state.commands.get('gradguard.showOutput')!();
-    assert.deepEqual(calls, ['restart', 'show']);
+    assert.deepEqual(calls, ['restart: Restart Server', 'show']);
 });
 
 test("Fix All asks for source.fixAll.gradguard over the whole file and applies only that action's edit", async () => {

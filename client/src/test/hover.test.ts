@@ -1,7 +1,7 @@
-import { Hover, MarkdownString, reset } from './vscodeMock';
+import { Hover, MarkdownString, reset, Uri } from './vscodeMock';
 import * as assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
-import { previewRuleLinks } from '../common/hover';
+import { plainCodes, previewRuleLinks } from '../common/hover';
 
 beforeEach(reset);
 
@@ -19,4 +19,12 @@ test('a hover without a rule link is returned as it is', () => {
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     assert.equal(previewRuleLinks(hover as any), hover);
     assert.equal(previewRuleLinks(undefined), undefined);
+});
+
+test("a diagnostic's code is plain text (its link would open the page's Markdown source)", () => {
+    const linked = { message: 'm', code: { value: 'GG101', target: Uri.parse('file:///ws/docs/rules/GG101.md') } };
+    const plain = { message: 'n', code: 'GG202' };
+    const none = { message: 'o' };
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    assert.deepEqual(plainCodes([linked, plain, none] as any[]), [{ message: 'm', code: 'GG101' }, { message: 'n', code: 'GG202' }, { message: 'o' }]);
 });

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
-import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment } from '../common/install';
+import { bundledWheel, checkGradGuard, createOwnEnvironment, installWheel, ownEnvironment, wheelVersion } from '../common/install';
 
 const venvPython = path.join(ROOT, '.venv', 'bin', 'python');
 
@@ -72,6 +72,11 @@ test("a failed install reports pip's own message", async () => {
         ok: false,
         output: 'ERROR: Could not find a version that satisfies the requirement libcst<1.10,>=1.9',
     });
+});
+
+test("the carried wheel's version, to update the extension's environment after an update of the extension", () => {
+    assert.equal(wheelVersion('/ext/bundled/gradguard-0.2.0-py3-none-any.whl'), '0.2.0');
+    assert.equal(wheelVersion('/ext/bundled/other-1.0-py3-none-any.whl'), undefined);
 });
 
 test('the bundled wheel is found in the extension folder', () => {

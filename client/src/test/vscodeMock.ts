@@ -74,6 +74,7 @@ export const state = {
     onConfiguration: [] as Listener<unknown>[],
     onTrust: [] as Listener<void>[],
     logged: [] as string[],
+    statusItems: [] as { text: string; detail: string; busy: boolean; severity: number }[],
 };
 
 export function reset(): void {
@@ -92,6 +93,7 @@ export function reset(): void {
     state.onConfiguration = [];
     state.onTrust = [];
     state.logged = [];
+    state.statusItems = [];
 }
 
 function subscribe<T>(listeners: Listener<T>[], listener: Listener<T>) {
@@ -160,6 +162,13 @@ export const vscode = {
         async executeCommand(id: string, ...args: unknown[]) {
             state.executed.push([id, ...args]);
             return state.executeResults[id];
+        },
+    },
+    languages: {
+        createLanguageStatusItem(id: string, selector: unknown) {
+            const item = { id, selector, name: '', text: '', detail: '', busy: false, severity: 0, command: undefined, dispose() {} };
+            state.statusItems.push(item);
+            return item;
         },
     },
     window: {

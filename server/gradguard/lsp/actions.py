@@ -111,7 +111,7 @@ def quick_fixes(
         preferred_given |= preferred
         actions.append(
             types.CodeAction(
-                title=fix["title"] if fix["safe"] else f"{fix['title']} {UNSAFE}",
+                title=_title(fix),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diagnostic],
                 is_preferred=preferred or None,
@@ -130,6 +130,16 @@ def quick_fixes(
             )
         )
     return actions
+
+
+def _title(fix: dict) -> str:
+    return fix["title"] if fix["safe"] else f"{fix['title']} {UNSAFE}"
+
+
+def fix_titles(diagnostic: types.Diagnostic) -> list[str]:
+    """The titles of a diagnostic's fixes as its quick fixes show them (for its hover)."""
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    return [_title(fix) for fix in data.get("fixes", ()) if fix["edits"]]
 
 
 def fix_all(edits: list[DataEdit], document_changes: bool) -> Optional[types.CodeAction]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 from gradguard.engine.describe import describe_at
 from gradguard.docs import rule_markdown, rule_summary_markdown, url_for
@@ -215,25 +215,38 @@ def rule_docs(code: str) -> Optional[str]:
     return rule_markdown(rule) if rule is not None else None
 
 
-def rule_summary(code: str) -> Optional[str]:
-    """For a hover on a finding: the rule in a line and a link to its page."""
+def rule_summary(code: str, fixes: Sequence[str] = ()) -> Optional[str]:
+    """For a hover on a finding (the editor shows its message and evidence): the rule in a line
+    and a link to its page, then the finding's fixes by their quick-fix titles."""
     rule = rule_by_code(code)
-    return rule_summary_markdown(rule, url_for(rule.code)) if rule is not None else None
+    if rule is None:
+        return None
+    summary = rule_summary_markdown(rule, url_for(rule.code))
+    return summary + (f"\n\nFix: {'; or '.join(fixes)}" if fixes else "")
 
 
 def describe(
-    line: str, pos: Position, topic: Optional[Topic], state: Optional[str], copy_order: str, codes: list[str]
+    line: str,
+    pos: Position,
+    topic: Optional[Topic],
+    state: Optional[str],
+    copy_order: str,
+    findings: Sequence[tuple[str, Sequence[str]]],
 ) -> Optional[tuple[str, Optional[tuple[int, int]]]]:
     """The hover at `pos` on `line`: Markdown and the hovered name's columns (None: no hover).
 
-    `topic` is `topic_at(...)`, `state` the engine's words on its receiver, `codes`
-    the rules of the diagnostics under the cursor."""
+    `topic` is `topic_at(...)`, `state` the engine's words on its receiver, `findings` the
+    rule code and fix titles of each diagnostic under the cursor."""
     sections, span = [], None
     if topic is not None:
         sections.append(facts(topic, copy_order, state))
         span = (topic.start, topic.end)
-    for code in dict.fromkeys(codes):  # the diagnostics under the cursor: the editor shows their messages
-        summary = rule_summary(code)
+    codes = [code for code, _ in findings]
+    fixes: dict[str, list[str]] = {}
+    for code, titles in findings:  # one section a rule; two findings of one rule here share it
+        fixes.setdefault(code, []).extend(t for t in titles if t not in fixes.get(code, ()))
+    for code, titles in fixes.items():
+        summary = rule_summary(code, titles)
         if summary:
             sections.append(summary)
     suppressed = suppression_code_at(line, pos.column)

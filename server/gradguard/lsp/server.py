@@ -200,7 +200,7 @@ async def code_action(ls: LanguageServer, params: types.CodeActionParams) -> Opt
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[types.Hover]:
-    """Facts about the call under the cursor, the receiver's state, and rule docs."""
+    """Facts about the call under the cursor, the receiver's state, and the findings' rules and fixes."""
     uri = params.text_document.uri
     located = session.locate(uri, params.position) if session.options.enable else None
     if located is None:
@@ -209,8 +209,8 @@ async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[ty
     line = part.table.line(pos.line - part.offset)
     topic = hover.topic_at(line, pos.column, snapshot.source)
     state = await session.receiver_state(uri, pos.line, topic.start) if topic is not None else None
-    codes = [str(d.code) for d in session.diagnostics_at(uri, params.position)]
-    found = hover.describe(line, pos, topic, state, session.settings_for(snapshot).copy_order, codes)
+    findings = [(str(d.code), actions.fix_titles(d)) for d in session.diagnostics_at(uri, params.position)]
+    found = hover.describe(line, pos, topic, state, session.settings_for(snapshot).copy_order, findings)
     if found is None:
         return None
     markdown, span = found

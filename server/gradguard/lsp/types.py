@@ -91,11 +91,29 @@ def public_name(full: str) -> Optional[str]:
     return full
 
 
+def dotted_name(name) -> Optional[str]:
+    """A jedi name's dotted path, with an attribute that a method assigns (`self.data = ...` in
+    `Tensor.__setstate__`, which jedi names `Tensor.__setstate__.data`) named on its class:
+    `Tensor.data`."""
+    full = name.full_name
+    if not full or name.type != "statement":
+        return full
+    try:
+        scope = name.parent()
+        owner = scope.parent() if scope.type == "function" else None
+        line = name.get_line_code()
+    except Exception:  # noqa: BLE001 - a name without source: as jedi says
+        return full
+    if owner is not None and owner.type == "class" and owner.full_name and line[name.column - 1 : name.column] == ".":
+        return f"{owner.full_name}.{name.name}"
+    return full
+
+
 def _goto(source: str, path: Optional[str], line: int, column: int) -> Optional[str]:
     if _oracle is None:
         return None
     try:
-        full = {public_name(n.full_name) for n in _oracle.goto(source, path, line, column) if n.full_name}
+        full = {public_name(dotted_name(n)) for n in _oracle.goto(source, path, line, column) if n.full_name}
     except Exception:  # noqa: BLE001 - odd code: no name
         return None
     full.discard(None)

@@ -6,7 +6,9 @@
 //   node editing.mjs <code-server url> <workspace folder> <artifacts dir>
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileChange, goTo, installSquiggleProbe, nbsp, openFile, runCommand, scenario, shot as screenshot } from './ui.mjs';
+import {
+    backTo, fileChange, goTo, installSquiggleProbe, nbsp, openFile, ruleLinkFromHover, runCommand, scenario, shot as screenshot,
+} from './ui.mjs';
 
 const [url, workspace, artifacts] = process.argv.slice(2);
 const shot = (name) => screenshot(artifacts, name);
@@ -23,34 +25,26 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
 
     // 2. The hover on the squiggle: the diagnostic, its evidence, the rule in a line and a link
     //    to its page, which opens rendered (the Markdown preview).
-    const box = await page.evaluate(() => window.__squiggleBox(47));
-    await page.mouse.move(box.x, box.y);
-    const hover = page.locator('.monaco-hover:visible', { hasText: 'rule page' });
-    await hover.first().waitFor();
-    observed.hover = nbsp(await hover.first().innerText());
-    await shot('02-hover');
-    await hover.first().locator('a', { hasText: 'GG101 rule page' }).click();
-    const preview = page.locator('.tab', { hasText: 'Preview GG101.md' });
-    await preview.first().waitFor({ timeout: 30000 });
-    observed.rulePreviewTab = nbsp(await preview.first().innerText());
-    // The preview renders in a webview (nested frames): wait for the page's text there.
-    let rendered = '';
-    for (let i = 0; i < 100 && !rendered; i++) {
-        for (const frame of page.frames()) {
-            const text = await frame.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
-            if (text.includes('What it does')) {
-                rendered = text;
-                break;
-            }
-        }
-        if (!rendered) await page.waitForTimeout(300);
-    }
-    observed.rulePreview = nbsp(rendered.trim().split('\n')[0] || '');
+    const rule = await ruleLinkFromHover(47, 'GG101', () => shot('02-hover'));
+    observed.hover = rule.hover;
+    observed.hoverLinks = rule.links;
+    observed.rulePreviewTab = rule.previewTab;
+    observed.rulePreview = rule.preview;
     await shot('02b-rule-page');
-    await page.locator('.tab', { hasText: 'train_leaky.py' }).first().click();  // back to the file
+    await backTo('train_leaky.py');
+
+    // 2b. A hover on a torch call names torch's public API (jedi's answer, once it is warm).
+    await goTo(67, 28); // class_weights = torch.tensor(1.0 / frequencies)
+    for (let i = 0; i < 60 && !(observed.callHover ?? '').includes('resolves to'); i++) {
+        await page.keyboard.press('Escape');
+        await runCommand('Show or Focus Hover');
+        const callHover = page.locator('.monaco-hover:visible', { hasText: 'torch.tensor(data)' });
+        await callHover.first().waitFor();
+        observed.callHover = nbsp(await callHover.first().innerText());
+        if (!observed.callHover.includes('resolves to')) await page.waitForTimeout(1000); // jedi warms up
+    }
+    await shot('02c-call-hover');
     await page.keyboard.press('Escape');
-    await page.mouse.move(5, 400);
-    await page.locator('.monaco-hover:visible').waitFor({ state: 'detached' }).catch(() => undefined);
 
     // 3. The Problems panel.
     await page.keyboard.press('Control+Shift+M');
@@ -121,9 +115,14 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
     observed.problemsAfterIgnore = (await problemRows.allInnerTexts()).map(nbsp);
     await shot('09-setting-changed');
 
-    // 9. A Jupyter notebook: its code cells are analysed as one program.
+    // 9. A Jupyter notebook: its code cells are analysed as one program; cells are numbered as VS Code does.
     await openFile('train.ipynb');
     await page.locator('.markers-panel .monaco-list-row', { hasText: 'storing it in `history`' }).first().waitFor();
     observed.notebookProblems = (await problemRows.allInnerTexts()).map(nbsp);
+    // Going to the finding selects its cell: VS Code's own number for it, in the status bar.
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'storing it in `history`' }).first().dblclick();
+    const indicator = page.locator('.statusbar-item', { hasText: /^Cell \d+ of \d+$/ });
+    await indicator.first().waitFor();
+    observed.notebookCellIndicator = nbsp(await indicator.first().innerText()).trim();
     await shot('10-notebook');
 });

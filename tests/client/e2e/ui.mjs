@@ -118,3 +118,44 @@ export async function installSquiggleProbe() {
         };
     });
 }
+
+/**
+ * Hovers the squiggle on `line`, reads the hover, clicks its link to the rule's page and reads
+ * the page as the Markdown preview renders it (its first line: the heading). `shown()` runs
+ * while the hover is shown (a screenshot).
+ */
+export async function ruleLinkFromHover(line, code, shown = async () => undefined) {
+    const box = await page.evaluate((l) => window.__squiggleBox(l), line);
+    await page.mouse.move(box.x, box.y);
+    const hover = page.locator('.monaco-hover:visible', { hasText: 'rule page' });
+    await hover.first().waitFor();
+    const seen = { hover: nbsp(await hover.first().innerText()) };
+    seen.links = (await hover.first().locator('a').allInnerTexts()).map(nbsp);
+    await shown();
+    await hover.first().locator('a', { hasText: `${code} rule page` }).click();
+    const preview = page.locator('.tab', { hasText: `Preview ${code}.md` });
+    await preview.first().waitFor({ timeout: 30000 });
+    seen.previewTab = nbsp(await preview.first().innerText());
+    // The preview renders in a webview (nested frames): wait for the page's text there.
+    let rendered = '';
+    for (let i = 0; i < 100 && !rendered; i++) {
+        for (const frame of page.frames()) {
+            const text = await frame.evaluate(() => (document.body ? document.body.innerText : '')).catch(() => '');
+            if (text.includes('What it does')) {
+                rendered = text;
+                break;
+            }
+        }
+        if (!rendered) await page.waitForTimeout(300); // the poll interval
+    }
+    seen.preview = nbsp(rendered.trim().split('\n')[0] || '');
+    return seen;
+}
+
+/** Back to the editor of `file`, no hover left open. */
+export async function backTo(file) {
+    await page.locator('.tab', { hasText: file }).first().click();
+    await page.keyboard.press('Escape');
+    await page.mouse.move(5, 400);
+    await page.locator('.monaco-hover:visible').waitFor({ state: 'detached' }).catch(() => undefined);
+}
