@@ -10,7 +10,7 @@ import re
 import sys
 import types
 import warnings
-from unittest import mock
+from contextlib import contextmanager
 
 import pytest
 
@@ -40,10 +40,28 @@ def project_modules() -> dict[str, types.ModuleType]:
     return modules
 
 
+@contextmanager
+def stand_ins():
+    """The project's stand-in modules in sys.modules while an example runs. Only they are taken
+    out again: what the example imported stays (restoring all of sys.modules made the next
+    `import torch._dynamo` run torch's operator registrations a second time, which raises)."""
+    modules = project_modules()
+    before = {name: sys.modules.get(name) for name in modules}
+    sys.modules.update(modules)
+    try:
+        yield
+    finally:
+        for name, old in before.items():
+            if old is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = old
+
+
 def run(code: str, runtime: str, name: str) -> dict:
     ns = {"__name__": "__main__", "__package__": "userproject"}
     try:
-        with mock.patch.dict(sys.modules, project_modules()):
+        with stand_ins():
             exec(compile(code, f"<{name}>", "exec"), ns)
     except ImportError as e:  # a package the tests do not install, a module PROJECT lacks: static analysis only
         if e.name in ("torch", "numpy"):
