@@ -145,6 +145,7 @@ class Frame:
         return self.modes[-1]
 
 
+_AUTOGRAD_USE = re.compile(r"\b(?:backward|grad|requires_grad|requires_grad_)\b")
 _GRAD_SWITCH = re.compile(r"\b(?:set_grad_enabled|no_grad|inference_mode|enable_grad)\b")
 MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
                   "Embeddings", "Attention", "Transformer", "Backbone", "MLP", "Mixer")
@@ -1487,7 +1488,22 @@ class FlowAnalysis:
             return
         owners = [f for f in self.functions if f.name == name and f.cls is not None]
         if len(owners) == 1:
+            self._called_by_name(owners[0])
             self._kept_by_call(owners[0], node, args, UNKNOWN)
+
+    def _called_by_name(self, fn: FunctionInfo) -> None:
+        """`model.predict(batch)` on an object syntax cannot see, where `predict` is defined by one
+        class of the file: that method runs in this call's grad mode (mt-dnn's `predict()`, reached
+        only under the entry point's `no_grad`, builds no graph). Only the mode is taken: the
+        receiver may be another object (an sklearn model's `predict`), so only a call under
+        no_grad counts, and only for a method that does not use autograd itself: then the mode
+        can only silence findings."""
+        if self.frame.mode is not GradMode.OFF or _AUTOGRAD_USE.search(self.module.code_for_node(fn.node)):
+            return  # a guessed callee must not make its own backward look like one under no_grad
+        before = self._context_of(fn)
+        fn.call_modes.add(self.frame.mode)
+        if fn.analyses and self._context_of(fn) != before and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
+            fn.dirty = True
 
     def _repeated_closures(self, args: list) -> None:
         """`optimizer.step(closure)` calls the closure on every step (L-BFGS): its body is a

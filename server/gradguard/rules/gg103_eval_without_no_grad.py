@@ -658,6 +658,32 @@ def evaluate(Model: nn.Module, weights, n_obs):
 """,
             note="a parameter annotated nn.Module but named like a class holds one: Model(n_obs) constructs (issue 14's Model(envs)), it is no forward",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Scorer:
+    def __init__(self):
+        self.network = nn.Linear(4, 3)
+
+    def predict(self, batch):
+        self.network.eval()
+        return self.network(batch).softmax(1).tolist()
+
+
+def score_all(scorer, batches):
+    return [scorer.predict(b) for b in batches]
+
+
+def predict_task(scorer, batches):
+    with torch.no_grad():
+        return score_all(scorer, batches)
+
+""",
+            note="mt-dnn: predict() reached only by name (`scorer.predict` on a parameter; the only class of the file defining it), under the entry point's no_grad",
+        ),
     ]
 
     INVALID = [
@@ -934,5 +960,36 @@ for i in range(2):
             ),
             runtime='assert has_graph(recon) and has_graph(sample)',
             note='forwards after .eval() in one suite (statements and a loop) are one block: one finding, one fix',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Scorer:
+    def __init__(self):
+        self.network = nn.Linear(4, 3)
+
+    def predict(self, batch):
+        self.network.eval()
+        return self.network(batch).softmax(1).tolist()
+
+
+def score_all(scorer, batches):
+    return [scorer.predict(b) for b in batches]
+
+
+def predict_task(scorer, batches):
+    return score_all(scorer, batches)
+
+""",
+            range=(12, 15, 12, 34),
+            message='`self.network(batch)` runs with grad enabled in `predict()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Scorer:\n    def __init__(self):\n        self.network = nn.Linear(4, 3)\n\n    @torch.no_grad()\n    def predict(self, batch):\n        self.network.eval()\n        return self.network(batch).softmax(1).tolist()\n\n\ndef score_all(scorer, batches):\n    return [scorer.predict(b) for b in batches]\n\n\ndef predict_task(scorer, batches):\n    return score_all(scorer, batches)\n\n',
+            ),
+            runtime='assert Scorer().network(torch.randn(1, 4)).requires_grad',
+            note='the same predict() reached only by name, with grad on',
         ),
     ]
