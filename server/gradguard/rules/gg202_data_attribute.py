@@ -156,13 +156,14 @@ class DataAttribute(Rule):
 
     def _write_at(self, data: cst.Attribute) -> None:
         """A write through `data` now; if the tensor is the output of an op that saved it
-        (`probs = torch.sigmoid(z)`), the origins of that graph."""
+        (`probs = torch.sigmoid(z)`), or a view of one (`torch.sigmoid(z).squeeze(-1)` shares
+        its storage), the origins of that graph."""
         own = None
         base = data.value
         if isinstance(base, cst.Name):
             b = self.flow.lookup(base.value)
             v = self.flow.value(base)
-            rhs = b.node if b is not None else None
+            rhs = _through_views(b.node) if b is not None else None
             if isinstance(rhs, cst.Call) and (dotted(rhs.func) or "").rsplit(".", 1)[-1] in K.OUTPUT_SAVING and v.has_graph:
                 own = v.origins
         self._writes[data] = (self._tick, own)
@@ -316,6 +317,29 @@ WeightClipper(critic).clip()
 """,
             note="WGAN weight clipping done right: in-place on the parameter under no_grad",
             runtime="assert critic.weight.abs().max().item() <= 0.01",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ClickModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 1)
+
+    def forward(self, x):
+        p = torch.sigmoid(self.linear(x)).squeeze(-1)
+        return p.clamp(0.05, 0.95)
+
+
+model = ClickModel()
+x, y = torch.randn(8, 3) * 4, torch.rand(8)
+F.binary_cross_entropy(model(x), y).backward()
+""",
+            note='the clamp as an op autograd sees: the gradient of what the forward computed',
         ),
     ]
 
@@ -747,7 +771,49 @@ for step in range(3):
             note="WGAN weight clipping after step(), before the next forward (info)",
             runtime="assert critic[0].weight.abs().max().item() <= 0.01",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ClickModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 1)
+
+    def forward(self, x):
+        p = torch.sigmoid(self.linear(x)).squeeze(-1)
+        p.data.clamp_(0.05, 0.95)
+        return p
+
+
+model = ClickModel()
+x, y = torch.randn(8, 3) * 4, torch.rand(8)
+F.binary_cross_entropy(model(x), y).backward()
+""",
+            range=(14, 8, 14, 14),
+            message='in-place write through `p.data` after `p` was saved for backward: autograd never sees it, and the backward that follows computes silently wrong gradients',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass ClickModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.linear = nn.Linear(3, 1)\n\n    def forward(self, x):\n        p = torch.sigmoid(self.linear(x)).squeeze(-1)\n        with torch.no_grad():\n            p.clamp_(0.05, 0.95)\n        return p\n\n\nmodel = ClickModel()\nx, y = torch.randn(8, 3) * 4, torch.rand(8)\nF.binary_cross_entropy(model(x), y).backward()\n',
+            ),
+            runtime='ref = nn.Linear(3, 1)\nref.load_state_dict(model.linear.state_dict())\nF.binary_cross_entropy(torch.sigmoid(ref(x)).squeeze(-1).clamp(0.05, 0.95), y).backward()\nassert not torch.allclose(model.linear.weight.grad, ref.weight.grad)',
+            note="a view of sigmoid's output (`.squeeze(-1)` shares its storage) clamped through .data in forward (pytorch#6990)",
+        ),
     ]
+
+
+def _through_views(node):
+    """The op whose output `node` views: `torch.sigmoid(z).squeeze(-1).T` -> `torch.sigmoid(z)`."""
+    while True:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in K.VIEW_METHODS:
+            node = node.func.value
+        elif isinstance(node, cst.Attribute) and node.attr.value in K.VIEW_ATTRIBUTES:
+            node = node.value
+        else:
+            return node
 
 
 def _is_data(node: cst.BaseExpression) -> bool:
