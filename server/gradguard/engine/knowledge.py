@@ -154,6 +154,12 @@ FRAMEWORK_STEPS = frozenset({"training_step"}) | NO_GRAD_HOOKS
 
 
 # `*_` methods that change no values: allowed on leaves, invisible to aliases.
+# In-place ops that compute from the tensor's own values (not fills or copies into it).
+ARITHMETIC_INPLACE = frozenset(
+    """add_ sub_ mul_ div_ true_divide_ floor_divide_ pow_ sqrt_ rsqrt_ exp_ log_ abs_ neg_ reciprocal_
+    clamp_ clamp_min_ clamp_max_ clip_ sigmoid_ tanh_ relu_ addcmul_ addcdiv_ lerp_ round_ floor_ ceil_
+    sign_ square_ remainder_ fmod_ nan_to_num_""".split()
+)
 NON_WRITING_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "retain_grad_"})
 
 

@@ -105,9 +105,26 @@ class InplaceThroughDetachAlias(Rule):
                 if t > tick or (loops and loops[-1] in read_loops)  # afterwards, or in the next iteration
             ]
             later = [n for n in later if n is not alias.node.func.value and n not in self._meta]
-            if not later:
-                continue
-            self._report(node, target, alias, op, later[0])
+            if later:
+                self._report(node, target, alias, op, later[0])
+            elif self._callers_tensor(node, alias, stamp):
+                self._report(node, target, alias, op, None)
+
+    def _callers_tensor(self, node, alias, stamp) -> bool:
+        """Arithmetic through a detached alias of a parameter of a function no code of this file
+        calls (`def normalized(scores): probs = scores.detach(); probs /= probs.sum()`): the
+        detach says the author wanted a copy to work on, and the write changes the caller's
+        tensor, which the caller still holds. Left alone: a parameter of the model (writes
+        meant for it), and writes that fill or copy into the tensor (`out.detach()` as an
+        output buffer) or functions named like in-place ones (`clip_`)."""
+        fn = stamp[0]
+        if fn is None or fn.call_sites or fn.name.endswith("_") or alias.leaf:
+            return False
+        if not isinstance(alias.binding.node, cst.Param) or alias.binding.node.name.value in ("self", "cls"):
+            return False
+        if isinstance(node, cst.AugAssign):
+            return True
+        return isinstance(node, cst.Call) and node.func.attr.value in K.ARITHMETIC_INPLACE
 
     def _report(self, node, target, alias, op, read) -> None:
         y, x = target.value, alias.name
@@ -115,13 +132,14 @@ class InplaceThroughDetachAlias(Rule):
         copy = method_chain(detach.func.value, *copy_methods(self.settings))
 
         def message(line_of):
+            where = f"which is used again on line {line_of(read)}" if read is not None else "the caller's tensor"
             return (
                 f"`{y}` shares storage with `{x}` (from `{short(self.code_of(detach))}` on line {line_of(detach)}): "
-                f"{op} on `{y}` silently changes `{x}` too, which is used again on line {line_of(read)}"
+                f"{op} on `{y}` silently changes `{x}` too, {where}"
             )
 
         fixes = [PendingFix(f"Bind `{short(self.code_of(copy))}` instead", Safety.SAFE, [(detach, copy)])]
-        related = [(detach, "the alias is made here"), (read, f"`{x}` is read here")]
+        related = [(detach, "the alias is made here")] + ([(read, f"`{x}` is read here")] if read is not None else [])
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
@@ -188,6 +206,23 @@ for p_swa, p_model in zip(swa.parameters(), model.parameters()):
 """,
             note="regression (lightning SWA): afterwards the original is only read for `.device` / `.shape`",
             runtime="assert torch.equal(swa.weight, model.weight)",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def write_into(out, values):
+    buffer = out.detach()
+    buffer.copy_(values)
+""",
+            range=(7, 4, 7, 24),
+            message='`buffer` shares storage with `out` (from `out.detach()` on line 6): `.copy_()` on `buffer` silently changes `out` too, which is used again on line 8',
+            fixes=(
+                '\nimport torch\n\n\ndef write_into(out, values):\n    buffer = out.clone().detach()\n    buffer.copy_(values)\n    return out\n',
+            ),
+            runtime='out = torch.zeros(3)\nwrite_into(out, torch.ones(3))\nassert out.tolist() == [1.0, 1.0, 1.0]',
+            note="a detached alias of an argument used as an output buffer: the copy into the caller's tensor is the point",
         ),
     ]
 
@@ -312,5 +347,23 @@ gap = distiller.step(torch.randn(2, 4))
             ),
             runtime="assert gap.item() == 0.0",
             note="a method of a trainer-style class: the target was meant to be half the logits, but both halved",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def normalized(scores):
+    probs = scores.detach()
+    probs /= probs.sum(dim=-1, keepdim=True)
+    return probs
+""",
+            range=(7, 4, 7, 44),
+            message="`probs` shares storage with `scores` (from `scores.detach()` on line 6): `/=` on `probs` silently changes `scores` too, the caller's tensor",
+            fixes=(
+                '\nimport torch\n\n\ndef normalized(scores):\n    probs = scores.clone().detach()\n    probs /= probs.sum(dim=-1, keepdim=True)\n    return probs\n',
+            ),
+            runtime='scores = torch.rand(2, 3) + 1\nbefore = scores.clone()\nnormalized(scores)\nassert not torch.equal(scores, before)',
+            note="a helper's argument: the write changes the tensor its caller passed and still holds",
         ),
     ]
