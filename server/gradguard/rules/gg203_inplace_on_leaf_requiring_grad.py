@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradguard.engine import knowledge as K
@@ -87,8 +89,11 @@ class InplaceOnLeafRequiringGrad(Rule):
         ):
             return  # called from elsewhere: whether under no_grad is the caller's business
         v = self.flow.value(tensor)
+        own_grad = False
         if not (v.kind is Kind.TENSOR and v.grad is Grad.YES and v.leaf):
-            return
+            own_grad = self._steps_on_own_grad(node, tensor)
+            if not own_grad:
+                return
         if isinstance(tensor, cst.Subscript) and self.flow.value(tensor.value).kind is Kind.CONTAINER:
             return  # `groups[name][k] = p`: an item of a dict of parameters may be another dict
         if (self.flow.function, self.code_of(tensor)) in self._frozen:
@@ -101,7 +106,8 @@ class InplaceOnLeafRequiringGrad(Rule):
         what = "a view of a leaf tensor" if view else "a leaf tensor"
 
         def message(line_of):
-            origin = evidence_note(why, tensor, line_of, self.code_of)
+            origin = evidence_note(why, tensor, line_of, self.code_of) if not own_grad else (
+                f" (the update reads `{name}.grad`, which only a leaf that requires grad has)")
             return f"`{name}` is {what} that requires grad{origin}; {op} on it raises \"{error}\""
 
         fixes = []
@@ -113,8 +119,28 @@ class InplaceOnLeafRequiringGrad(Rule):
             torch = torch_name(self.flow) or "torch"
             fixes.append(PendingFix("Wrap in `with torch.no_grad():`", Safety.SAFE,
                                     [(stmt, wrap_in_no_grad(torch))] + import_torch(self.flow)))
-        related = [(why.node, "requires grad from here")] if why is not None else []
+        related = [(why.node, "requires grad from here")] if why is not None and not own_grad else []
         self.report(node, message, fixes=fixes, related=related)
+
+    def _steps_on_own_grad(self, node, tensor: cst.BaseExpression) -> bool:
+        """`s -= lr * s.grad` on a tensor the analysis cannot see, after a backward in this
+        function: a tensor with a `.grad` to step on is a leaf that requires grad (a non-leaf's
+        `.grad` is None, and `lr * None` raises), unless the code asked for one with
+        `retain_grad()` or set it by hand."""
+        if not isinstance(tensor, cst.Name) or not any(b.function is self.flow.function for b in self.flow.backwards):
+            return False
+        grad = f"{tensor.value}.grad"
+        if isinstance(node, cst.AugAssign):
+            update = node.value
+        elif isinstance(node, cst.Call) and node.func.attr.value in ("sub_", "add_"):
+            update = node
+        else:
+            return False
+        if not any(isinstance(a, cst.Attribute) and self.code_of(a) == grad for a in _operands(update)):
+            return False
+        fn = self.flow.function
+        body = self.code_of(fn.node if fn is not None else self.flow.module)
+        return f"{tensor.value}.retain_grad(" not in body and not re.search(rf"\b{re.escape(grad)}\s*=[^=]", body)
 
     VALID = [
         Valid(
@@ -196,6 +222,20 @@ def convert(module):
     return new_module
 """,
             note="regression (accelerate): a helper called from elsewhere - the caller's no_grad is not visible here",
+        ),
+        Valid(
+            """
+import torch
+
+def refine_activation(layer, inputs, lr=0.1):
+    hidden = layer(inputs)
+    hidden.retain_grad()
+    hidden.pow(2).sum().backward()
+    hidden -= lr * hidden.grad
+    return hidden
+""",
+            runtime='out = refine_activation(torch.nn.Linear(3, 3), torch.randn(2, 3))\nassert not out.is_leaf',
+            note='a non-leaf with retain_grad(): stepping on its retained .grad in place is allowed',
         ),
     ]
 
@@ -398,4 +438,36 @@ class UpsampleNetwork(nn.Module):
             runtime="try:\n    UpsampleNetwork()\nexcept RuntimeError as e:\n    assert 'a leaf Variable that requires grad is being used in an in-place operation' in str(e)\nelse:\n    raise AssertionError('constructed without error')",
             note="a constructor that initialises a layer's weight in place outside no_grad (torchaudio's WaveRNN, PR 1993): building the model raises, wherever it is built",
         ),
+        Invalid(
+            """
+import torch
+
+def refine(scale, inputs, targets, lr=0.1, steps=3):
+    for _ in range(steps):
+        loss = ((inputs * scale - targets) ** 2).mean()
+        loss.backward()
+        scale -= lr * scale.grad
+        scale.grad.zero_()
+    return scale
+""",
+            range=(8, 8, 8, 32),
+            message='`scale` is a leaf tensor that requires grad (the update reads `scale.grad`, which only a leaf that requires grad has); the in-place `-=` on it raises "a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\n\ndef refine(scale, inputs, targets, lr=0.1, steps=3):\n    for _ in range(steps):\n        loss = ((inputs * scale - targets) ** 2).mean()\n        loss.backward()\n        with torch.no_grad():\n            scale -= lr * scale.grad\n        scale.grad.zero_()\n    return scale\n',
+            ),
+            runtime="try:\n    refine(torch.ones(3, requires_grad=True), torch.randn(4, 3), torch.randn(4, 3))\nexcept RuntimeError as e:\n    assert 'a leaf Variable that requires grad is being used in an in-place operation' in str(e)\nelse:\n    raise AssertionError('no error')",
+            note='SparseLLM: a hand-written step on a tensor known only by its `.grad` being read after a backward',
+        ),
     ]
+
+
+def _operands(expr: cst.BaseExpression) -> list:
+    """The leaves of an arithmetic expression: `lr * s.grad` -> [lr, s.grad]; a method call's
+    arguments (`s.sub_(s.grad, alpha=lr)`)."""
+    if isinstance(expr, cst.BinaryOperation):
+        return _operands(expr.left) + _operands(expr.right)
+    if isinstance(expr, cst.UnaryOperation):
+        return _operands(expr.operand)
+    if isinstance(expr, cst.Call):
+        return [x for a in expr.args for x in _operands(a.value)]
+    return [expr]
