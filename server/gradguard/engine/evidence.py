@@ -58,6 +58,7 @@ class Uses:
     called: dict = field(default_factory=dict)  # key -> first call of the name itself
     backwards: dict = field(default_factory=dict)  # key -> first `.backward()` / autograd.grad on it
     recurrent: dict = field(default_factory=dict)  # key -> `out, h = key(x, h)` in a loop (a recurrent model's call)
+    aliases: dict = field(default_factory=dict)  # name -> names it was bound from as a whole (`loss = losses`)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -88,6 +89,15 @@ class Uses:
             self.backwards.setdefault(key, call)
         for key, call in other.recurrent.items():
             self.recurrent.setdefault(key, call)
+        for key, sources in other.aliases.items():
+            self.aliases.setdefault(key, set()).update(sources)
+
+    def backward_through_aliases(self) -> None:
+        """`loss = losses` (in some branch) and then `loss.backward()`: the object `losses`
+        names was back-propagated, so it carried a graph too."""
+        for key, call in list(self.backwards.items()):
+            for source in self.aliases.get(key, ()):
+                self.backwards.setdefault(source, call)
 
 
 class _UseFinder(cst.CSTVisitor):
@@ -111,8 +121,12 @@ class _UseFinder(cst.CSTVisitor):
         self.loops -= 1
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        """`out, h = rnn(x, h)` in a loop: the callee is fed back its own state."""
+        """`out, h = rnn(x, h)` in a loop: the callee is fed back its own state; `loss = losses`:
+        one object under two names."""
         call = node.value
+        if isinstance(call, cst.Name) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.uses.aliases.setdefault(node.targets[0].target.value, set()).add(call.value)
+            return
         if not self.loops or not isinstance(call, cst.Call):
             return
         key = dotted(call.func)
@@ -196,6 +210,7 @@ _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A
 
 _RECURRENT = re.compile(r"^[ \t]*([\w \t,()\[\]]+,[\w \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+_ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
 
 
 def mentioned(source: str) -> frozenset:
@@ -215,6 +230,7 @@ def mentioned(source: str) -> frozenset:
         if set(_WORD.findall(m.group(1))) & set(_WORD.findall(m.group(3))):
             keys.add(m.group(2))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
+    keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     return frozenset(keys)
 
 
@@ -234,6 +250,7 @@ def uses_of(scope_node: cst.CSTNode) -> Uses:
     """The uses in one function's body or a module's top level."""
     finder = _UseFinder(scope_node)
     walk(scope_node, finder)
+    finder.uses.backward_through_aliases()
     return finder.uses
 
 

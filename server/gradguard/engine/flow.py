@@ -868,7 +868,11 @@ class FlowAnalysis:
 
     def _maybe_reassign_store(self, target: cst.Name, v: Value, rhs) -> bool:
         """`total = total + loss` is `total += loss` written out: the same
-        loop-carried variable, now holding the graph. Returns True if handled."""
+        loop-carried variable, now holding the graph; so is `total = loss if total is None else
+        total + loss` (RecBole's first batch starts the sum). Returns True if handled."""
+        whole = rhs
+        if isinstance(rhs, cst.IfExp):
+            rhs = next((b for b in (rhs.orelse, rhs.body) if isinstance(b, cst.BinaryOperation)), None)
         if not (v.has_graph and isinstance(rhs, cst.BinaryOperation) and self.frame.loops):
             return False
         for own, other in ((rhs.left, rhs.right), (rhs.right, rhs.left)):
@@ -877,7 +881,8 @@ class FlowAnalysis:
                 b = self.lookup(target.value)
                 if not ov.has_graph or b is None:
                     return False
-                self._store(target, other, ov, "accumulate")
+                # The stored expression: the added term, or the whole conditional (each branch is detached)
+                self._store(target, other if whole is rhs else whole, ov, "accumulate")
                 self._rebind_mutated(target.value, v.but(origins=v.origins | {b.token}))
                 return True
         return False

@@ -517,6 +517,25 @@ MultiTask(net).step([(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SG
             runtime='assert net.weight.grad is not None',
             note='losses kept through a helper, then summed and back-propagated: the store is the training',
         ),
+        Valid(
+            """
+import torch
+
+
+def train_epoch(model, loader, optimizer, loss_func):
+    total = None
+    for batch in loader:
+        optimizer.zero_grad()
+        losses = loss_func(model, batch)
+        loss = losses
+        total = losses.detach() if total is None else total + losses.detach()
+        loss.backward()
+        optimizer.step()
+    return total
+""",
+            runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntotal = train_epoch(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: m(b).pow(2).mean())\nassert not has_graph(total)',
+            note='the sum of detached losses',
+        ),
     ]
 
     INVALID = [
@@ -978,6 +997,31 @@ kept = train(net, [{"x": torch.randn(5, 4), "y": torch.randint(0, 3, (5,))}] * 2
             runtime='assert kept[0].grad_fn is not None',
             note='a dict output: its loss item is back-propagated, so its other items carry the graph too',
         ),
+        Invalid(
+            """
+import torch
+
+
+def train_epoch(model, loader, optimizer, loss_func):
+    total = None
+    for batch in loader:
+        optimizer.zero_grad()
+        losses = loss_func(model, batch)
+        loss = losses
+        total = losses if total is None else total + losses
+        loss.backward()
+        optimizer.step()
+    return total
+""",
+            range=(11, 16, 11, 22),
+            message="`losses` carries an autograd graph; `.backward()` on line 12 freed its activations, but storing it in `total` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\n\n\ndef train_epoch(model, loader, optimizer, loss_func):\n    total = None\n    for batch in loader:\n        optimizer.zero_grad()\n        losses = loss_func(model, batch)\n        loss = losses\n        total = losses.detach() if total is None else (total + losses).detach()\n        loss.backward()\n        optimizer.step()\n    return total\n',
+            ),
+            runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntotal = train_epoch(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: m(b).pow(2).mean())\nassert has_graph(total)',
+            note='RecBole: the first batch starts the sum (`total = losses if total is None else total + losses`); `losses` is known to carry a graph because `loss = losses` is back-propagated',
+        ),
     ]
 
 
@@ -1014,6 +1058,8 @@ def _graph_parts(node: cst.BaseExpression, flow) -> list:
         return [p for e in node.elements if isinstance(e, cst.Element) for p in _graph_parts(e.value, flow)]
     if isinstance(node, cst.Dict):
         return [p for e in node.elements if isinstance(e, cst.DictElement) for p in _graph_parts(e.value, flow)]
+    if isinstance(node, cst.IfExp):  # `loss if total is None else total + loss`: each branch
+        return _graph_parts(node.body, flow) + _graph_parts(node.orelse, flow)
     if value.has_graph and value.kind is Kind.TENSOR:
         return [node]
     return []
