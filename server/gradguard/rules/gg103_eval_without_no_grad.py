@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradguard.engine.walk import descendants, walk
@@ -137,6 +139,7 @@ class EvalWithoutNoGrad(Rule):
         self._file_trains = None  # does any call in the file train? (computed on first need)
         self._built: set = set()  # (function, name): a module constructed in that function
         self._loaded: set = set()  # (function, name): weights loaded into it there
+        self._constructor_evals: dict = {}  # (class, "self.x") -> (0, the .eval() in its constructor)
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -154,6 +157,7 @@ class EvalWithoutNoGrad(Rule):
             key = (fn, self.code_of(func.value))
             if func.attr.value == "eval" and not node.args:
                 self._eval_at[key] = (self._tick, node)
+                self._constructor_eval(fn, node)
             elif func.attr.value == "train" and not (node.args and self.code_of(node.args[0].value) == "False"):
                 self._eval_at.pop(key, None)
             elif func.attr.value == "train":
@@ -209,23 +213,59 @@ class EvalWithoutNoGrad(Rule):
         return self.flow.value(node.func).kind is not Kind.MODULE
 
     def _eval_of(self, fn, name: str):
-        """The `.eval()` in `fn` that applies to the module called as `name` (itself or an
-        enclosing module: `model.eval()` covers `model.encoder(x)`)."""
+        """The `.eval()` that applies to the module called as `name` (itself or an enclosing
+        module: `model.eval()` covers `model.encoder(x)`): one in `fn`, else one the module got
+        for good - at the top level of the file, or in its class's constructor."""
         parts = name.split(".")
         for n in range(len(parts), 0, -1):
             found = self._eval_at.get((fn, ".".join(parts[:n])))
             if found is not None:
                 return found
+        if fn is not None:
+            return self._global_eval(fn, parts) or self._constructor_evals.get((fn.cls, ".".join(parts[:2])))
         return None
+
+    def _global_eval(self, fn, parts: list):
+        """`BEATs_model.eval()` at the top level of a file that never trains and never calls
+        `BEATs_model.train()`: a function using that global model evaluates (unilm#998)."""
+        root = parts[0]
+        if self.flow.frame.scope.env.get(root) is not None:
+            return None  # a local of the function, not the global
+        found = self._eval_at.get((None, root))
+        if found is None or self._trains_file() or re.search(rf"\b{re.escape(root)}\s*\.\s*train\s*\(", self.flow.source):
+            return None
+        return found
+
+    def _constructor_eval(self, fn, node: cst.Call) -> None:
+        """`self.model_ = model.eval().to(device)` or `self.model_.eval()` in a constructor, in a
+        class that never calls `self.model_.train()`: the class holds the module for inference,
+        so its other methods call it after `.eval()` (pyannote's Pretrained)."""
+        if fn is None or fn.cls is None or fn.name != "__init__":
+            return
+        stmt = self.flow.statement
+        body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        target = None
+        if isinstance(body, cst.Assign) and len(body.targets) == 1 and _in_chain(node, body.value):
+            target = self.code_of(body.targets[0].target)
+        elif isinstance(node.func, cst.Attribute):
+            target = self.code_of(node.func.value)
+        if target is None or not re.fullmatch(r"self\.\w+", target):
+            return
+        if re.search(rf"\b{re.escape(target)}\s*\.\s*train\s*\(", self.code_of(fn.cls.node)):
+            return
+        self._constructor_evals[(fn.cls, target)] = (0, node)
+
+    def _trains_file(self) -> bool:
+        if self._file_trains is None:
+            self._file_trains = evidence.trains(self.flow.source)
+        return self._file_trains
 
     def _inference_script(self, fn) -> bool:
         """A script's own top-level code (not a library's functions, which other files call -
         perhaps to train) in a file where no call trains."""
         if fn is not None:
             return False
-        if self._file_trains is None:
-            self._file_trains = evidence.trains(self.flow.source)
-        return not self._file_trains
+        return not self._trains_file()
 
     def finish(self) -> None:
         blocks: dict = {}  # the fix's target (or the call itself) -> the calls it covers, in order
@@ -684,6 +724,49 @@ def predict_task(scorer, batches):
 """,
             note="mt-dnn: predict() reached only by name (`scorer.predict` on a parameter; the only class of the file defining it), under the entry point's no_grad",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+tagger = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+tagger.eval()
+
+
+def fine_tune(batches, optimizer):
+    tagger.train()
+    for x, y in batches:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(tagger(x), y).backward()
+        optimizer.step()
+
+
+def tag_stream(chunks):
+    tags = []
+    for chunk in chunks:
+        probs = tagger(chunk).sigmoid()
+        tags.append(probs.argmax(-1).tolist())
+    return tags
+""",
+            note='the file fine-tunes the global model (`tagger.train()`): the top-level eval() does not hold in every function',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class PerceptualLoss(nn.Module):
+    def __init__(self, features):
+        super().__init__()
+        self.features = features.eval()
+
+    def forward(self, fake, real):
+        return (self.features(fake) - self.features(real)).pow(2).mean()
+""",
+            runtime='fake = torch.randn(2, 3, requires_grad=True)\nPerceptualLoss(nn.Linear(3, 3))(fake, torch.randn(2, 3)).backward()\nassert fake.grad is not None',
+            note='a frozen feature extractor eval()-ed in the constructor whose output is returned: the generator trains through it',
+        ),
     ]
 
     INVALID = [
@@ -992,4 +1075,60 @@ def predict_task(scorer, batches):
             runtime='assert Scorer().network(torch.randn(1, 4)).requires_grad',
             note='the same predict() reached only by name, with grad on',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+tagger = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+tagger.eval()
+
+
+def tag_stream(chunks):
+    tags = []
+    for chunk in chunks:
+        probs = tagger(chunk).sigmoid()
+        tags.append(probs.argmax(-1).tolist())
+    return tags
+""",
+            range=(12, 16, 12, 29),
+            message='`tagger(chunk)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\ntagger = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))\ntagger.eval()\n\n\ndef tag_stream(chunks):\n    tags = []\n    with torch.no_grad():\n        for chunk in chunks:\n            probs = tagger(chunk).sigmoid()\n            tags.append(probs.argmax(-1).tolist())\n    return tags\n',
+            ),
+            runtime='assert tagger(torch.randn(1, 8)).requires_grad',
+            note='unilm#998: the model eval()-ed at the top level of a file that never trains; a function uses the global',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Embedder:
+    def __init__(self, model):
+        self.model_ = model.eval()
+
+    def embed(self, batch):
+        return self.model_(batch).numpy(force=True)
+""",
+            range=(11, 15, 11, 33),
+            message='`self.model_(batch)` runs with grad enabled after `.eval()` on line 8 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Embedder:\n    def __init__(self, model):\n        self.model_ = model.eval()\n\n    def embed(self, batch):\n        with torch.no_grad():\n            return self.model_(batch).numpy(force=True)\n',
+            ),
+            runtime='assert Embedder(nn.Linear(3, 2)).model_(torch.randn(1, 3)).requires_grad',
+            note='pyannote: the constructor keeps the model eval()-ed for good; the class never calls train() on it',
+        ),
     ]
+
+
+def _in_chain(call: cst.Call, value: cst.BaseExpression) -> bool:
+    """Is `call` the value or a receiver in its method chain (`model.eval().to(device)`)?"""
+    while True:
+        if value is call:
+            return True
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute):
+            value = value.func.value
+        else:
+            return False
