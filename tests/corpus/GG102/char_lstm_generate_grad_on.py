@@ -1,7 +1,7 @@
 # source: https://github.com/Tuminha/Generating-Text-with-Frankenstein-Using-PyTorch
-# label: GG102 27
+# label: GG102|GG103 27
 # effect: graph_grows
-# note: a generation loop feeding (h, c) back with grad on: the graph grows with every generated character
+# note: a generation loop feeding (h, c) back with grad on: the graph grows with every generated character; GG103 names the same line after `model.eval()` and its no_grad fix stops the growth
 import torch
 from torch import nn
 
