@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine.flow import GradMode
 from gradguard.engine.values import Kind, all_origins, holds_graph
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import short
+from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+from gradguard.rules.gg103_eval_without_no_grad import eval_function_name
 
 SECOND_TIME = "Trying to backward through the graph a second time"
 
@@ -28,6 +30,13 @@ class RecurrentStateNotDetached(Rule):
     An unrolled sequence that is back-propagated once after the loop (time steps
     of one sequence) is left alone, as is a loop that detaches the state anywhere
     in its body.
+
+    Also an inference loop that feeds a model its own state with grad on - a
+    function named like `rollout`, `greedy_decode` or `environment_interaction`
+    that back-propagates nothing and returns or keeps no graph: every step's
+    graph stays reachable from the state until the loop ends. Its fix wraps the
+    loop in `torch.no_grad()`. (After `.eval()`, and in functions named like
+    `generate` or `sample`, GG103 reports the forward pass instead.)
 
     ## Example
     ```python
@@ -109,13 +118,15 @@ class RecurrentStateNotDetached(Rule):
                 self._cleared.add((loop, name))
                 continue
             fed = self._fed.get((loop, old)) if old is not None else None
-            if fed is not None and fed[0] in all_origins(new.value):
+            # the call's graph is in the new state; a method of the file returns its own nodes' graph
+            if fed is not None and (fed[0] in all_origins(new.value) or new.node is fed[0]):
                 loops = tuple(self.flow.frame.loops)
-                self._candidates.append((loops, name, old, new.value, fed[0], fed[1], self.stamp()))
+                mode = self.flow.frame.mode if self.flow.frame.mode_nodes[-1] is None else None  # None: enable_grad
+                self._candidates.append((loops, name, old, new.value, fed[0], fed[1], self.stamp(), mode))
 
     def finish(self) -> None:
         reported = set()
-        for loops, name, old, new, call, name_node, stamp in self._candidates:
+        for loops, name, old, new, call, name_node, stamp, mode in self._candidates:
             if not self.current(stamp):
                 continue
             # The loop whose every iteration back-propagates the state's graph: the innermost one,
@@ -128,14 +139,55 @@ class RecurrentStateNotDetached(Rule):
                 if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards):
                     carried = loop
                     break
-            if carried is None or (carried, name) in reported:
+            if carried is None:
+                loop = self._generation_loop(loops, new, call, stamp) if mode is GradMode.ON else None
+                if loop is not None and (loop, None) not in reported:
+                    reported.add((loop, None))  # one finding a loop: its fix (or no_grad) covers every state
+                    self._report(loop, name, old, call, name_node, generating=True)
                 continue  # nothing backwards it each iteration: an unrolled sequence, or GG103's business
+            if (carried, name) in reported:
+                continue
             reported.add((carried, name))
             self._report(carried, name, old, call, name_node)
 
-    def _report(self, loop, name, old, call, name_node) -> None:
+    def _generation_loop(self, loops, new, call, stamp):
+        """The loop, if it is an inference loop that feeds a model its own state with grad on:
+        `logits, state = model(x, state)` generating tokens, a world model stepped through an
+        episode. Nothing in the function back-propagates the state's graph and nothing hands it
+        on (returned), so it only grows; and the function's name says it runs a model step after
+        step for its outputs (`generate`, `greedy_decode`, `rollout`), so that a caller's own
+        `no_grad` is not likely. The callee must be a model with parameters."""
+        fn = stamp[0]
+        if fn is None or fn.decorated_mode is not None:
+            return None
+        if fn.cls is not None and fn.cls.module_like:
+            return None  # a model's own method: its caller may back-propagate through the loop
+        if not _model_call(self.flow, call):
+            return None
+        state = all_origins(new)
+        if any(b.function is fn for b in self.flow.backwards) or state & all_origins(fn.returns):
+            return None
+        if any(st.function is fn for st in self.flow.stores):
+            return None  # a graph kept for later (a rollout's log-probs in a memory): the update may need the state's
+        if not generation_name(fn.name) or self._evaluates(fn) or eval_function_name(fn.name, method=fn.cls is not None):
+            return None  # after `.eval()` or in `generate()`, GG103 reports the forward pass, with its no_grad fix
+        return loops[-1] if loops else None
+
+    def _evaluates(self, fn) -> bool:
+        """`model.eval()` somewhere in the function."""
+        return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "eval"
+                   and not n.args for n in _calls(fn.node))
+
+    def _report(self, loop, name, old, call, name_node, generating: bool = False) -> None:
         fixes = []
-        if isinstance(loop.body, cst.IndentedBlock):
+        if generating:
+            # Every state the loop feeds back (one finding a loop): no_grad stops them all, and the
+            # loop's values stay the same - nothing in the function back-propagates or keeps them.
+            if not has_multiline_string(self.code_of(loop)):
+                torch = torch_name(self.flow) or "torch"
+                fixes.append(PendingFix("Wrap the loop in `with torch.no_grad():`", Safety.SAFE,
+                                        [(loop, wrap_in_no_grad(torch))] + import_torch(self.flow)))
+        elif isinstance(loop.body, cst.IndentedBlock):
             lines, title = _detach_lines(name, old.value, self.flow.module.default_indent)
             first = loop.body.body[0]
             # Safe when the state is fed into a model with parameters: its output has a graph of
@@ -148,6 +200,12 @@ class RecurrentStateNotDetached(Rule):
                 f"{line}\n{spot.indent}" for line in lines))]))
 
         def message(line_of):
+            if generating:
+                return (
+                    f"`{name}` carries the previous step's graph into `{short(self.code_of(call))}` with grad enabled "
+                    f"and nothing back-propagates it: the graph grows with every step of the loop on line "
+                    f"{line_of(loop)}; run the loop under `torch.no_grad()`"
+                )
             return (
                 f"`{name}` carries the previous iteration's graph into `{short(self.code_of(call))}`: without "
                 f"`{name}.detach()` at the start of the iteration the graph grows with every batch, and the next "
@@ -207,6 +265,49 @@ for x in [torch.randn(5, 2, 3) for _ in range(2)]:
     h, c = repackage(h), repackage(c)
 """,
             note="detached at the end of the iteration instead",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+decoder = nn.GRUCell(4, 4)
+head = nn.Linear(4, 4)
+
+
+@torch.no_grad()
+def rollout(start, steps):
+    h = torch.zeros(1, 4)
+    x = start
+    tokens = []
+    for _ in range(steps):
+        h = decoder(x, h)
+        x = torch.softmax(head(h), -1)
+        tokens.append(int(x.argmax()))
+    return tokens
+""",
+            note='the same rollout under @torch.no_grad()',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+decoder = nn.GRUCell(4, 4)
+head = nn.Linear(4, 4)
+
+
+def rollout(start, steps):
+    h = torch.zeros(1, 4)
+    x = start
+    tokens = []
+    for _ in range(steps):
+        h = decoder(x, h)
+        x = torch.softmax(head(h), -1)
+        tokens.append(int(x.argmax()))
+    return tokens, h
+""",
+            note='the final state is returned: its caller may back-propagate through the unrolled steps',
         ),
     ]
 
@@ -481,6 +582,33 @@ for x in [torch.randn(2, 4) for _ in range(3)]:
             raises=SECOND_TIME,
             note="a hand-written cell whose state is a tuple",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+decoder = nn.GRUCell(4, 4)
+head = nn.Linear(4, 4)
+
+
+def rollout(start, steps):
+    h = torch.zeros(1, 4)
+    x = start
+    tokens = []
+    for _ in range(steps):
+        h = decoder(x, h)
+        x = torch.softmax(head(h), -1)
+        tokens.append(int(x.argmax()))
+    return tokens
+""",
+            range=(14, 23, 14, 24),
+            message="`h` carries the previous step's graph into `decoder(x, h)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 13; run the loop under `torch.no_grad()`",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\ndecoder = nn.GRUCell(4, 4)\nhead = nn.Linear(4, 4)\n\n\ndef rollout(start, steps):\n    h = torch.zeros(1, 4)\n    x = start\n    tokens = []\n    with torch.no_grad():\n        for _ in range(steps):\n            h = decoder(x, h)\n            x = torch.softmax(head(h), -1)\n            tokens.append(int(x.argmax()))\n    return tokens\n',
+            ),
+            runtime='h, x, sizes = torch.zeros(1, 4), torch.zeros(1, 4), []\nfor _ in range(3):\n    h = decoder(x, h)\n    x = torch.softmax(head(h), -1)\n    sizes.append(graph_size(h))\nassert sizes[0] < sizes[1] < sizes[2]',
+            note='an inference loop (a rollout that returns Python ints) feeding a GRU cell its own state with grad on: the graph grows with every step',
+        ),
     ]
 
 
@@ -519,3 +647,43 @@ def _target_names(target) -> list:
     if isinstance(target, (cst.Tuple, cst.List)):
         return [n for e in target.elements for n in _target_names(e.value)]
     return []
+
+
+# Words that say a function runs a model for its outputs, step after step.
+# (Evaluation words are GG103's: a forward pass of an evaluation, with its no_grad fix.)
+GENERATION_WORDS = frozenset(
+    "generate generation sample sampling decode greedy beam rollout interact interaction play simulate".split()
+)
+
+
+def generation_name(name: str) -> bool:
+    """`generate`, `greedy_decode`, `environment_interaction` - not pytest's `test_shapes`."""
+    parts = [p for p in name.lower().split("_") if p]
+    if not parts or (parts[0] == "test" and len(parts) > 1):
+        return False
+    return any(p in GENERATION_WORDS for p in parts)
+
+
+def _model_call(flow, call) -> bool:
+    """A call of a model with parameters (`model(x, h)`), or of a method of one of the file's
+    model classes (`self.rssm.recurrent_model(h, a, s)`)."""
+    if not isinstance(call, cst.Call):
+        return False
+    callee = flow.value(call.func)
+    if callee.kind is Kind.MODULE:
+        return callee.parameterized and not callee.loss
+    if callee.kind is Kind.FUNCTION and isinstance(call.func, cst.Attribute):
+        receiver = flow.value(call.func.value)
+        return receiver.kind is Kind.MODULE and receiver.parameterized and not receiver.loss
+    return False
+
+
+def _calls(node) -> list:
+    found = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Call(self, n: cst.Call) -> None:
+            found.append(n)
+
+    node.visit(_Finder())
+    return found
