@@ -9,7 +9,7 @@ from gradguard.engine.walk import descendants, walk
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.flow import ClassInfo, GradMode
-from gradguard.engine.values import Kind
+from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -99,7 +99,12 @@ class EvalWithoutNoGrad(Rule):
     outputs handed to a function of another file (which may train on them),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
     disables grad), outputs that do reach a backward (adversarial examples,
-    input gradients), and a model of this file whose own forward back-propagates.
+    input gradients), a model of this file whose own forward back-propagates, and
+    a model's own `decode()`/`sample()`/`predict()` that returns a graph (part of
+    its forward pass: a VAE trains through `decode`; one that returns
+    `scores.argmax(1)` is an evaluation). The `.eval()` may also come from the
+    top level of a script that never trains, or from the constructor of a class
+    that holds the model for inference (`self.model_ = model.eval()`).
 
     ## Example
     ```python
@@ -189,9 +194,8 @@ class EvalWithoutNoGrad(Rule):
         named = (
             fn is not None
             and eval_function_name(fn.name, method=fn.cls is not None)
-            and not (fn.cls is not None and fn.cls.module_like)
             and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
-        )
+        )  # in a model's own class, only if it returns no graph (checked in finish)
         if after_eval is not None or named:
             why = "named" if named else "eval"
         elif self._inference_script(fn):
@@ -272,6 +276,8 @@ class EvalWithoutNoGrad(Rule):
         for node, fn, after_eval, why, loops, stmt, model, stamp in self._calls:
             if not self.current(stamp):
                 continue
+            if why == "named" and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
+                continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
@@ -767,6 +773,26 @@ class PerceptualLoss(nn.Module):
             runtime='fake = torch.randn(2, 3, requires_grad=True)\nPerceptualLoss(nn.Linear(3, 3))(fake, torch.randn(2, 3)).backward()\nassert fake.grad is not None',
             note='a frozen feature extractor eval()-ed in the constructor whose output is returned: the generator trains through it',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Autoencoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(4, 2)
+        self.decoder = nn.Linear(2, 4)
+
+    def forward(self, x):
+        return self.predict(self.encoder(x))
+
+    def predict(self, z):
+        return torch.sigmoid(self.decoder(z))
+""",
+            note="a model's own predict() that returns a graph: part of forward (an autoencoder's decoder)",
+        ),
     ]
 
     INVALID = [
@@ -1120,6 +1146,32 @@ class Embedder:
             runtime='assert Embedder(nn.Linear(3, 2)).model_(torch.randn(1, 3)).requires_grad',
             note='pyannote: the constructor keeps the model eval()-ed for good; the class never calls train() on it',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+    def predict(self, x):
+        return self.head(self.body(x)).argmax(1)
+""",
+            range=(16, 25, 16, 37),
+            message='`self.body(x)` runs with grad enabled in `predict()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Classifier(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())\n        self.head = nn.Linear(8, 3)\n\n    def forward(self, x):\n        return self.head(self.body(x))\n\n    @torch.no_grad()\n    def predict(self, x):\n        return self.head(self.body(x)).argmax(1)\n',
+            ),
+            runtime='c = Classifier()\nassert c.head(c.body(torch.randn(2, 4))).requires_grad',
+            note="a model's own predict() that returns argmax: an evaluation, not part of a forward pass (pytorch/examples forward-forward Net.predict)",
+        ),
     ]
 
 
@@ -1132,3 +1184,11 @@ def _in_chain(call: cst.Call, value: cst.BaseExpression) -> bool:
             value = value.func.value
         else:
             return False
+
+
+def _returns_values(fn) -> bool:
+    """Does the method return only values without a graph (`scores.argmax(1)`, `.tolist()`, a
+    float)? A model's `predict()` that does is an evaluation (pytorch/examples' forward-forward
+    `Net.predict`); one that returns a graph is part of a forward pass."""
+    r = fn.returns
+    return fn.returned and r.kind in (Kind.TENSOR, Kind.NUMBER) and r.grad is Grad.NO and not r.has_graph
