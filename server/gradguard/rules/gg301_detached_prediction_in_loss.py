@@ -41,6 +41,9 @@ def _strip_views(node: cst.BaseExpression) -> cst.BaseExpression:
             return node
 
 
+# Constructors that copy a list of tensors into a new one, without their graphs.
+PACKING = frozenset(("torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.as_tensor",
+                     "torch.cuda.FloatTensor"))
 VIEWS = frozenset("view reshape flatten squeeze unsqueeze permute transpose contiguous float".split())
 
 
@@ -228,7 +231,9 @@ class DetachedPredictionInLoss(Rule):
     (`loss + aux_loss.detach().item()` is a constant to `backward()`), and a
     `.detach()` inside `forward()` that cuts a freshly built submodule from
     every output of the module (it never learns; a pretrained backbone frozen
-    this way is left alone). And a GAN generator step that scores
+    this way is left alone), or copies a model's outputs into a new tensor
+    (`torch.Tensor(losses)` of a list of task losses) that reach no output
+    otherwise. And a GAN generator step that scores
     `fake.detach()`: when the `.backward()` is followed by the step of an
     optimizer built over the generator's parameters and not the
     discriminator's, the term the discriminator scores trains nothing that
@@ -271,6 +276,7 @@ class DetachedPredictionInLoss(Rule):
         self._forward_cuts: list = []  # (detach call, submodule attrs, the cut's origins, forward FunctionInfo, stamp)
         self._sub_calls: dict = {}  # (class, attr) -> call nodes of self.<attr>(...) in its methods
         self._scored: list = []  # ScoredCut: a model fed a cut input
+        self._packed: list = []  # (torch.Tensor(list) call, model calls packed, the cut's origins, forward, stamp)
         self._as_target: set = set()  # graph identities a loss or a difference takes as its target
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -287,6 +293,8 @@ class DetachedPredictionInLoss(Rule):
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args:
             self._forward_cut(node, func.value, fn)
+        elif (self.flow._qualname(func) or "") in PACKING:
+            self._forward_pack(node, fn)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         fn = self.flow.function  # `torch.stack(logits, 1).data` in forward(): the same cut as .detach()
@@ -343,7 +351,33 @@ class DetachedPredictionInLoss(Rule):
             if subs:
                 self._forward_cuts.append((node, subs, cut, fn, self.stamp()))
 
+    def _forward_pack(self, node: cst.Call, fn) -> None:
+        """`torch.Tensor([self.mse(f(x), y) for f in self.tasks])` in forward(): the values are copied
+        into a new tensor without their graph - the same cut as `.detach()` on each. The models that
+        computed them, called in forward() itself, are noted; _packed_submodules checks the outputs."""
+        if not node.args or node.args[0].keyword is not None:
+            return
+        packed = self.flow.value(node.args[0].value)
+        if packed.kind is not Kind.CONTAINER or not (
+            (packed.item is not None and packed.item.has_graph) or any(e.has_graph for e in packed.elements or ())
+        ):
+            return
+        cut = all_origins(packed) | (all_origins(packed.item) if packed.item is not None else frozenset())
+        models = []
+        for o in cut:
+            if not isinstance(o, cst.Call):
+                continue
+            m = self.flow.value(o.func)
+            attr = _self_attribute(o.func)
+            if m.kind is Kind.MODULE and m.parameterized and not m.loss and (
+                attr is None or _fresh_submodule(self.flow, fn.cls, attr)
+            ):
+                models.append(o)
+        if models:
+            self._packed.append((node, models, cut, fn, self.stamp()))
+
     def finish(self) -> None:
+        self._packed_submodules()
         self._cut_submodules()
         self._scored_cuts()
         seen = set()
@@ -404,6 +438,37 @@ class DetachedPredictionInLoss(Rule):
         fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
         related = [(rec.call, "scored here"), (step_call, "the optimizer step"), (backward, "back-propagated here")]
         self.report(node, message, fixes=fixes, related=related)
+
+    def _packed_submodules(self) -> None:
+        """A model's outputs copied into a new tensor in forward() (`torch.Tensor(losses)`) that reach no
+        output of forward() otherwise: that model never learns (a multi-task loss module whose task
+        losses lost their graph: only its own weights train)."""
+        for node, models, cut, fn, stamp in self._packed:
+            if not self.current(stamp) or not _known(fn.returns):
+                continue
+            out = all_origins(fn.returns)
+            lost = []
+            for call in models:
+                attr = _self_attribute(call.func)
+                others = self._sub_calls.get((fn.cls, attr), ()) if attr is not None else (call,)
+                if all(c in cut and c not in out for c in others):
+                    lost.append(call)
+            if not lost:
+                continue
+            lost.sort(key=lambda c: self.code_of(c))
+            calls = ", ".join(f"`{short(self.code_of(c))}`" for c in lost)
+            models = ", ".join(f"`{short(self.code_of(c.func))}`" for c in lost)
+            packer = f"`{short(self.code_of(node))}`"
+
+            def message(line_of, calls=calls, models=models, lost=lost, packer=packer):
+                where = ", ".join(str(line_of(c)) for c in lost)
+                return (
+                    f"{packer} copies what {calls} on line{'' if len(lost) == 1 else 's'} {where} computed into a new "
+                    f"tensor without its graph, and no other part of `forward()`'s output comes from it: no backward "
+                    f"reaches the parameters of {models}, which keep `.grad` at `None` and never learn"
+                )
+
+            self.report(node, message)
 
     def _cut_submodules(self) -> None:
         """`.detach()` in forward() on a submodule's output that reaches no output of the
@@ -587,6 +652,32 @@ opt.step()
             runtime="assert D.weight.grad is not None and G[0].weight.grad is not None",
             note="one optimizer over both models (the scorer D trains on the cut input); a module's score of the cut "
             "input as a loss's target",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class BalancedLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(4, 1), nn.Linear(4, 1)])
+
+    def forward(self, x, ys):
+        losses = [F.mse_loss(head(x), y) for head, y in zip(self.heads, ys)]
+        weights = torch.tensor(losses)
+        weights = weights / weights.sum()
+        return (weights * torch.stack(losses)).sum()
+
+
+crit = BalancedLoss()
+crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
+""",
+            runtime="assert crit.heads[0].weight.grad is not None and crit.heads[1].weight.grad is not None",
+            note="loss values packed into a new tensor as weights, while the losses themselves reach the output "
+            "through `torch.stack`",
         ),
     ]
 
@@ -931,5 +1022,35 @@ g_opt.step()
             "assert G[0].weight.grad is None and D.weight.grad is not None",
             note="a GAN generator step that scores `fake.detach()`: the adversarial term trains only D, which the "
             "generator's optimizer does not step (image2reverb)",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TwoTaskLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(4, 1), nn.Linear(4, 1)])
+        self.log_vars = nn.Parameter(torch.zeros(2))
+
+    def forward(self, x, ys):
+        losses = [F.mse_loss(head(x), y) for head, y in zip(self.heads, ys)]
+        weighted = torch.tensor(losses) * torch.exp(-self.log_vars) + self.log_vars
+        return weighted.sum()
+
+
+crit = TwoTaskLoss()
+crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
+""",
+            range=(15, 19, 15, 39),
+            message="`torch.tensor(losses)` copies what `head(x)` on line 14 computed into a new tensor without its "
+            "graph, and no other part of `forward()`'s output comes from it: no backward reaches the parameters of "
+            "`head`, which keep `.grad` at `None` and never learn",
+            runtime="assert crit.heads[0].weight.grad is None and crit.log_vars.grad is not None",
+            note="task losses packed into a new tensor before they are weighted by learnt uncertainties: only the "
+            "weights train (multi-task uncertainty weighting with `torch.Tensor(l)`)",
         ),
     ]
