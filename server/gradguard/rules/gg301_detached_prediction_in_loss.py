@@ -303,7 +303,7 @@ class DetachedPredictionInLoss(Rule):
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         """`q - d(fake.detach())` with `q` a graph: the right side is a target, compared per element."""
-        if isinstance(node.operator, cst.Subtract):
+        if self._scored and isinstance(node.operator, cst.Subtract):  # a scorer is called before its output is used
             a, b = self.flow.value(node.left), self.flow.value(node.right)
             for x, y in ((a, b), (b, a)):
                 if y.has_graph and not x.scalar:
@@ -327,6 +327,8 @@ class DetachedPredictionInLoss(Rule):
 
     def _note_loss_targets(self, node: cst.Call) -> None:
         """What a loss function takes as its target (every argument but the prediction)."""
+        if not self._scored:
+            return  # a scorer is called before a loss takes its output
         q = self.flow._qualname(node.func) or ""
         f = self.flow.value(node.func)
         if not (f.kind is Kind.MODULE and f.loss) and not (
@@ -398,7 +400,7 @@ class DetachedPredictionInLoss(Rule):
         optimizer steps (a GAN's generator step on `fake.detach()`). The discriminator's own step
         on `fake.detach()` steps `d`: silent."""
         reported = set()
-        for b in self.flow.backwards:
+        for b in self.flow.backwards if self._scored else ():
             if not b.value.has_graph:
                 continue
             step = _step_after(b.function.node if b.function is not None else self.flow.module, b.node)
