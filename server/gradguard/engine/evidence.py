@@ -335,3 +335,66 @@ def _root(node: cst.BaseExpression) -> cst.BaseExpression:
     ):
         node = node.value
     return node
+
+
+class _SelfAssigns(cst.CSTVisitor):
+    """`self.<attr> = value` in the methods of one class: attr -> [value or None (a tuple target)]."""
+
+    def __init__(self, cls: cst.ClassDef):
+        self.cls = cls
+        self.found: dict = {}
+
+    def visit_ClassDef(self, node) -> bool:
+        return node is self.cls  # a nested class's `self` is another object
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            self._target(t.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target, None)
+
+    def _target(self, target, value) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._target(e.value, None)
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            self.found.setdefault(target.attr.value, []).append(value)
+
+
+class _Classes(cst.CSTVisitor):
+    def __init__(self):
+        self.classes: list = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
+
+
+def _is_parameter(value) -> bool:
+    """`nn.Parameter(...)`, `torch.nn.Parameter(...)`, `Parameter(...)`."""
+    return isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] == "Parameter"
+
+
+def parameter_attributes(module: cst.Module, source: str) -> dict:
+    """attr -> (class name, the `nn.Parameter(...)` call) for each attribute that exactly one class of
+    the file sets on `self`, always to a new `nn.Parameter`. A model received from elsewhere whose
+    `.W` is read is then, by its attributes, most likely that class (as `meter.update(v)` is the
+    one class with an `update`): its `.W` is a parameter, a leaf that requires grad."""
+    if "Parameter" not in source:
+        return {}
+    finder = _Classes()
+    walk(module, finder)
+    setters: dict = {}
+    for cls in finder.classes:
+        assigns = _SelfAssigns(cls)
+        walk(cls, assigns)
+        for attr, values in assigns.found.items():
+            setters.setdefault(attr, []).append((cls.name.value, values))
+    return {
+        attr: (name, values[0])
+        for attr, [(name, values)] in ((a, s) for a, s in setters.items() if len(s) == 1)
+        if all(_is_parameter(v) for v in values)
+    }

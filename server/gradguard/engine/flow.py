@@ -271,6 +271,7 @@ class FlowAnalysis:
         self.evidences: dict = {}  # (use, wording) -> Evidence
         self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
+        self.parameter_attrs: Optional[dict] = None  # attr -> (class, nn.Parameter call): evidence.parameter_attributes
 
     # ------------------------------------------------------------------ entry
     def run(self) -> None:
@@ -1233,6 +1234,8 @@ class FlowAnalysis:
                 return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
             if attr in ("weight", "bias") and base.parameterized:
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
+            if base.cls is None and base.parameterized:
+                return self._file_parameter(node, attr)
             return Value(kind=Kind.UNKNOWN)
         if kind is Kind.OBJECT and isinstance(base.cls, ClassInfo):
             if attr in base.cls.attrs:
@@ -1250,6 +1253,18 @@ class FlowAnalysis:
                 # `model.out.weight`: the parameter of a submodule of a model from elsewhere.
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
         return UNKNOWN
+
+    def _file_parameter(self, node: cst.Attribute, attr: str) -> Value:
+        """`model.W` of a model from elsewhere, where the one class of this file that sets `self.W`
+        makes it an `nn.Parameter` (see evidence.parameter_attributes)."""
+        if self.parameter_attrs is None:
+            self.parameter_attrs = evidence.parameter_attributes(self.module, self.source)
+        found = self.parameter_attrs.get(attr)
+        if found is None:
+            return Value(kind=Kind.UNKNOWN)
+        cls, made = found
+        why = Evidence(made, f"`.{attr}` is an `nn.Parameter` in `{cls}`, the only class of this file with a `.{attr}`,")
+        return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)
 
     def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:
         binding = self.lookup(base_node.value) if isinstance(base_node, cst.Name) else None

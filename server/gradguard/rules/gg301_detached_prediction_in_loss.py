@@ -1,8 +1,14 @@
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional
+
 import libcst as cst
 
-from gradguard.engine.values import Kind, all_origins
+from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import dotted
+from gradguard.engine.values import Evidence, Kind, all_origins
+from gradguard.engine.walk import walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -35,6 +41,9 @@ def _strip_views(node: cst.BaseExpression) -> cst.BaseExpression:
             return node
 
 
+# Constructors that copy a list of tensors into a new one, without their graphs.
+PACKING = frozenset(("torch.tensor", "torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.as_tensor",
+                     "torch.cuda.FloatTensor"))
 VIEWS = frozenset("view reshape flatten squeeze unsqueeze permute transpose contiguous float".split())
 
 
@@ -56,6 +65,154 @@ def _fresh_submodule(flow, cls, attr: str) -> bool:
     return False
 
 
+# --- a scored cut: a detached output of the trained model fed to a model the optimizer does not train
+
+
+@dataclass(eq=False)
+class ScoredCut:
+    """`self.d(fake.detach(), f)`: a call of a model whose input was cut from the model it came from."""
+
+    call: cst.Call  # the module call fed the cut input
+    cut: Evidence  # the `.detach()` / `.data`
+    cut_from: frozenset  # dotted names of the models the cut input was computed by (`self.g`)
+    others_from: frozenset  # dotted names of the models its other inputs were computed by
+    stamp: tuple
+
+
+def _cut_input(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
+    """`x` of the cut `x.detach()` or `x.data` (a `torch.no_grad()` block cuts no one expression)."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach":
+        return node.func.value
+    if isinstance(node, cst.Attribute) and node.attr.value == "data":
+        return node.value
+    return None
+
+
+def _callee_names(origins) -> frozenset:
+    """`self.g` for the graph identity `self.g(z)`: the models whose calls a value was computed by."""
+    return frozenset(k for o in origins if isinstance(o, cst.Call) and (k := dotted(o.func)) is not None)
+
+
+def _related(a: str, b: str) -> bool:
+    """Same model, or one a submodule of the other (`self.g` and `self.g.head` share parameters)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+class _Calls(cst.CSTVisitor):
+    """A function's own calls in source order (nested functions and classes are not its body)."""
+
+    def __init__(self, root: cst.CSTNode):
+        self.root, self.calls = root, []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _calls_of(fn_node: cst.CSTNode) -> list:
+    finder = _Calls(fn_node)
+    walk(fn_node, finder)
+    return finder.calls
+
+
+def _step_after(fn_node: cst.FunctionDef, backward: cst.CSTNode) -> Optional[tuple[str, cst.Call]]:
+    """The optimizer `opt.step()` (or `scaler.step(opt)`) steps first after `backward` in the same
+    function, as dotted code, and that call: what that backward's gradients are for."""
+    calls = _calls_of(fn_node)
+    if backward not in calls:
+        return None
+    for call in calls[calls.index(backward) + 1:]:
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            pos = [a for a in call.args if a.keyword is None]
+            name = dotted(pos[0].value) if len(pos) == 1 else dotted(func.value) if not call.args else None
+            return (name, call) if name is not None else None
+    return None
+
+
+class _Assigns(cst.CSTVisitor):
+    """`key = value` assignments (tuple targets paired with tuple values) anywhere under a node."""
+
+    def __init__(self):
+        self.pairs: list = []  # (dotted target, value node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            target, value = t.target, node.value
+            if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(
+                target.elements
+            ) == len(value.elements):
+                self.pairs.extend((dotted(a.value), b.value) for a, b in zip(target.elements, value.elements))
+            else:
+                self.pairs.append((dotted(target), value))
+
+
+def _assigns(node: cst.CSTNode) -> list:
+    finder = _Assigns()
+    walk(node, finder)
+    return [(k, v) for k, v in finder.pairs if k is not None]
+
+
+class _Owners(cst.CSTVisitor):
+    """The `m` of every `m.parameters()` under a node."""
+
+    def __init__(self):
+        self.owners: set = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and f.attr.value == "parameters" and (k := dotted(f.value)) is not None:
+            self.owners.add(k)
+
+
+def _parameter_owners(arg: cst.BaseExpression) -> frozenset:
+    """`self.g` and `self.e` of `chain(self.g.parameters(), self.e.parameters())`."""
+    finder = _Owners()
+    walk(arg, finder)
+    return frozenset(finder.owners)
+
+
+def trained_models(flow, fn, optimizer: str) -> Optional[tuple[frozenset, cst.Call]]:
+    """The models whose `.parameters()` the optimizer named `optimizer` was built over (evidence
+    from use: `torch.optim.Adam(self.g.parameters())` in `__init__`, or in the function itself), as
+    dotted code as the function reads them; `self.g` also when `__init__` built it over `g` and
+    did `self.g = g`. None when that is not known, or two constructions disagree."""
+    if optimizer.startswith("self."):
+        scopes = [m.node for m in fn.cls.methods.values()] if fn is not None and fn.cls is not None else []
+    else:
+        scopes = [fn.node] if fn is not None else [flow.module]
+    pairs = [p for node in scopes for p in _assigns(node)]
+    if fn is not None and not optimizer.startswith("self.") and not any(k == optimizer for k, _ in pairs):
+        pairs = _assigns(flow.module)  # a module-level optimizer the function steps
+    found, built = set(), None
+    for key, value in pairs:
+        if key != optimizer or not isinstance(value, cst.Call):
+            continue
+        q = flow._qualname(value.func) or ""
+        if not q.startswith("torch.optim.") or q.startswith("torch.optim.lr_scheduler."):
+            return None
+        params = next((a.value for a in value.args if a.keyword is None or a.keyword.value == "params"), None)
+        owners = _parameter_owners(params) if params is not None else frozenset()
+        if not owners:
+            return None  # a list of tensors, a variable: which models it holds is not known
+        found.add(owners)
+        built = value
+    if len(found) != 1:
+        return None
+    owners = set(next(iter(found)))
+    # `self.g = g` beside `Adam(g.parameters())`: the function reads the model as `self.g`
+    owners |= {key for key, value in pairs if isinstance(value, cst.Name) and value.value in owners and key.startswith("self.")}
+    return frozenset(owners), built
+
+
 class DetachedPredictionInLoss(Rule):
     """
     ## What it does
@@ -74,11 +231,18 @@ class DetachedPredictionInLoss(Rule):
     (`loss + aux_loss.detach().item()` is a constant to `backward()`), and a
     `.detach()` inside `forward()` that cuts a freshly built submodule from
     every output of the module (it never learns; a pretrained backbone frozen
-    this way is left alone).
+    this way is left alone), or copies a model's outputs into a new tensor
+    (`torch.Tensor(losses)` of a list of task losses) that reach no output
+    otherwise. And a GAN generator step that scores
+    `fake.detach()`: when the `.backward()` is followed by the step of an
+    optimizer built over the generator's parameters and not the
+    discriminator's, the term the discriminator scores trains nothing that
+    step updates.
 
     Detached **targets** are left alone: `F.mse_loss(q, target.detach())` (TD
     targets), `F.kl_div(student, teacher_out.detach())` (distillation), a GAN
-    discriminator step on `fake.detach()`, `q - target.detach()`, and
+    discriminator step on `fake.detach()` (its optimizer trains the
+    discriminator), `q - target.detach()`, and
     stop-gradient in self-supervised losses, where the detached side is the
     target.
 
@@ -111,8 +275,13 @@ class DetachedPredictionInLoss(Rule):
         super().__init__(*args)
         self._forward_cuts: list = []  # (detach call, submodule attrs, the cut's origins, forward FunctionInfo, stamp)
         self._sub_calls: dict = {}  # (class, attr) -> call nodes of self.<attr>(...) in its methods
+        self._scored: list = []  # ScoredCut: a model fed a cut input
+        self._packed: list = []  # (torch.Tensor(list) call, model calls packed, the cut's origins, forward, stamp)
+        self._as_target: set = set()  # graph identities a loss or a difference takes as its target
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._note_scored_cut(node)
+        self._note_loss_targets(node)
         fn = self.flow.function
         if fn is None or fn.cls is None or not fn.cls.module_like:
             return
@@ -124,11 +293,54 @@ class DetachedPredictionInLoss(Rule):
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args:
             self._forward_cut(node, func.value, fn)
+        elif (self.flow._qualname(func) or "") in PACKING:
+            self._forward_pack(node, fn)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         fn = self.flow.function  # `torch.stack(logits, 1).data` in forward(): the same cut as .detach()
         if node.attr.value == "data" and fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like:
             self._forward_cut(node, node.value, fn)
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        """`q - d(fake.detach())` with `q` a graph: the right side is a target, compared per element."""
+        if self._scored and isinstance(node.operator, cst.Subtract):  # a scorer is called before its output is used
+            a, b = self.flow.value(node.left), self.flow.value(node.right)
+            for x, y in ((a, b), (b, a)):
+                if y.has_graph and not x.scalar:
+                    self._as_target |= all_origins(x)
+
+    def _note_scored_cut(self, node: cst.Call) -> None:
+        """`self.d(fake.detach(), f)`: a model scores an input cut from the model that computed it.
+        Whether that is a bug depends on which optimizer the loss is for (see _scored_cuts)."""
+        m = self.flow.value(node.func)
+        scorer = dotted(node.func)
+        if m.kind is not Kind.MODULE or not m.parameterized or m.loss or scorer is None:
+            return
+        args = [(a, self.flow.value(a.value)) for a in node.args]
+        for a, v in args:
+            for cut in v.cuts:
+                inner = _cut_input(cut.node)
+                cut_from = _callee_names(all_origins(self.flow.value(inner))) if inner is not None else frozenset()
+                if cut_from:
+                    others = frozenset().union(*(_callee_names(all_origins(w)) for b, w in args if b is not a))
+                    self._scored.append(ScoredCut(node, cut, cut_from, others, self.stamp()))
+
+    def _note_loss_targets(self, node: cst.Call) -> None:
+        """What a loss function takes as its target (every argument but the prediction)."""
+        if not self._scored:
+            return  # a scorer is called before a loss takes its output
+        q = self.flow._qualname(node.func) or ""
+        f = self.flow.value(node.func)
+        if not (f.kind is Kind.MODULE and f.loss) and not (
+            q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES
+        ):
+            return
+        pred = next((a for a in node.args if a.keyword is not None and a.keyword.value == "input"), None)
+        if pred is None:
+            pred = next((a for a in node.args if a.keyword is None), None)
+        for a in node.args:
+            if a is not pred:
+                self._as_target |= all_origins(self.flow.value(a.value))
 
     def _forward_cut(self, node, value: cst.BaseExpression, fn) -> None:
         inner = self.flow.value(value)
@@ -141,8 +353,35 @@ class DetachedPredictionInLoss(Rule):
             if subs:
                 self._forward_cuts.append((node, subs, cut, fn, self.stamp()))
 
+    def _forward_pack(self, node: cst.Call, fn) -> None:
+        """`torch.Tensor([self.mse(f(x), y) for f in self.tasks])` in forward(): the values are copied
+        into a new tensor without their graph - the same cut as `.detach()` on each. The models that
+        computed them, called in forward() itself, are noted; _packed_submodules checks the outputs."""
+        if not node.args or node.args[0].keyword is not None:
+            return
+        packed = self.flow.value(node.args[0].value)
+        if packed.kind is not Kind.CONTAINER or not (
+            (packed.item is not None and packed.item.has_graph) or any(e.has_graph for e in packed.elements or ())
+        ):
+            return
+        cut = all_origins(packed) | (all_origins(packed.item) if packed.item is not None else frozenset())
+        models = []
+        for o in cut:
+            if not isinstance(o, cst.Call):
+                continue
+            m = self.flow.value(o.func)
+            attr = _self_attribute(o.func)
+            if m.kind is Kind.MODULE and m.parameterized and not m.loss and (
+                attr is None or _fresh_submodule(self.flow, fn.cls, attr)
+            ):
+                models.append(o)
+        if models:
+            self._packed.append((node, models, cut, fn, self.stamp()))
+
     def finish(self) -> None:
+        self._packed_submodules()
         self._cut_submodules()
+        self._scored_cuts()
         seen = set()
         for b in self.flow.backwards:
             v = b.value
@@ -154,6 +393,84 @@ class DetachedPredictionInLoss(Rule):
                     continue
                 seen.add(cut.node)
                 self._report(cut, loss, b.node)
+
+    def _scored_cuts(self) -> None:
+        """A backward followed by `opt.step()`, where `opt` trains the model `g` and not `d`: a term
+        of the loss computed by `d` from `g(z).detach()` sends `g` nothing and trains nothing the
+        optimizer steps (a GAN's generator step on `fake.detach()`). The discriminator's own step
+        on `fake.detach()` steps `d`: silent."""
+        reported = set()
+        for b in self.flow.backwards if self._scored else ():
+            if not b.value.has_graph:
+                continue
+            step = _step_after(b.function.node if b.function is not None else self.flow.module, b.node)
+            built = trained_models(self.flow, b.function, step[0]) if step is not None else None
+            if built is None:
+                continue
+            trained, construction = built
+            for rec in self._scored:
+                if rec.cut.node in reported or rec.call not in b.value.origins or rec.call in self._as_target:
+                    continue
+                if rec.stamp[0] is not b.function or not self.current(rec.stamp):
+                    continue  # a call in a helper or forward() is one node for every caller: not this loss's
+                scorer = dotted(rec.call.func)
+                cut = sorted(m for m in rec.cut_from if any(m == t or m.startswith(t + ".") for t in trained))
+                if not cut or any(_related(scorer, t) for t in trained):
+                    continue  # the scorer is trained too (a discriminator's step), or the cut is not
+                if any(_related(o, t) for o in rec.others_from for t in trained):
+                    continue  # another input of the scorer reaches the trained model
+                reported.add(rec.cut.node)
+                self._report_scored(rec, cut, scorer, step, construction, b.node)
+
+    def _report_scored(self, rec: ScoredCut, cut: list, scorer: str, step, construction, backward) -> None:
+        node = rec.cut.node
+        names = ", ".join(f"`{m}`" for m in cut)
+        optimizer, step_call = step
+
+        def message(line_of):
+            return (
+                f"{rec.cut.text} cuts {names} from the input `{scorer}` scores on line {line_of(rec.call)}, yet the "
+                f"`.backward()` on line {line_of(backward)} is for `{optimizer}.step()` on line {line_of(step_call)}, "
+                f"built over the parameters of {names}, not `{scorer}` (line {line_of(construction)}): this term "
+                f"sends {names} no gradient"
+            )
+
+        inner = _cut_input(node)
+        how = "`.detach()`" if isinstance(node, cst.Call) else "`.data`"
+        fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
+        related = [(rec.call, "scored here"), (step_call, "the optimizer step"), (backward, "back-propagated here")]
+        self.report(node, message, fixes=fixes, related=related)
+
+    def _packed_submodules(self) -> None:
+        """A model's outputs copied into a new tensor in forward() (`torch.Tensor(losses)`) that reach no
+        output of forward() otherwise: that model never learns (a multi-task loss module whose task
+        losses lost their graph: only its own weights train)."""
+        for node, models, cut, fn, stamp in self._packed:
+            if not self.current(stamp) or not _known(fn.returns):
+                continue
+            out = all_origins(fn.returns)
+            lost = []
+            for call in models:
+                attr = _self_attribute(call.func)
+                others = self._sub_calls.get((fn.cls, attr), ()) if attr is not None else (call,)
+                if all(c in cut and c not in out for c in others):
+                    lost.append(call)
+            if not lost:
+                continue
+            lost.sort(key=lambda c: self.code_of(c))
+            calls = ", ".join(f"`{short(self.code_of(c))}`" for c in lost)
+            models = ", ".join(f"`{short(self.code_of(c.func))}`" for c in lost)
+            packer = f"`{short(self.code_of(node))}`"
+
+            def message(line_of, calls=calls, models=models, lost=lost, packer=packer):
+                where = ", ".join(str(line_of(c)) for c in lost)
+                return (
+                    f"{packer} copies what {calls} on line{'' if len(lost) == 1 else 's'} {where} computed into a new "
+                    f"tensor without its graph, and no other part of `forward()`'s output comes from it: no backward "
+                    f"reaches the parameters of {models}, which keep `.grad` at `None` and never learn"
+                )
+
+            self.report(node, message)
 
     def _cut_submodules(self) -> None:
         """`.detach()` in forward() on a submodule's output that reaches no output of the
@@ -293,6 +610,76 @@ loss.backward()
 """,
             runtime='assert model.encoder.weight.grad is not None',
             note='stop-gradient on one branch of a shared encoder (SimSiam): the other branch trains it',
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+G = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+D = nn.Linear(4, 1)
+d_opt = torch.optim.SGD(D.parameters(), lr=0.1)
+z, real = torch.randn(6, 2), torch.randn(6, 4)
+fake = G(z)
+d_opt.zero_grad()
+d_loss = F.binary_cross_entropy_with_logits(D(fake.detach()), torch.zeros(6, 1)) + F.binary_cross_entropy_with_logits(
+    D(real), torch.ones(6, 1))
+d_loss.backward()
+d_opt.step()
+""",
+            runtime="assert D.weight.grad is not None and G[0].weight.grad is None",
+            note="a GAN discriminator step: the optimizer stepped trains the scorer D, the generator is cut on purpose",
+        ),
+        Valid(
+            """
+import itertools
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+G = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+D = nn.Linear(4, 1)
+opt = torch.optim.SGD(itertools.chain(G.parameters(), D.parameters()), lr=0.1)
+student = nn.Linear(4, 4)
+z, real = torch.randn(6, 2), torch.randn(6, 4)
+fake = G(z)
+opt.zero_grad()
+d_loss = F.binary_cross_entropy_with_logits(D(fake.detach()), torch.zeros(6, 1))
+feature_loss = F.mse_loss(fake, student(fake.detach()))
+(d_loss + feature_loss).backward()
+opt.step()
+""",
+            runtime="assert D.weight.grad is not None and G[0].weight.grad is not None",
+            note="one optimizer over both models (the scorer D trains on the cut input); a module's score of the cut "
+            "input as a loss's target",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class BalancedLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(4, 1), nn.Linear(4, 1)])
+
+    def forward(self, x, ys):
+        losses = [F.mse_loss(head(x), y) for head, y in zip(self.heads, ys)]
+        weights = torch.tensor(losses)
+        weights = weights / weights.sum()
+        return (weights * torch.stack(losses)).sum()
+
+
+crit = BalancedLoss()
+crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
+""",
+            runtime="assert crit.heads[0].weight.grad is not None and crit.heads[1].weight.grad is not None",
+            note="loss values packed into a new tensor as weights, while the losses themselves reach the output "
+            "through `torch.stack`",
         ),
     ]
 
@@ -612,5 +999,60 @@ nn.functional.cross_entropy(logits.reshape(-1, 7), torch.randint(0, 7, (6,))).ba
             ),
             raises='element 0 of tensors does not require grad and does not have a grad_fn',
             note='the stacked logits returned through .data: nothing in the output has a graph (inversecooking)',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+G = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+D = nn.Linear(4, 1)
+g_opt = torch.optim.SGD(G.parameters(), lr=0.1)
+z, real = torch.randn(6, 2), torch.randn(6, 4)
+fake = G(z)
+adversarial = F.binary_cross_entropy_with_logits(D(fake.detach()), torch.ones(6, 1))
+g_opt.zero_grad()
+(adversarial + F.l1_loss(fake, real)).backward()
+g_opt.step()
+""",
+            range=(11, 51, 11, 64),
+            message="`.detach()` cuts `G` from the input `D` scores on line 11, yet the `.backward()` on line 13 is for "
+            "`g_opt.step()` on line 14, built over the parameters of `G`, not `D` (line 8): this term sends `G` no gradient",
+            fixes=('\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nG = nn.Sequential(nn.Linear(2, 4), nn.Tanh())\nD = nn.Linear(4, 1)\ng_opt = torch.optim.SGD(G.parameters(), lr=0.1)\nz, real = torch.randn(6, 2), torch.randn(6, 4)\nfake = G(z)\nadversarial = F.binary_cross_entropy_with_logits(D(fake), torch.ones(6, 1))\ng_opt.zero_grad()\n(adversarial + F.l1_loss(fake, real)).backward()\ng_opt.step()\n',),
+            runtime="G.zero_grad(); F.binary_cross_entropy_with_logits(D(fake.detach()), torch.ones(6, 1)).backward(); "
+            "assert G[0].weight.grad is None and D.weight.grad is not None",
+            note="a GAN generator step that scores `fake.detach()`: the adversarial term trains only D, which the "
+            "generator's optimizer does not step (image2reverb)",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TwoTaskLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(4, 1), nn.Linear(4, 1)])
+        self.log_vars = nn.Parameter(torch.zeros(2))
+
+    def forward(self, x, ys):
+        losses = [F.mse_loss(head(x), y) for head, y in zip(self.heads, ys)]
+        weighted = torch.tensor(losses) * torch.exp(-self.log_vars) + self.log_vars
+        return weighted.sum()
+
+
+crit = TwoTaskLoss()
+crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
+""",
+            range=(15, 19, 15, 39),
+            message="`torch.tensor(losses)` copies what `head(x)` on line 14 computed into a new tensor without its "
+            "graph, and no other part of `forward()`'s output comes from it: no backward reaches the parameters of "
+            "`head`, which keep `.grad` at `None` and never learn",
+            runtime="assert crit.heads[0].weight.grad is None and crit.log_vars.grad is not None",
+            note="task losses packed into a new tensor before they are weighted by learnt uncertainties: only the "
+            "weights train (multi-task uncertainty weighting with `torch.Tensor(l)`)",
         ),
     ]

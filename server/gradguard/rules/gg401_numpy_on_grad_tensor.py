@@ -20,7 +20,9 @@ class NumpyOnGradTensor(Rule):
     Finds `.numpy()` (also after `.cpu()`), `np.array(t)`, `np.asarray(t)` and
     other NumPy calls that convert a tensor which requires grad - a model's
     output, a loss, a parameter - outside `torch.no_grad()`. A list of such
-    tensors passed to NumPy (`np.mean(losses)`) counts too.
+    tensors passed to NumPy (`np.mean(losses)`) counts too. A model received
+    from elsewhere (`def export(model)`) has a parameter `model.alpha` when the
+    only class of the file that sets an `.alpha` makes it an `nn.Parameter`.
 
     ## Why is this bad?
     It raises at run time: `RuntimeError: Can't call numpy() on Tensor that
@@ -180,6 +182,31 @@ positive = (logits > 0).numpy()
 """,
             runtime='assert logits.requires_grad',
             note='integer and bool tensors never require grad: argmax, sample(), multinomial, max()[1], topk indices, comparisons',
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Scaler(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(3))
+        self.steps = torch.zeros(1)
+        self.register_buffer("shift", torch.zeros(3))
+
+
+def export(model):
+    model.eval()
+    return np.copy(model.scale.data), np.copy(model.steps), np.copy(model.shift)
+
+
+scale, steps, shift = export(Scaler())
+""",
+            runtime="assert scale.shape == (3,) and steps.shape == (1,)",
+            note="a model's attributes read through `.data`, set to a plain tensor, or registered as a buffer",
         ),
     ]
 
@@ -364,6 +391,34 @@ for ep in range(2):
             ),
             raises=ERROR,
             note='nested loops filling a NumPy table; renamed variables',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Gate(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.alpha = nn.Parameter(torch.zeros(n))
+
+    def forward(self, x):
+        return x * torch.sigmoid(self.alpha)
+
+
+def log_gates(model, history):
+    model.eval()
+    history.append(np.array(model.alpha))
+""",
+            range=(18, 19, 18, 40),
+            message="`model.alpha` requires grad (`.alpha` is an `nn.Parameter` in `Gate`, the only class of this file "
+            "with a `.alpha`, on line 10); `np.array()` on it raises \"" + ERROR + "\"",
+            fixes=('\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\nclass Gate(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.alpha = nn.Parameter(torch.zeros(n))\n\n    def forward(self, x):\n        return x * torch.sigmoid(self.alpha)\n\n\ndef log_gates(model, history):\n    model.eval()\n    history.append(np.array(model.alpha.detach()))\n',),
+            runtime="import pytest\nwith pytest.raises(RuntimeError, match='Can.t call numpy'):\n    log_gates(Gate(4), [])",
+            note="a model received from elsewhere (`model.eval()`): its `.alpha` is the parameter the one class of "
+            "the file with an `.alpha` makes (EdgeML's Bonsai)",
         ),
     ]
 
