@@ -16,13 +16,15 @@ from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 EVAL_WORDS = frozenset(
     """evaluate evaluation eval validate validation val test predict prediction predictions infer
-    inference sample sampling generate generation decode""".split()
+    inference sample sampling generate generation decode act action""".split()
 )
 
 
 # A method of some other class (a replay buffer's `_sample()`, a tokenizer's `decode()`) is named
 # for what it does to its data: only these words still say it evaluates a model.
-METHOD_EVAL_WORDS = frozenset("evaluate evaluation eval validate validation val test predict prediction infer inference".split())
+METHOD_EVAL_WORDS = frozenset(
+    "evaluate evaluation eval validate validation val test predict prediction infer inference act action".split()
+)
 
 
 def eval_function_name(name: str, method: bool = False) -> bool:
@@ -102,7 +104,9 @@ class EvalWithoutNoGrad(Rule):
     input gradients), a model of this file whose own forward back-propagates, and
     a model's own `decode()`/`sample()`/`predict()` that returns a graph (part of
     its forward pass: a VAE trains through `decode`; one that returns
-    `scores.argmax(1)` is an evaluation). The `.eval()` may also come from the
+    `scores.argmax(1)` is an evaluation), and an agent's acting step
+    (`select_action`, `act`) that keeps something for a later update (REINFORCE's
+    `saved_log_probs.append(m.log_prob(action))`). The `.eval()` may also come from the
     top level of a script that never trains, or from the constructor of a class
     that holds the model for inference (`self.model_ = model.eval()`).
 
@@ -278,6 +282,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if why == "named" and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
+            if why == "named" and _acting(fn.name) and _keeps(fn.node):
+                continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
@@ -622,7 +628,8 @@ optimizer = torch.optim.SGD(policy_net.parameters(), lr=0.01)
 
 
 def select_action(state):
-    return policy_net(state).argmax(1)
+    with torch.no_grad():  # acting builds no graph (GG103 reports the forward otherwise)
+        return policy_net(state).argmax(1)
 
 
 for step in range(3):
@@ -792,6 +799,28 @@ class Autoencoder(nn.Module):
         return torch.sigmoid(self.decoder(z))
 """,
             note="a model's own predict() that returns a graph: part of forward (an autoencoder's decoder)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Reinforce:
+    def __init__(self, policy: nn.Module):
+        self.policy = policy
+        self.saved_log_probs = []
+
+    def select_action(self, state):
+        probs = self.policy(torch.as_tensor(state, dtype=torch.float32)).softmax(-1)
+        m = Categorical(probs)
+        action = m.sample()
+        self.saved_log_probs.append(m.log_prob(action))
+        return action.item()
+""",
+            runtime='agent = Reinforce(nn.Linear(3, 2))\nagent.select_action([0.1, 0.2, 0.3])\nassert agent.saved_log_probs[0].requires_grad',
+            note="REINFORCE: select_action() keeps the log-probability for the episode's backward",
         ),
     ]
 
@@ -1172,6 +1201,28 @@ class Classifier(nn.Module):
             runtime='c = Classifier()\nassert c.head(c.body(torch.randn(2, 4))).requires_grad',
             note="a model's own predict() that returns argmax: an evaluation, not part of a forward pass (pytorch/examples forward-forward Net.predict)",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Agent:
+    def __init__(self, actor: nn.Module):
+        self.actor = actor
+
+    def select_action(self, state):
+        state = torch.as_tensor(state, dtype=torch.float32).unsqueeze(0)
+        return self.actor(state).cpu().data.numpy().flatten()
+""",
+            range=(12, 15, 12, 32),
+            message='`self.actor(state)` runs with grad enabled in `select_action()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Agent:\n    def __init__(self, actor: nn.Module):\n        self.actor = actor\n\n    @torch.no_grad()\n    def select_action(self, state):\n        state = torch.as_tensor(state, dtype=torch.float32).unsqueeze(0)\n        return self.actor(state).cpu().data.numpy().flatten()\n',
+            ),
+            runtime='agent = Agent(nn.Linear(3, 2))\nassert agent.actor(torch.zeros(1, 3)).requires_grad',
+            note="TD3/DDPG: an agent's select_action() that returns only NumPy builds the actor's graph for nothing",
+        ),
     ]
 
 
@@ -1192,3 +1243,34 @@ def _returns_values(fn) -> bool:
     `Net.predict`); one that returns a graph is part of a forward pass."""
     r = fn.returns
     return fn.returned and r.kind in (Kind.TENSOR, Kind.NUMBER) and r.grad is Grad.NO and not r.has_graph
+
+
+# An agent's acting step (`select_action`, `act`, `get_action`): an evaluation when it keeps nothing.
+ACTING_WORDS = frozenset(("act", "action"))
+
+
+def _acting(name: str) -> bool:
+    parts = [p for p in name.lower().split("_") if p]
+    return bool(ACTING_WORDS & set(parts)) and not eval_function_name(name.replace("act", "").replace("action", ""))
+
+
+class _Keeps(cst.CSTVisitor):
+    """Does a function put anything where it outlives the call (`self.saved_log_probs.append(...)`,
+    `memory.logprobs.append(...)`, `self.last = ...`)?"""
+
+    def __init__(self):
+        self.keeps = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("append", "extend", "insert", "add", "put", "push"):
+            self.keeps = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        if isinstance(node.target, (cst.Attribute, cst.Subscript)):
+            self.keeps = True
+
+
+def _keeps(fn: cst.FunctionDef) -> bool:
+    finder = _Keeps()
+    fn.body.visit(finder)
+    return finder.keeps
