@@ -261,6 +261,8 @@ class EvalWithoutNoGrad(Rule):
             return
         if re.search(rf"\b{re.escape(target)}\s*\.\s*train\s*\(", self.code_of(fn.cls.node)):
             return
+        if _frozen_in(self.code_of(fn.node), target):
+            return  # BLT's patcher: frozen parameters build no graph from token ids
         self._constructor_evals[(fn.cls, target)] = (0, node)
 
     def _trains_file(self) -> bool:
@@ -822,6 +824,28 @@ class Reinforce:
             runtime='agent = Reinforce(nn.Linear(3, 2))\nagent.select_action([0.1, 0.2, 0.3])\nassert agent.saved_log_probs[0].requires_grad',
             note="REINFORCE: select_action() keeps the log-probability for the episode's backward",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Patched(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.patcher = nn.Embedding(10, 4)
+        self.patcher.eval()
+        for param in self.patcher.parameters():
+            param.requires_grad = False
+        self.body = nn.Linear(4, 4)
+
+    def forward(self, ids):
+        lengths = self.patcher(ids).norm(dim=-1).argmax(-1)
+        return self.body(torch.ones(ids.shape[0], 4)) * lengths.unsqueeze(-1)
+""",
+            runtime='m = Patched()\nassert not m.patcher(torch.tensor([[1, 2]])).requires_grad',
+            note='regression (transformers BLT): a submodule eval()-ed and frozen in the constructor builds no graph from token ids',
+        ),
     ]
 
     INVALID = [
@@ -1274,3 +1298,14 @@ def _keeps(fn: cst.FunctionDef) -> bool:
     finder = _Keeps()
     fn.body.visit(finder)
     return finder.keeps
+
+
+def _frozen_in(code: str, target: str) -> bool:
+    """Does `code` freeze the module's parameters (`target.requires_grad_(False)`, or
+    `for p in target.parameters(): p.requires_grad = False`)? A frozen module builds no graph
+    from inputs that need none, so its forward with grad on costs nothing."""
+    t = re.escape(target)
+    return bool(
+        re.search(rf"\b{t}\s*\.\s*requires_grad_\s*\(\s*(?:False|requires_grad\s*=\s*False)", code)
+        or re.search(rf"\b{t}\s*\.\s*(?:parameters|named_parameters)\s*\(", code) and re.search(r"requires_grad\s*=\s*False", code)
+    )
