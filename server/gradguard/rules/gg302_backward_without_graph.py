@@ -15,9 +15,12 @@ AUTOGRAD_FUNCTIONS = frozenset(("torch.autograd.grad", "torch.autograd.backward"
 class BackwardWithoutGraph(Rule):
     """
     ## What it does
-    Finds `.backward()` called on a value that provably carries no graph: it was
-    computed under `torch.no_grad()`, or only from `.detach()`ed tensors,
-    `.item()` numbers and fresh tensors that do not require grad.
+    Finds `.backward()` (or `torch.autograd.grad` / `torch.autograd.backward`)
+    called on a value that provably carries no graph: it was computed under
+    `torch.no_grad()` or `torch.inference_mode()` (which `torch.enable_grad()`
+    inside it does not undo), in a function every call of which runs under
+    `torch.no_grad()`, or only from `.detach()`ed tensors, `.item()` numbers and
+    fresh tensors that do not require grad.
 
     ## Why is this bad?
     It raises at run time: `RuntimeError: element 0 of tensors does not require
