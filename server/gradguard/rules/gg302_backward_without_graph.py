@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradguard.engine.values import Grad, Kind
@@ -8,6 +10,8 @@ from gradguard.rules._build import evidence_note, short
 from gradguard.rules.base import Invalid, Rule, Valid
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+# An `if` that asks whether there is a graph (or grad mode) to back-propagate.
+GRAD_TEST = re.compile(r"\b(?:requires_grad|grad_fn|is_grad_enabled|is_inference_mode_enabled)\b")
 # Functions that back-propagate their first argument (`outputs`, `tensors`): they raise like `.backward()`.
 AUTOGRAD_FUNCTIONS = frozenset(("torch.autograd.grad", "torch.autograd.backward"))
 
@@ -52,6 +56,16 @@ class BackwardWithoutGraph(Rule):
     severity = Severity.ERROR
     summary = "`.backward()` on a value that carries no graph: it raises"
 
+    def __init__(self, flow, settings, reports):
+        super().__init__(flow, settings, reports)
+        self.conditions: dict = {}  # function being walked -> the tests of the `if`s around the statement
+
+    def visit_If(self, node: cst.If) -> None:
+        self.conditions.setdefault(self.flow.function, []).append(node.test)
+
+    def leave_If(self, node: cst.If) -> None:
+        self.conditions[self.flow.function].pop()
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
@@ -65,7 +79,7 @@ class BackwardWithoutGraph(Rule):
     def _check(self, node: cst.Call, receiver: cst.BaseExpression, what: str) -> None:
         """Report `what` (`.backward()`, `torch.autograd.grad`) run on `receiver` if it provably has no graph."""
         v = self.flow.value(receiver)
-        if v.kind is not Kind.TENSOR or v.grad is not Grad.NO:
+        if v.kind is not Kind.TENSOR or v.grad is not Grad.NO or self._guarded(v):
             return
         name = short(self.code_of(receiver))
         why = v.why
@@ -76,6 +90,17 @@ class BackwardWithoutGraph(Rule):
 
         related = [(why.node, "the graph is lost here")] if why is not None else []
         self.report(node, message, related=related)
+
+    def _guarded(self, v) -> bool:
+        """Might the code around the call skip it when there is no graph? `if loss.requires_grad:`
+        tests for one; and in a function that only a caller's `no_grad` runs without grad, any `if`
+        (`if train:`) may be what that caller turns off."""
+        tests = self.conditions.get(self.flow.function) or ()
+        if any(GRAD_TEST.search(self.code_of(t)) for t in tests):
+            return True
+        fn = self.flow.function
+        by_caller = fn is not None and fn.off_call is not None and v.why is not None and v.why.node is fn.off_call[0]
+        return by_caller and bool(tests)
 
     VALID = [
         Valid(
@@ -173,6 +198,49 @@ Probe(nn.Linear(3, 2)).report([torch.randn(4, 3)])
 """,
             note="only the bookkeeping runs under no_grad; the method is called with grad on",
             runtime="assert Probe(nn.Linear(3, 2)).report([torch.randn(2, 3)])[1][0].shape == (2, 3)",
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+
+class Runner:
+    def __init__(self, net, opt):
+        self.net, self.opt = net, opt
+
+    def step(self, x, y, train):
+        loss = nn.functional.mse_loss(self.net(x), y)
+        if train:
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+        return loss.item()
+
+    def evaluate(self, batches):
+        with torch.no_grad():
+            return [self.step(x, y, train=False) for x, y in batches]
+
+
+net = nn.Linear(3, 1)
+Runner(net, torch.optim.SGD(net.parameters(), lr=0.1)).evaluate([(torch.randn(4, 3), torch.randn(4, 1))])
+""",
+            note="the only caller runs the step under no_grad, with the flag that skips its backward",
+            runtime="assert net.weight.grad is None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model, crit = nn.Linear(3, 2), nn.CrossEntropyLoss()
+with torch.no_grad():
+    loss = crit(model(torch.randn(4, 3)), torch.tensor([0, 1, 1, 0]))
+if loss.requires_grad:
+    loss.backward()
+""",
+            note="the backward asks whether there is a graph first",
+            runtime="assert model.weight.grad is None",
         ),
     ]
 
