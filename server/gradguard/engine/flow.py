@@ -589,7 +589,7 @@ class FlowAnalysis:
         at = next((i.item for i in node.items if self.grad_mode_of(i.item)), None)
         outer = (frame.inference, frame.inert)
         if self._is_inference(at):
-            frame.inference = at if mode is GradMode.OFF else None  # `inference_mode(False)` leaves it
+            frame.inference = at if mode is GradMode.OFF else None  # `inference_mode(False)` leaves inference mode
         elif frame.inference is not None and mode is not GradMode.OFF:
             # `torch.enable_grad()` inside `torch.inference_mode()`: grad mode is on, yet nothing is recorded
             frame.inert, mode, at = at, GradMode.OFF, frame.inference
@@ -603,11 +603,12 @@ class FlowAnalysis:
             frame.inference, frame.inert = outer
 
     def _is_inference(self, switch: Optional[cst.BaseExpression]) -> bool:
-        """Is this `with` item or decorator `torch.inference_mode()` (which `torch.enable_grad()` does not undo)?"""
+        """Is this `with` item or decorator `torch.inference_mode(...)`? Only it undoes itself:
+        `torch.enable_grad()` inside `torch.inference_mode()` records nothing."""
         if switch is None:
             return False
         func = switch.func if isinstance(switch, cst.Call) else switch
-        return self._qualname(func) == "torch.inference_mode" and self.grad_mode_of(switch) is GradMode.OFF
+        return self._qualname(func) == "torch.inference_mode"
 
     def _off_why(self, node: cst.CSTNode) -> Evidence:
         """Why what `node` computes with grad off has no graph: the block that turned grad off, or, in a
@@ -803,7 +804,8 @@ class FlowAnalysis:
         outer = self.frame
         self.frame = Frame(scope, modes=[mode], loops=(fn.node,) if fn.repeated else ())
         if mode is GradMode.OFF:  # `@torch.inference_mode()`: `torch.enable_grad()` inside does not undo it
-            self.frame.inference = next((d.decorator for d in fn.node.decorators if self._is_inference(d.decorator)), None)
+            self.frame.inference = next((d.decorator for d in fn.node.decorators if self._is_inference(d.decorator)
+                                         and self.grad_mode_of(d.decorator) is GradMode.OFF), None)
         outer_top, self.top = self.top, fn.top
         outer_statement = self.statement  # the caller's: a fix that wraps the call must wrap it, not the callee's
         fn.in_progress = True

@@ -242,6 +242,21 @@ if loss.requires_grad:
             note="the backward asks whether there is a graph first",
             runtime="assert model.weight.grad is None",
         ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+with torch.inference_mode():
+    scores = net(torch.randn(5, 3))
+    with torch.inference_mode(False):
+        loss = net(torch.randn(2, 3)).pow(2).mean()
+        loss.backward()
+""",
+            note="torch.inference_mode(False) does leave inference mode",
+            runtime="assert net.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
