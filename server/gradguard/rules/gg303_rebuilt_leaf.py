@@ -144,18 +144,20 @@ class RebuiltLeaf(Rule):
         """Where the graph of what `expr` computes was cut, if it has none left."""
         v = self.flow.value(expr)
         if v.grad is Grad.NO:
-            return _cuts_of(v) or self._no_grad_blocks(expr)
+            return _cuts_of(v) or (self._no_grad_blocks(expr) if v.scalar else frozenset())
         if v.grad is Grad.YES or not isinstance(expr, cst.Call) or not LOSS_NAME.search(self.code_of(expr.func)):
             return frozenset()
         # `criterion(out, y)` of an unknown loss callable given a cut prediction (and targets)
         args = [self.flow.value(a.value) for a in expr.args]
         if any(a.grad is Grad.YES for a in args):
             return frozenset()
-        return frozenset().union(*(_cuts_of(a) for a in args))
+        return frozenset().union(*(_cuts_of(a) for a in args)) or self._no_grad_blocks(expr)
 
     def _no_grad_blocks(self, expr: cst.BaseExpression) -> frozenset:
-        """The `torch.no_grad()` blocks that computed the operands of `expr` (a value without a graph):
-        `F.cross_entropy(output, label)` of an `output = model.head(feature)` computed inside one."""
+        """The `torch.no_grad()` blocks that computed the operands of `expr`, a loss without a graph:
+        `F.cross_entropy(output, label)` of an `output = model.head(feature)` computed inside one.
+        Only for a loss (a scalar, or a loss callable's result): a tensor made a leaf may go on into
+        a model the code trains on purpose (`z.requires_grad = True; decoder(z)`)."""
         found = set()
         for n in [expr, *_names(expr)]:
             why = self.flow.value(n).why
@@ -398,6 +400,31 @@ hidden.backward(cut.grad)
 """,
             runtime="assert encoder.weight.grad is not None and head.weight.grad is not None",
             note="a copy of a graph made a leaf on purpose (split back-propagation): fed to a model, its .grad read",
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+
+def finetune_decoder(model, batches, opt):
+    model.train()
+    for batch in batches:
+        with torch.no_grad():
+            z = model.encoder(batch)
+        z.requires_grad = True
+        loss = nn.functional.mse_loss(model.decoder(z), batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+ae = nn.Module()
+ae.encoder, ae.decoder = nn.Linear(4, 2), nn.Linear(2, 4)
+finetune_decoder(ae, [torch.randn(3, 4)], torch.optim.SGD(ae.decoder.parameters(), lr=0.1))
+""",
+            runtime="assert ae.decoder.weight.grad is not None and ae.encoder.weight.grad is None",
+            note="a code computed under no_grad made a leaf and fed on to a submodule that learns (not a loss)",
         ),
     ]
     INVALID = [
