@@ -152,7 +152,8 @@ def test_a_caller_under_no_grad_reaches_the_callee():
     with torch.no_grad():
         forward_only(torch.ones(1, 2))
     """
-    assert state(src, "return z", 7) == "`z` carries no graph (computed inside `torch.no_grad()` on line 7)"
+    # the evidence is the call under no_grad, not line 7 (which sits in no `with` block)
+    assert state(src, "return z", 7) == "`z` carries no graph (`forward_only` is called inside `torch.no_grad()` on line 11)"
 
 
 def test_self_submodules_of_module_classes():

@@ -98,6 +98,7 @@ class FunctionInfo:
     repeated: bool = False  # called over and over by a framework: `optimizer.step(closure)`
     keeps: Optional[dict] = None  # parameter -> where the function keeps it past the call (computed on first call)
     param_values: dict = field(default_factory=dict)
+    off_call: Optional[tuple] = None  # (call, the caller's `torch.no_grad()` or None): its first call with grad off
 
 
 @dataclass(eq=False)
@@ -139,6 +140,8 @@ class Frame:
     loops: tuple = ()
     modes: list = field(default_factory=lambda: [GradMode.ON])
     mode_nodes: list = field(default_factory=lambda: [None])  # the `torch.no_grad()` that set each mode
+    inference: Optional[cst.CSTNode] = None  # the `torch.inference_mode()` in force (a `with` item or decorator)
+    inert: Optional[cst.CSTNode] = None  # a `torch.enable_grad()` that inference mode keeps from recording
 
     @property
     def mode(self) -> GradMode:
@@ -584,13 +587,44 @@ class FlowAnalysis:
         if mode is None:
             self._block(node.body)
             return
-        self.frame.modes.append(mode)
-        self.frame.mode_nodes.append(next((i.item for i in node.items if self.grad_mode_of(i.item)), None))
+        frame = self.frame
+        at = next((i.item for i in node.items if self.grad_mode_of(i.item)), None)
+        outer = (frame.inference, frame.inert)
+        if self._is_inference(at):
+            frame.inference = at if mode is GradMode.OFF else None  # `inference_mode(False)` leaves inference mode
+        elif frame.inference is not None and mode is not GradMode.OFF:
+            # `torch.enable_grad()` inside `torch.inference_mode()`: grad mode is on, yet nothing is recorded
+            frame.inert, mode, at = at, GradMode.OFF, frame.inference
+        frame.modes.append(mode)
+        frame.mode_nodes.append(at)
         try:
             self._block(node.body)
         finally:
-            self.frame.modes.pop()
-            self.frame.mode_nodes.pop()
+            frame.modes.pop()
+            frame.mode_nodes.pop()
+            frame.inference, frame.inert = outer
+
+    def _is_inference(self, switch: Optional[cst.BaseExpression]) -> bool:
+        """Is this `with` item or decorator `torch.inference_mode(...)`? Only it undoes itself:
+        `torch.enable_grad()` inside `torch.inference_mode()` records nothing."""
+        if switch is None:
+            return False
+        func = switch.func if isinstance(switch, cst.Call) else switch
+        return self._qualname(func) == "torch.inference_mode"
+
+    def _off_why(self, node: cst.CSTNode) -> Evidence:
+        """Why what `node` computes with grad off has no graph: the block that turned grad off, or, in a
+        function every call of which runs with grad off, the call (`test_step` called inside `torch.no_grad()`)."""
+        frame, fn = self.frame, self.function
+        at = frame.mode_nodes[-1]
+        if frame.inert is not None and at is frame.inference:
+            return Evidence(at, f"`{self._short(frame.inert)}` does not undo `{self._short(at)}`")
+        if at is None and fn is not None and fn.decorated_mode is None and fn.off_call is not None:
+            call, outer = fn.off_call
+            return Evidence(call, f"`{fn.name}` is called " + (f"inside `{self._short(outer)}`" if outer is not None
+                                                                  else "with grad off"))
+        switch = "torch.inference_mode()" if frame.inference is not None else "torch.no_grad()"
+        return Evidence(node, f"computed inside `{switch}`")
 
     def _statement_call(self, call: cst.Call) -> None:
         # torch.set_grad_enabled(False) as a statement switches the mode for the rest.
@@ -685,6 +719,8 @@ class FlowAnalysis:
             fn.callers.add(self.function)
         fn.call_modes.add(mode)
         fn.call_sites += 1
+        if mode is GradMode.OFF and fn.off_call is None:
+            fn.off_call = (call, self.frame.mode_nodes[-1])
         for name, v in params.items():
             old = fn.param_values.get(name)
             fn.param_values[name] = v if old is None else merge(old, v)
@@ -769,6 +805,9 @@ class FlowAnalysis:
                 scope.env[star.name.value] = Binding(UNKNOWN, (), star)
         outer = self.frame
         self.frame = Frame(scope, modes=[mode], loops=(fn.node,) if fn.repeated else ())
+        if mode is GradMode.OFF:  # `@torch.inference_mode()`: `torch.enable_grad()` inside does not undo it
+            self.frame.inference = next((d.decorator for d in fn.node.decorators if self._is_inference(d.decorator)
+                                         and self.grad_mode_of(d.decorator) is GradMode.OFF), None)
         outer_top, self.top = self.top, fn.top
         outer_statement = self.statement  # the caller's: a fix that wraps the call must wrap it, not the callee's
         fn.in_progress = True
@@ -1070,8 +1109,7 @@ class FlowAnalysis:
             if mode is GradMode.OFF:
                 at = self.frame.mode_nodes[-1]
                 cuts = v.cuts | ({Evidence(at, f"`{self._short(at)}`")} if at is not None else set())
-                return v.but(grad=Grad.NO, why=Evidence(node, "computed inside `torch.no_grad()`"), origins=frozenset(),
-                             cuts=frozenset(cuts))
+                return v.but(grad=Grad.NO, why=self._off_why(node), origins=frozenset(), cuts=frozenset(cuts))
             if mode is GradMode.UNKNOWN:
                 return v.but(grad=Grad.UNKNOWN, why=None, origins=frozenset())
         return v
@@ -1091,7 +1129,7 @@ class FlowAnalysis:
         if (isinstance(node, cst.Call) and v.grad is Grad.UNKNOWN and v.kind in (Kind.UNKNOWN, Kind.TENSOR)
                 and self.frame.mode is GradMode.OFF):
             # Whatever a call computes under no_grad carries no graph (`teacher(x)` of an unknown teacher).
-            v = v.but(grad=Grad.NO, why=Evidence(node, "computed inside `torch.no_grad()`"), origins=frozenset())
+            v = v.but(grad=Grad.NO, why=self._off_why(node), origins=frozenset())
         if isinstance(node, (cst.Name, cst.Attribute)) and (_unknown(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR):
             v = self._from_use(node, v)
         if self.facts and _unknown(v):

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradguard.engine.values import Grad, Kind
@@ -8,14 +10,21 @@ from gradguard.rules._build import evidence_note, short
 from gradguard.rules.base import Invalid, Rule, Valid
 
 ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
+# An `if` that asks whether there is a graph (or grad mode) to back-propagate.
+GRAD_TEST = re.compile(r"\b(?:requires_grad|grad_fn|is_grad_enabled|is_inference_mode_enabled)\b")
+# Functions that back-propagate their first argument (`outputs`, `tensors`): they raise like `.backward()`.
+AUTOGRAD_FUNCTIONS = frozenset(("torch.autograd.grad", "torch.autograd.backward"))
 
 
 class BackwardWithoutGraph(Rule):
     """
     ## What it does
-    Finds `.backward()` called on a value that provably carries no graph: it was
-    computed under `torch.no_grad()`, or only from `.detach()`ed tensors,
-    `.item()` numbers and fresh tensors that do not require grad.
+    Finds `.backward()` (or `torch.autograd.grad` / `torch.autograd.backward`)
+    called on a value that provably carries no graph: it was computed under
+    `torch.no_grad()` or `torch.inference_mode()` (which `torch.enable_grad()`
+    inside it does not undo), in a function every call of which runs under
+    `torch.no_grad()`, or only from `.detach()`ed tensors, `.item()` numbers and
+    fresh tensors that do not require grad.
 
     ## Why is this bad?
     It raises at run time: `RuntimeError: element 0 of tensors does not require
@@ -47,22 +56,51 @@ class BackwardWithoutGraph(Rule):
     severity = Severity.ERROR
     summary = "`.backward()` on a value that carries no graph: it raises"
 
+    def __init__(self, flow, settings, reports):
+        super().__init__(flow, settings, reports)
+        self.conditions: dict = {}  # function being walked -> the tests of the `if`s around the statement
+
+    def visit_If(self, node: cst.If) -> None:
+        self.conditions.setdefault(self.flow.function, []).append(node.test)
+
+    def leave_If(self, node: cst.If) -> None:
+        self.conditions[self.flow.function].pop()
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "backward"):
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward":
+            self._check(node, func.value, "`.backward()`")
             return
-        v = self.flow.value(func.value)
-        if v.kind is not Kind.TENSOR or v.grad is not Grad.NO:
+        if self.flow._qualname(func) in AUTOGRAD_FUNCTIONS:
+            outputs = _outputs(node)
+            if outputs is not None:
+                self._check(node, outputs, f"`{short(self.code_of(func))}()`")
+
+    def _check(self, node: cst.Call, receiver: cst.BaseExpression, what: str) -> None:
+        """Report `what` (`.backward()`, `torch.autograd.grad`) run on `receiver` if it provably has no graph."""
+        v = self.flow.value(receiver)
+        if v.kind is not Kind.TENSOR or v.grad is not Grad.NO or self._guarded(v):
             return
-        name = short(self.code_of(func.value))
+        name = short(self.code_of(receiver))
         why = v.why
 
         def message(line_of):
-            origin = evidence_note(why, func.value, line_of, self.code_of)
-            return f"`{name}` carries no graph{origin}; `.backward()` on it raises \"{ERROR}\""
+            origin = evidence_note(why, receiver, line_of, self.code_of)
+            return f"`{name}` carries no graph{origin}; {what} on it raises \"{ERROR}\""
 
         related = [(why.node, "the graph is lost here")] if why is not None else []
         self.report(node, message, related=related)
+
+    def _guarded(self, v) -> bool:
+        """Might the code around the call skip it when there is no graph? `if loss.requires_grad:`
+        tests for one; and in a function that only a caller's `no_grad` runs without grad, any `if`
+        (`if train:`) may be what that caller turns off."""
+        tests = self.conditions.get(self.flow.function) or ()
+        if any(GRAD_TEST.search(self.code_of(t)) for t in tests):
+            return True
+        fn = self.flow.function
+        by_caller = fn is not None and fn.off_call is not None and v.why is not None and v.why.node is fn.off_call[0]
+        return by_caller and bool(tests)
 
     VALID = [
         Valid(
@@ -111,6 +149,112 @@ for x in [torch.randn(3, 2) for _ in range(2)]:
 total.backward()
 """,
             note="starts as a plain tensor, gains a graph in the loop",
+            runtime="assert net.weight.grad is not None",
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 3))
+
+
+@torch.no_grad()
+def input_sensitivity(model, batch):
+    with torch.enable_grad():
+        probe = batch.clone().requires_grad_(True)
+        out = model(probe).sum()
+        (grad,) = torch.autograd.grad(out, probe)
+    return grad.abs().mean().item()
+
+
+input_sensitivity(net, torch.randn(4, 3))
+""",
+            note="torch.enable_grad() undoes torch.no_grad() (not torch.inference_mode())",
+            runtime="assert input_sensitivity(net, torch.randn(2, 3)) > 0",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Probe:
+    def __init__(self, net):
+        self.net = net
+
+    def saliency(self, x):
+        x = x.clone().requires_grad_(True)
+        score = self.net(x).sum()
+        return torch.autograd.grad(score, x)[0]
+
+    def report(self, batches):
+        with torch.no_grad():
+            sizes = [b.shape[0] for b in batches]
+        return sizes, [self.saliency(b) for b in batches]
+
+
+Probe(nn.Linear(3, 2)).report([torch.randn(4, 3)])
+""",
+            note="only the bookkeeping runs under no_grad; the method is called with grad on",
+            runtime="assert Probe(nn.Linear(3, 2)).report([torch.randn(2, 3)])[1][0].shape == (2, 3)",
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+
+class Runner:
+    def __init__(self, net, opt):
+        self.net, self.opt = net, opt
+
+    def step(self, x, y, train):
+        loss = nn.functional.mse_loss(self.net(x), y)
+        if train:
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+        return loss.item()
+
+    def evaluate(self, batches):
+        with torch.no_grad():
+            return [self.step(x, y, train=False) for x, y in batches]
+
+
+net = nn.Linear(3, 1)
+Runner(net, torch.optim.SGD(net.parameters(), lr=0.1)).evaluate([(torch.randn(4, 3), torch.randn(4, 1))])
+""",
+            note="the only caller runs the step under no_grad, with the flag that skips its backward",
+            runtime="assert net.weight.grad is None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model, crit = nn.Linear(3, 2), nn.CrossEntropyLoss()
+with torch.no_grad():
+    loss = crit(model(torch.randn(4, 3)), torch.tensor([0, 1, 1, 0]))
+if loss.requires_grad:
+    loss.backward()
+""",
+            note="the backward asks whether there is a graph first",
+            runtime="assert model.weight.grad is None",
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+with torch.inference_mode():
+    scores = net(torch.randn(5, 3))
+    with torch.inference_mode(False):
+        loss = net(torch.randn(2, 3)).pow(2).mean()
+        loss.backward()
+""",
+            note="torch.inference_mode(False) does leave inference mode",
             runtime="assert net.weight.grad is not None",
         ),
     ]
@@ -229,4 +373,69 @@ while n < 3:
             raises=ERROR,
             note='a `while` loop; renamed variables',
         ),
+            Invalid(
+            """
+import torch
+from torch import nn
+
+
+@torch.inference_mode()
+def jacobian(model, x):
+    with torch.enable_grad():
+        x = x.clone().requires_grad_(True)
+        y = model(x)
+        rows = [torch.autograd.grad(y, x, v, retain_graph=True)[0] for v in torch.eye(y.shape[-1])]
+    return torch.stack(rows)
+
+
+jacobian(nn.Sequential(nn.Linear(3, 3), nn.Tanh()), torch.randn(3))
+""",
+            range=(11, 16, 11, 63),
+            message='`y` carries no graph (`torch.enable_grad()` does not undo `torch.inference_mode()` on line 6); '
+            '`torch.autograd.grad()` on it raises "element 0 of tensors does not require grad and does not have a '
+            'grad_fn"',
+            raises=ERROR,
+            note="torch.enable_grad() inside inference mode still records nothing",
+        ),
+        Invalid(
+            """
+import torch
+from torch import autograd, nn
+
+
+class Tester:
+    def __init__(self, classifier):
+        self.classifier = classifier
+
+    def step(self, images, labels):
+        self.classifier.eval()
+        images = images.clone().requires_grad_(True)
+        logits = self.classifier(images)
+        loss = nn.functional.cross_entropy(logits, labels)
+        saliency = autograd.grad(loss, images)[0]
+        return (logits.argmax(1) == labels).sum().item(), saliency
+
+    def test(self, loader):
+        with torch.no_grad():
+            return [self.step(x, y) for x, y in loader]
+
+
+Tester(nn.Linear(4, 3)).test([(torch.randn(2, 4), torch.tensor([0, 2]))])
+""",
+            range=(15, 19, 15, 46),
+            message='`loss` carries no graph (`step` is called inside `torch.no_grad()` on line 20); `autograd.grad()` '
+            'on it raises "element 0 of tensors does not require grad and does not have a grad_fn"',
+            raises=ERROR,
+            note="a method that takes input gradients, only called under its class's no_grad",
+        ),
     ]
+
+
+def _outputs(call: cst.Call):
+    """What `torch.autograd.grad(outputs, ...)` / `torch.autograd.backward(tensors, ...)` back-propagates."""
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None or arg.keyword.value in ("outputs", "tensors"):
+            return arg.value
+    return None

@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradguard.engine.walk import walk as walk_tree
 
-from gradguard.engine.flow import keyword, literal_bool
+from gradguard.engine.flow import GradMode, keyword, literal_bool
 from gradguard.engine.values import Evidence, Grad, Kind
 from gradguard.findings import Severity
 from gradguard.rules._build import short
@@ -32,6 +32,7 @@ class Rebuilt:
     backward: Optional[cst.CSTNode] = None  # a `.backward()` that reaches it
     intended: bool = False  # optimised on purpose (an optimizer, `.grad` read) or fed to a model
     stamp: tuple = ()
+    graph: Optional[Evidence] = None  # the copy itself left this graph behind (`Variable(loss, requires_grad=True)`)
 
 
 class RebuiltLeaf(Rule):
@@ -41,7 +42,9 @@ class RebuiltLeaf(Rule):
     back-propagated: `torch.tensor(loss.item(), requires_grad=True)`,
     `torch.tensor(out.detach().cpu().numpy(), requires_grad=True)`,
     `loss.requires_grad = True` or `loss.requires_grad_()` on a loss computed
-    from a detached prediction or under `torch.no_grad()`.
+    from a detached prediction or under `torch.no_grad()`, and
+    `Variable(loss, requires_grad=True)` (or `torch.tensor(...)`) of a loss that
+    still has its graph: the copy is a new leaf and leaves that graph behind.
 
     ## Why is this bad?
     It is the usual "fix" for `RuntimeError: element 0 of tensors does not
@@ -81,9 +84,11 @@ class RebuiltLeaf(Rule):
         self.open: dict = {}  # creation node -> Rebuilt (the latest analysis of its function)
         self.pending: dict = {}  # call node -> Rebuilt, until the statement holding it binds a name
         self.bound: dict = {}  # name -> the expression last assigned to it (in the walk's order)
+        self.off: dict = {}  # call node -> the `torch.no_grad()` block it ran in (an unknown callee's cut)
 
     # ------------------------------------------------------------- creation
     def visit_Call(self, node: cst.Call) -> None:
+        self._note_no_grad(node)
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "backward":
             self._backward(node, func.value)
@@ -100,20 +105,35 @@ class RebuiltLeaf(Rule):
         if (self.flow._qualname(func) or "") in REBUILDERS and node.args:
             rg = keyword(node, "requires_grad")
             if rg is not None and literal_bool(rg.value) is True:
-                self._made(node, node.args[0].value, self.flow.value(node.args[0].value))
+                self._made(node, node.args[0].value, self.flow.value(node.args[0].value), copies=True)
 
-    def _made(self, node: cst.CSTNode, source: cst.BaseExpression, v) -> None:
+    def _note_no_grad(self, node: cst.Call) -> None:
+        """A call that ran inside a `torch.no_grad()` block: the cut of what it computed, even when
+        the callee is unknown (`model.head(feature)`), so the flow recorded no graph to lose."""
+        frame = self.flow.frame
+        at = frame.mode_nodes[-1]
+        if at is not None and frame.mode is GradMode.OFF and self.flow.value(node).grad is Grad.NO:
+            self.off[node] = Evidence(at, f"`{short(self.code_of(at))}`")
+
+    def _made(self, node: cst.CSTNode, source: cst.BaseExpression, v, copies: bool = False) -> None:
         # Only a value proved to have had a graph that was cut on the way: a tensor with a
-        # graph of its own cannot be made a leaf (PyTorch raises), and data never had one.
+        # graph of its own cannot be made a leaf (PyTorch raises), and data never had one -
+        # except by a copy (`copies`), which leaves the graph behind.
+        graph = None
         if isinstance(source, cst.Name) and source.value in self.bound:
             # `loss.backward()` below is evidence that `loss` has a graph - unless, as here, the
             # code made it a leaf first: what it was computed from decides.
-            cuts = self._cuts(self.bound[source.value])
+            expr = self.bound[source.value]
+            cuts = self._cuts(expr)
         else:
+            expr = None if isinstance(source, cst.Name) else source
             cuts = _cuts_of(v) if v.grad is Grad.NO else frozenset()
+        if not cuts and copies and expr is not None:
+            graph = self._graph(expr)
+            cuts = frozenset((Evidence(node, f"`{short(self.code_of(node))}`"),)) if graph is not None else cuts
         if not cuts:
             return
-        r = Rebuilt(node, source, cuts, stamp=self.stamp())
+        r = Rebuilt(node, source, cuts, stamp=self.stamp(), graph=graph)
         self.open[node] = r
         self.pending[node] = r
         in_place = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"
@@ -124,14 +144,39 @@ class RebuiltLeaf(Rule):
         """Where the graph of what `expr` computes was cut, if it has none left."""
         v = self.flow.value(expr)
         if v.grad is Grad.NO:
-            return _cuts_of(v)
+            return _cuts_of(v) or (self._no_grad_blocks(expr) if v.scalar else frozenset())
         if v.grad is Grad.YES or not isinstance(expr, cst.Call) or not LOSS_NAME.search(self.code_of(expr.func)):
             return frozenset()
         # `criterion(out, y)` of an unknown loss callable given a cut prediction (and targets)
         args = [self.flow.value(a.value) for a in expr.args]
         if any(a.grad is Grad.YES for a in args):
             return frozenset()
-        return frozenset().union(*(_cuts_of(a) for a in args))
+        return frozenset().union(*(_cuts_of(a) for a in args)) or self._no_grad_blocks(expr)
+
+    def _no_grad_blocks(self, expr: cst.BaseExpression) -> frozenset:
+        """The `torch.no_grad()` blocks that computed the operands of `expr`, a loss without a graph:
+        `F.cross_entropy(output, label)` of an `output = model.head(feature)` computed inside one.
+        Only for a loss (a scalar, or a loss callable's result): a tensor made a leaf may go on into
+        a model the code trains on purpose (`z.requires_grad = True; decoder(z)`)."""
+        found = set()
+        for n in [expr, *_names(expr)]:
+            why = self.flow.value(n).why
+            if why is not None and why.node in self.off:
+                found.add(self.off[why.node])
+        return frozenset(found)
+
+    def _graph(self, expr: cst.BaseExpression) -> Optional[Evidence]:
+        """Evidence that `expr` carries a graph: a value computed with one, or a loss callable given
+        one (`loss_op(output, y)` of an `output = model(x)`). Not a bare name: its evidence may be the
+        `.backward()` of the very leaf made from it."""
+        if isinstance(expr, (cst.Name, cst.Attribute)):
+            return None
+        v = self.flow.value(expr)
+        if v.has_graph:
+            return v.why or Evidence(expr, f"`{short(self.code_of(expr))}`")
+        if v.grad is Grad.NO or not isinstance(expr, cst.Call) or not LOSS_NAME.search(self.code_of(expr.func)):
+            return None
+        return next((a.why for a in map(self.flow.value, (arg.value for arg in expr.args)) if a.has_graph and a.why), None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -228,6 +273,12 @@ class RebuiltLeaf(Rule):
         def message(line_of) -> str:
             cut = first_cut(line_of)
             where = f"({cut.text} on line {line_of(cut.node)})"
+            if r.graph is not None:
+                return (
+                    f"`{made}` makes a new leaf from `{source}` ({r.graph.text} on line {line_of(r.graph.node)}), "
+                    f"without its graph: `.backward()` on line {line_of(backward)} runs without error, but no "
+                    f"gradient reaches what computed it, so the model never learns; back-propagate `{source}` itself"
+                )
             if made.endswith("requires_grad=True)"):
                 leaf = f"`{made}` makes a new leaf from `{source}`, whose graph was cut {where}"
             else:
@@ -239,6 +290,8 @@ class RebuiltLeaf(Rule):
 
         cuts = sorted(r.cuts, key=lambda e: self.code_of(e.node))
         related = [(e.node, "the graph is cut here") for e in cuts] + [(backward, "back-propagated here")]
+        if r.graph is not None:
+            related = [(r.graph.node, "the graph is created here"), (backward, "back-propagated here")]
         self.report(r.node, message, related=related)
 
     VALID = [
@@ -307,6 +360,71 @@ loss.backward()
 """,
             runtime='assert w.grad is not None',
             note='a leaf from plain data, never a graph',
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+
+def feature_saliency(extractor, head, images, labels):
+    with torch.no_grad():
+        feats = extractor.body(images)
+    feats.requires_grad = True
+    loss = nn.functional.cross_entropy(head(feats), labels)
+    loss.backward()
+    return feats.grad.abs().mean(0)
+
+
+extractor = nn.Module()
+extractor.body = nn.Linear(6, 4)
+head = nn.Linear(4, 3)
+feature_saliency(extractor, head, torch.randn(5, 6), torch.tensor([0, 1, 2, 0, 1]))
+""",
+            runtime="assert head.weight.grad is not None",
+            note="features made a leaf on purpose under no_grad, fed to a model, their .grad read",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+encoder, head = nn.Linear(4, 3), nn.Linear(3, 2)
+x, y = torch.randn(6, 4), torch.randn(6, 2)
+hidden = encoder(x)
+cut = Variable(hidden, requires_grad=True)
+loss = nn.functional.mse_loss(head(cut), y)
+loss.backward()
+hidden.backward(cut.grad)
+""",
+            runtime="assert encoder.weight.grad is not None and head.weight.grad is not None",
+            note="a copy of a graph made a leaf on purpose (split back-propagation): fed to a model, its .grad read",
+        ),
+            Valid(
+            """
+import torch
+from torch import nn
+
+
+def finetune_decoder(model, batches, opt):
+    model.train()
+    for batch in batches:
+        with torch.no_grad():
+            z = model.encoder(batch)
+        z.requires_grad = True
+        loss = nn.functional.mse_loss(model.decoder(z), batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+
+ae = nn.Module()
+ae.encoder, ae.decoder = nn.Linear(4, 2), nn.Linear(2, 4)
+finetune_decoder(ae, [torch.randn(3, 4)], torch.optim.SGD(ae.decoder.parameters(), lr=0.1))
+""",
+            runtime="assert ae.decoder.weight.grad is not None and ae.encoder.weight.grad is None",
+            note="a code computed under no_grad made a leaf and fed on to a submodule that learns (not a loss)",
         ),
     ]
     INVALID = [
@@ -396,6 +514,59 @@ recon_loss.backward()
             message='`F.mse_loss(code, torch.zeros(4, 3)).requires_grad_()` makes `F.mse_loss(code, torch.zeros(4, 3))` a new leaf, but its graph was cut (`.detach()` on line 8): `.backward()` on line 10 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
             runtime='assert encoder.weight.grad is None and recon_loss.grad is not None',
             note='requires_grad_() on a loss of a detached code',
+        ),
+            Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def train_epoch(model, loader, optimizer):
+    model.train()
+    for images, labels in loader:
+        with torch.no_grad():
+            logits = model.classifier(model.backbone(images))
+        loss = F.cross_entropy(logits, labels)
+        loss.requires_grad = True
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+net = torch.nn.Module()
+net.backbone, net.classifier = torch.nn.Linear(4, 6), torch.nn.Linear(6, 3)
+train_epoch(net, [(torch.randn(2, 4), torch.tensor([0, 2]))], torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(12, 8, 12, 33),
+            message="`loss.requires_grad = True` makes `loss` a new leaf, but its graph was cut (`torch.no_grad()` on line 9): `.backward()` on line 14 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor",
+            runtime="assert all(p.grad is None for p in net.parameters())",
+            note="the forward under no_grad through submodules of a model the function receives",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+
+def fit(model, loss_op, optimizer, batches):
+    model.train()
+    for x, y in batches:
+        optimizer.zero_grad()
+        output = model(x)
+        loss = loss_op(output, y)
+        loss = Variable(loss, requires_grad=True)
+        loss.backward()
+        optimizer.step()
+
+
+net = nn.Linear(4, 1)
+fit(net, nn.MSELoss(), torch.optim.Adam(net.parameters()), [(torch.randn(3, 4), torch.randn(3, 1))])
+""",
+            range=(13, 15, 13, 49),
+            message="`Variable(..., requires_grad=True)` makes a new leaf from `loss` (from `loss_op(output, y)` on line 12), without its graph: `.backward()` on line 14 runs without error, but no gradient reaches what computed it, so the model never learns; back-propagate `loss` itself",
+            runtime="assert net.weight.grad is None",
+            note="Variable(t, requires_grad=True) copies a tensor that has a graph: the copy is a new leaf",
         ),
     ]
 
