@@ -338,44 +338,46 @@ def _root(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 class _SelfAssigns(cst.CSTVisitor):
-    """`self.<attr> = value` in the methods of one class: attr -> [value or None (a tuple target)]."""
+    """`self.<attr> = value` in the methods of each class of a module, in one walk that reads
+    statements, not expressions: class name -> attr -> [value or None (a tuple target)]."""
 
-    def __init__(self, cls: cst.ClassDef):
-        self.cls = cls
-        self.found: dict = {}
+    def __init__(self):
+        self.classes: list = []  # (class name, {attr: [values]}), one per class, in order
+        self.stack: list = []
 
-    def visit_ClassDef(self, node) -> bool:
-        return node is self.cls  # a nested class's `self` is another object
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.append({})  # a nested class's `self` is another object
+        self.classes.append((node.name.value, self.stack[-1]))
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        for t in node.targets:
-            self._target(t.target, node.value)
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stack.pop()
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._target(node.target, node.value)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._target(node.target, None)
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if self.stack:
+            for small in node.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        self._target(t.target, small.value)
+                elif isinstance(small, cst.AnnAssign):
+                    self._target(small.target, small.value)
+                elif isinstance(small, cst.AugAssign):
+                    self._target(small.target, None)
+        return False  # no statement inside an expression
 
     def _target(self, target, value) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
             for e in target.elements:
                 self._target(e.value, None)
         elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-            self.found.setdefault(target.attr.value, []).append(value)
-
-
-class _Classes(cst.CSTVisitor):
-    def __init__(self):
-        self.classes: list = []
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.classes.append(node)
+            self.stack[-1].setdefault(target.attr.value, []).append(value)
 
 
 def _is_parameter(value) -> bool:
     """`nn.Parameter(...)`, `torch.nn.Parameter(...)`, `Parameter(...)`."""
     return isinstance(value, cst.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] == "Parameter"
+
+
+_PARAMETER_SET = re.compile(r"\bself\s*\.\s*\w+\s*(?::[^=\n]*)?=\s*[\w.]*Parameter\s*\(")
 
 
 def parameter_attributes(module: cst.Module, source: str) -> dict:
@@ -385,14 +387,14 @@ def parameter_attributes(module: cst.Module, source: str) -> dict:
     one class with an `update`): its `.W` is a parameter, a leaf that requires grad."""
     if "Parameter" not in source:
         return {}
-    finder = _Classes()
-    walk(module, finder)
+    if not _PARAMETER_SET.search(source):
+        return {}  # no `self.x = ...Parameter(` anywhere: no walk of the module (half the files of a model library)
+    assigns = _SelfAssigns()
+    walk(module, assigns)
     setters: dict = {}
-    for cls in finder.classes:
-        assigns = _SelfAssigns(cls)
-        walk(cls, assigns)
-        for attr, values in assigns.found.items():
-            setters.setdefault(attr, []).append((cls.name.value, values))
+    for name, found in assigns.classes:
+        for attr, values in found.items():
+            setters.setdefault(attr, []).append((name, values))
     return {
         attr: (name, values[0])
         for attr, [(name, values)] in ((a, s) for a, s in setters.items() if len(s) == 1)
