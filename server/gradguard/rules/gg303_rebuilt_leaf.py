@@ -18,6 +18,8 @@ from gradguard.rules.base import Invalid, Rule, Valid
 REBUILDERS = ("torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable")
 # Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
 LOSS_NAME = re.compile(r"(?i)(loss|criterion|crit)\w*$")
+# Methods that collect or report a value, not a model's: `losses.append(x)`, `writer.add_scalar(...)`.
+NOT_MODELS = frozenset("append extend insert add update put write log log_dict add_scalar set format".split())
 PASS_THROUGH = ("to", "cuda", "cpu", "float", "double", "half", "type", "requires_grad_")
 
 
@@ -71,7 +73,9 @@ class RebuiltLeaf(Rule):
     There is no automatic fix: the cut (named in the message, and a related
     location) must go, and only the author knows what it was for. A leaf that
     is optimised on purpose - given to an optimizer, its `.grad` read, or fed
-    to a model (an adversarial input, a latent code) - is not reported.
+    to a model (an adversarial input, a latent code) - is not reported; nor is
+    a tensor (not a loss) made a leaf and passed to a callee the analysis cannot
+    see (`decoder.run(z)`), which may be a model that learns from it.
     """
 
     code = "GG303"
@@ -239,6 +243,16 @@ class RebuiltLeaf(Rule):
             for arg in node.args:
                 for r in self._reaching(arg.value):
                     r.intended = True
+        elif callee.kind is Kind.UNKNOWN and not q.startswith("torch.") and not LOSS_NAME.search(self.code_of(node.func)):
+            # `decoder.run(z)` on features made a leaf: an unknown callee may be a model that learns
+            # from them (a frozen encoder's output fed to a decoder). A loss made a leaf stays reported.
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value in NOT_MODELS:
+                return
+            for arg in node.args:
+                if isinstance(arg.value, cst.Name):  # the tensor itself, not a number computed from it
+                    for r in self._reaching(arg.value):
+                        if not self.flow.value(r.source).scalar:
+                            r.intended = True
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value == "grad" and isinstance(node.value, cst.Name):
@@ -425,6 +439,28 @@ finetune_decoder(ae, [torch.randn(3, 4)], torch.optim.SGD(ae.decoder.parameters(
 """,
             runtime="assert ae.decoder.weight.grad is not None and ae.encoder.weight.grad is None",
             note="a code computed under no_grad made a leaf and fed on to a submodule that learns (not a loss)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+encoder = nn.Linear(3, 2)
+
+
+def finetune_decoder(decoder, batches, opt):
+    for batch in batches:
+        with torch.no_grad():
+            z = encoder(batch)
+        z.requires_grad = True
+        recon = decoder.run(z)
+        loss = nn.functional.mse_loss(recon, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            runtime='class Decoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(2, 3)\n\n    def run(self, z):\n        return self.net(z)\n\n\ndec = Decoder()\nfinetune_decoder(dec, [torch.randn(4, 3)], torch.optim.SGD(dec.parameters(), lr=0.1))\nassert dec.net.weight.grad is not None',
+            note="a frozen encoder's features made a leaf and fed to an unknown callee (`decoder.run`), which may be a model that learns from them",
         ),
     ]
     INVALID = [
