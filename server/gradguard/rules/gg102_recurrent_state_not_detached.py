@@ -4,10 +4,11 @@ import libcst as cst
 
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import Kind, all_origins, holds_graph
+from gradguard.engine.walk import walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-from gradguard.rules.gg103_eval_without_no_grad import eval_function_name
+from gradguard.rules.gg103_eval_without_no_grad import eval_function_name, name_words
 
 SECOND_TIME = "Trying to backward through the graph a second time"
 
@@ -175,8 +176,9 @@ class RecurrentStateNotDetached(Rule):
 
     def _evaluates(self, fn) -> bool:
         """`model.eval()` somewhere in the function."""
-        return any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value == "eval"
-                   and not n.args for n in _calls(fn.node))
+        finder = _EvalCall()
+        walk(fn.node, finder)
+        return finder.found
 
     def _report(self, loop, name, old, call, name_node, generating: bool = False) -> None:
         fixes = []
@@ -658,10 +660,7 @@ GENERATION_WORDS = frozenset(
 
 def generation_name(name: str) -> bool:
     """`generate`, `greedy_decode`, `environment_interaction` - not pytest's `test_shapes`."""
-    parts = [p for p in name.lower().split("_") if p]
-    if not parts or (parts[0] == "test" and len(parts) > 1):
-        return False
-    return any(p in GENERATION_WORDS for p in parts)
+    return bool(name_words(name) & GENERATION_WORDS)
 
 
 def _model_call(flow, call) -> bool:
@@ -678,12 +677,12 @@ def _model_call(flow, call) -> bool:
     return False
 
 
-def _calls(node) -> list:
-    found = []
+class _EvalCall(cst.CSTVisitor):
+    """Is there a `<module>.eval()` call under a node?"""
 
-    class _Finder(cst.CSTVisitor):
-        def visit_Call(self, n: cst.Call) -> None:
-            found.append(n)
+    def __init__(self):
+        self.found = False
 
-    node.visit(_Finder())
-    return found
+    def visit_Call(self, n: cst.Call) -> None:
+        if isinstance(n.func, cst.Attribute) and n.func.attr.value == "eval" and not n.args:
+            self.found = True

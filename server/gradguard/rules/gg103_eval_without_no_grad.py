@@ -27,12 +27,18 @@ METHOD_EVAL_WORDS = frozenset(
 )
 
 
-def eval_function_name(name: str, method: bool = False) -> bool:
-    """`evaluate`, `val_epoch`, `run_inference`, `test` - but not pytest's `test_shapes`."""
+def name_words(name: str) -> frozenset:
+    """The words of a function's name (`run_inference` -> {run, inference}); none for pytest's
+    `test_shapes`, which tests rather than evaluates."""
     parts = [p for p in name.lower().split("_") if p]
     if not parts or (parts[0] == "test" and len(parts) > 1):
-        return False
-    return any(p in (METHOD_EVAL_WORDS if method else EVAL_WORDS) for p in parts)
+        return frozenset()
+    return frozenset(parts)
+
+
+def eval_function_name(name: str, method: bool = False) -> bool:
+    """`evaluate`, `val_epoch`, `run_inference`, `test` - but not pytest's `test_shapes`."""
+    return bool(name_words(name) & (METHOD_EVAL_WORDS if method else EVAL_WORDS))
 
 
 class _Nodes(cst.CSTVisitor):
@@ -1274,8 +1280,9 @@ ACTING_WORDS = frozenset(("act", "action"))
 
 
 def _acting(name: str) -> bool:
-    parts = [p for p in name.lower().split("_") if p]
-    return bool(ACTING_WORDS & set(parts)) and not eval_function_name(name.replace("act", "").replace("action", ""))
+    """Named for acting only (`select_action`), not also for evaluating (`evaluate_actions`)."""
+    words = name_words(name)
+    return bool(words & ACTING_WORDS) and not words & (EVAL_WORDS - ACTING_WORDS)
 
 
 class _Keeps(cst.CSTVisitor):
@@ -1296,7 +1303,7 @@ class _Keeps(cst.CSTVisitor):
 
 def _keeps(fn: cst.FunctionDef) -> bool:
     finder = _Keeps()
-    fn.body.visit(finder)
+    walk(fn.body, finder)
     return finder.keeps
 
 
