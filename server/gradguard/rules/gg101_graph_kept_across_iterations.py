@@ -536,6 +536,24 @@ def train_epoch(model, loader, optimizer, loss_func):
             runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntotal = train_epoch(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: m(b).pow(2).mean())\nassert not has_graph(total)',
             note='the sum of detached losses',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+state = {}
+for x in [torch.randn(2, 3) for _ in range(3)]:
+    state["y_pred"] = model(x)
+    loss = state["y_pred"].pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            runtime="assert state['y_pred'].grad_fn is not None",
+            note="regression (torchbearer's Trial): one key of a dict overwritten every iteration holds one graph at a time, like `self.out = out`",
+        ),
     ]
 
     INVALID = [
