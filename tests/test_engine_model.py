@@ -233,3 +233,46 @@ def test_evidence_from_use_says_why():
     assert state(src, "model(x)") == "`model` is an `nn.Module` (`model.train()` on line 6)"
     assert state(src, "loss.backward") == "`loss` carries an autograd graph: `loss.backward()` needs one on line 9"
     assert state(src, "optimizer.step", 1) is None  # an optimizer is never called: zero_grad/step say nothing
+
+
+def test_evidence_from_the_members_a_name_uses():
+    """`decoder.init_state(...)` on a parameter: only one nn.Module class of the file has that method
+    (and the other members used), so the parameter is an instance of it; `model.blocks[i].dense.weight`:
+    only one class sets `self.dense` to a torch layer, so `.weight` is that layer's parameter."""
+    src = """
+    import torch
+    from torch import nn
+
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.GRUCell(4, 4)
+            self.dense = nn.Linear(4, 4)
+
+        def init_state(self, features):
+            return torch.tanh(features)
+
+
+    def greedy(decoder, features):
+        h = decoder.init_state(features)
+        return decoder.cell(features, h)
+
+
+    def edit(model, i):
+        weight = model.blocks[i].dense.weight
+        return weight
+
+
+    def encode_all(tokenizer, texts):
+        return [tokenizer.init_state(t) for t in texts]
+    """
+    assert state(src, "decoder.cell") == (
+        "`decoder` is an `nn.Module` (`decoder.init_state`: only `Decoder`, an nn.Module of this file, "
+        "has that method; on line 17)"
+    )
+    assert state(src, "return weight", 7) == (
+        "`weight` requires grad (`.dense` is an `nn.Linear` in `Decoder`, the only class of this file with a "
+        "`.dense`, on line 10); it is a leaf, with no graph behind it"
+    )
+    assert state(src, "tokenizer.init_state") is None  # one member used: not enough to say which class

@@ -59,6 +59,8 @@ class Uses:
     backwards: dict = field(default_factory=dict)  # key -> first `.backward()` / autograd.grad on it
     recurrent: dict = field(default_factory=dict)  # key -> `out, h = key(x, h)` in a loop (a recurrent model's call)
     aliases: dict = field(default_factory=dict)  # name -> names it was bound from as a whole (`loss = losses`)
+    backpropagates: bool = False  # any `.backward()` in the scope, of a name or not (`(a + b).sum().backward()`)
+    members: dict = field(default_factory=dict)  # key -> {attribute used on it: first node} (`decoder.attend`)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -66,7 +68,7 @@ class Uses:
         if not methods:
             # `out, hidden = rnn(x, hidden)` in a loop of a scope that back-propagates: a model
             # fed its own state back (truncated BPTT), whatever built it.
-            return self.recurrent.get(key) if self.backwards else None
+            return self.recurrent.get(key) if self.backpropagates else None
         for name, call in methods.items():
             if name in MODULE_ONLY_METHODS:
                 return call
@@ -91,6 +93,11 @@ class Uses:
             self.recurrent.setdefault(key, call)
         for key, sources in other.aliases.items():
             self.aliases.setdefault(key, set()).update(sources)
+        self.backpropagates |= other.backpropagates
+        for key, attrs in other.members.items():
+            mine = self.members.setdefault(key, {})
+            for name, node in attrs.items():
+                mine.setdefault(name, node)
 
     def backward_through_aliases(self) -> None:
         """`loss = losses` (in some branch) and then `loss.backward()`: the object `losses`
@@ -149,11 +156,18 @@ class _UseFinder(cst.CSTVisitor):
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        key = dotted(node.value)
+        if key is not None:
+            self.uses.members.setdefault(key, {}).setdefault(node.attr.value, node)
+
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute):
             key = dotted(func.value)
             method = func.attr.value
+            if method in ("backward", "manual_backward"):
+                self.uses.backpropagates = True
             if key is not None:
                 if method in MODULE_ONLY_METHODS or method in MODULE_IF_CALLED:
                     if method != "train" or _train_args(node):
@@ -177,6 +191,7 @@ class _UseFinder(cst.CSTVisitor):
                 first = node.args[0]
                 target = first.value if first.keyword is None or first.keyword.value in ("outputs", "tensors") else None
                 out = dotted(target) if target is not None else None
+                self.uses.backpropagates = True
                 if out is not None:
                     self.uses.backwards.setdefault(out, node)
 
@@ -232,6 +247,53 @@ def mentioned(source: str) -> frozenset:
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     return frozenset(keys)
+
+
+# Methods many kinds of object define (a tokenizer's `encode`, a meter's `update`): that one class
+# of the file defines it does not say a receiver is an instance of that class.
+COMMON_METHODS = frozenset(
+    """forward update step reset run get set add save load close fit predict encode decode sample generate
+    train eval compute process apply init build call copy clear to cuda cpu items keys values append extend
+    pop remove read write open start stop log info warning error debug format parse setup teardown
+    configure prepare transform inverse_transform score summary describe show plot""".split()
+)
+_DEF = re.compile(r"^[ \t]+def[ \t]+([A-Za-z]\w*)[ \t]*\([ \t]*self\b", re.M)
+
+
+def instance_methods(source: str) -> frozenset:
+    """Names of methods the file's classes define that could tell their instances (not
+    dunders, not names other objects share): the text search that keeps `members_of` cheap."""
+    return frozenset(m for m in _DEF.findall(source) if m not in COMMON_METHODS)
+
+
+def member_receivers(source: str, methods: frozenset) -> set:
+    """Dotted names on which one of `methods` is called: `decoder` of `decoder.attend(...)`."""
+    if not methods:
+        return set()
+    found = set()
+    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.(" + "|".join(sorted(methods)) + r")\s*\(", source):
+        if m.group(1) not in ("self", "super"):
+            found.add(m.group(1))
+    return found
+
+
+def class_members(node: cst.ClassDef) -> frozenset:
+    """What an instance of a class has by its own code: its methods, its class attributes, and
+    every `self.x = ...` in its methods (a walk over statements only)."""
+    names = set()
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            names.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    names.update(t.value for t in targets if isinstance(t, cst.Name))
+    assigns = _SelfAssigns()
+    walk(node, assigns)
+    for _, found in assigns.classes[:1]:  # the class's own `self`, not a nested class's
+        names.update(found)
+    return frozenset(names)
 
 
 _TRAINS = re.compile(
@@ -400,3 +462,44 @@ def parameter_attributes(module: cst.Module, source: str) -> dict:
         for attr, [(name, values)] in ((a, s) for a, s in setters.items() if len(s) == 1)
         if all(_is_parameter(v) for v in values)
     }
+
+
+# torch.nn layers that own a `.weight` (and usually a `.bias`) parameter.
+WEIGHTED_LAYERS = frozenset(
+    """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d
+    Embedding EmbeddingBag LayerNorm GroupNorm BatchNorm1d BatchNorm2d BatchNorm3d InstanceNorm1d
+    InstanceNorm2d InstanceNorm3d PReLU RMSNorm""".split()
+)
+_LAYER_SET = re.compile(r"\bself\s*\.\s*\w+\s*(?::[^=\n]*)?=\s*(?:[\w.]*\.)?(?:%s)\s*\(" % "|".join(sorted(WEIGHTED_LAYERS)))
+
+
+def _layer(value) -> Optional[str]:
+    """`nn.Linear` of `nn.Linear(4, 2)`, `torch.nn.Conv2d(...)`, `Linear(...)`."""
+    if not isinstance(value, cst.Call):
+        return None
+    name = (dotted(value.func) or "").rsplit(".", 1)[-1]
+    return name if name in WEIGHTED_LAYERS else None
+
+
+def layer_attributes(module: cst.Module, source: str) -> dict:
+    """attr -> (class name, layer name, the constructor call) for each attribute that exactly one
+    class of the file sets on `self`, always to a new torch layer with weights (`self.dense =
+    nn.Linear(...)`): `model.layers[i].dense.weight` of a model from elsewhere is then that
+    layer's weight, a parameter (as parameter_attributes reads `model.W`)."""
+    if not _LAYER_SET.search(source):
+        return {}
+    assigns = _SelfAssigns()
+    walk(module, assigns)
+    setters: dict = {}
+    for name, found in assigns.classes:
+        for attr, values in found.items():
+            setters.setdefault(attr, []).append((name, values))
+    out = {}
+    for attr, found in setters.items():
+        if len(found) != 1:
+            continue
+        name, values = found[0]
+        layers = {_layer(v) for v in values}
+        if len(layers) == 1 and None not in layers:
+            out[attr] = (name, layers.pop(), values[0])
+    return out

@@ -263,6 +263,8 @@ class FlowAnalysis:
         self.stores: list[Store] = []
         self.backwards: list[Backward] = []
         self.functions: list[FunctionInfo] = []
+        self.classes: list[ClassInfo] = []
+        self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
@@ -275,6 +277,7 @@ class FlowAnalysis:
         self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
         self.parameter_attrs: Optional[dict] = None  # attr -> (class, nn.Parameter call): evidence.parameter_attributes
+        self.layer_attrs: Optional[dict] = None  # attr -> (class, layer, call): evidence.layer_attributes
 
     # ------------------------------------------------------------------ entry
     def run(self) -> None:
@@ -691,6 +694,7 @@ class FlowAnalysis:
             lightning=lightning,
             unknown_base=unknown,
         )
+        self.classes.append(info)
         class_scope = Scope("class", self.frame.scope)
         class_scope.env[CLASS_KEY] = Binding(Value(kind=Kind.CLASS, grad=Grad.NO, cls=info), ())
         outer = self.frame
@@ -893,8 +897,10 @@ class FlowAnalysis:
                     self._rebind_mutated(target.value.value, self._written(base, v, self.token_of(target.value)))
                 return
             if v.has_graph and rhs is not None:
-                self._store(target, rhs, v, "item")
-            self._add_item(target.value, v, key=_literal_key(target))
+                # `state["y_pred"] = out` overwrites one slot each iteration, like `self.out = out`;
+                # `buf[i] = out` fills a new one.
+                self._store(target, rhs, v, "item" if key is None else "assign")
+            self._add_item(target.value, v, key=key)
         elif t is cst.StarredElement:
             self._assign(target.value, UNKNOWN, None)
 
@@ -1148,7 +1154,8 @@ class FlowAnalysis:
         if key is None:
             return v
         if self.mentions is None:
-            self.mentions = evidence.mentioned(self.source)
+            self.mentions = evidence.mentioned(self.source) | evidence.member_receivers(
+                self.source, evidence.instance_methods(self.source))
         if key not in self.mentions:
             return v
         for uses in self._uses_around(key):
@@ -1159,6 +1166,9 @@ class FlowAnalysis:
                     # transform, a scheduler): its calls are not known to build graphs.
                     weights = not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("state_dict", "load_state_dict"))
                     return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, ""))
+                inst = self._instance_by_members(key, uses)
+                if inst is not None:
+                    return inst
             call = uses.graph_evidence(key)
             if call is not None and self.frame.mode is not GradMode.OFF:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
@@ -1167,6 +1177,33 @@ class FlowAnalysis:
                 return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
                              why=self._evidence(call, " needs one"))
         return v
+
+    def _instance_by_members(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
+        """`decoder.init_hidden_state(...)`, `decoder.attend(...)`, `decoder.fc(h)`: a name on which
+        the code uses only members of one nn.Module class of this file, one of them a method no other
+        class of the file defines, is an instance of that class (duck typing, as the code's author
+        meant it). Two members at least, and a method name other objects do not share
+        (evidence.COMMON_METHODS): `tokenizer.encode(s)` is not a VAE's `encode`."""
+        used = uses.members.get(key)
+        if not used or len(used) < 2 or not self.classes:
+            return None
+        for info in self.classes:
+            if info not in self.class_members:
+                self.class_members[info] = evidence.class_members(info.node)
+        fits = [c for c in self.classes if used.keys() <= self.class_members[c]]
+        if len(fits) != 1 or not fits[0].module_like:
+            return None
+        info = fits[0]
+        own = [m for m in used if m in info.methods and not m.startswith("_") and m not in evidence.COMMON_METHODS
+               and sum(m in c.methods for c in self.classes) == 1]
+        if not own:
+            return None
+        node = used[own[0]]
+        why = self.evidences.get((node, info.name))
+        if why is None:
+            why = self.evidences[(node, info.name)] = Evidence(
+                node, f"`{self._short(node)}`: only `{info.name}`, an nn.Module of this file, has that method;")
+        return Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
 
     def _evidence(self, call: cst.Call, suffix: str) -> Evidence:
         """One Evidence per use and wording (the code of the call is printed once, not per read)."""
@@ -1290,6 +1327,8 @@ class FlowAnalysis:
             if owner.kind is Kind.MODULE and owner.parameterized and owner.cls is None:
                 # `model.out.weight`: the parameter of a submodule of a model from elsewhere.
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
+            if _unknown(owner):
+                return self._file_layer_weight(node.value.attr.value, attr)
         return UNKNOWN
 
     def _file_parameter(self, node: cst.Attribute, attr: str) -> Value:
@@ -1302,6 +1341,18 @@ class FlowAnalysis:
             return Value(kind=Kind.UNKNOWN)
         cls, made = found
         why = Evidence(made, f"`.{attr}` is an `nn.Parameter` in `{cls}`, the only class of this file with a `.{attr}`,")
+        return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)
+
+    def _file_layer_weight(self, sub: str, attr: str) -> Value:
+        """`model.layers[i].dense.weight` of a model from elsewhere, where the one class of this file
+        that sets `self.dense` makes it a torch layer with weights (evidence.layer_attributes)."""
+        if self.layer_attrs is None:
+            self.layer_attrs = evidence.layer_attributes(self.module, self.source)
+        found = self.layer_attrs.get(sub)
+        if found is None:
+            return UNKNOWN
+        cls, layer, made = found
+        why = Evidence(made, f"`.{sub}` is an `nn.{layer}` in `{cls}`, the only class of this file with a `.{sub}`,")
         return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)
 
     def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from gradguard.engine.flow import GradMode
@@ -82,6 +84,8 @@ class RecurrentStateNotDetached(Rule):
         self._before: dict = {}  # Assign node -> {name: binding before it}
         self._candidates: list = []  # (loop, name, old binding, new value, call, name node, stamp)
         self._cleared: set = set()  # (loop, name): rebound to a value without a graph in the loop
+        self._ifs: list = []  # (innermost loop, node) of each enclosing `if`
+        self._resets: dict = {}  # (loop, name) -> the `if` that resets the state only sometimes
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.flow.frame.loops
@@ -100,6 +104,23 @@ class RecurrentStateNotDetached(Rule):
                 if b is not None and loops[-1] not in b.loops:
                     self._fed.setdefault((loops[-1], b), (node, name))
 
+    def visit_If(self, node: cst.If) -> None:
+        loops = self.flow.frame.loops
+        self._ifs.append((loops[-1] if loops else None, node))
+
+    def leave_If(self, node: cst.If) -> None:
+        self._ifs.pop()
+
+    def _conditional_reset(self, loop, name: str, node: cst.Assign) -> bool:
+        """`if done: hx = torch.zeros(...)` with no detach on the other path: the iterations that
+        skip the `if` carry the state on (A3C without its `else: hx = hx.detach()`). A detach, even
+        a conditional one (`if step % k == 0`), still counts as the code's own cut."""
+        ifs = [n for l, n in self._ifs if l is loop]
+        if not ifs or re.search(rf"(?<![\w.]){re.escape(name)}\b", self.code_of(node.value)):
+            return False
+        self._resets.setdefault((loop, name), ifs[0])
+        return True
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
             self._before[node] = {
@@ -116,7 +137,8 @@ class RecurrentStateNotDetached(Rule):
             if new is None:
                 continue
             if not holds_graph(new.value):
-                self._cleared.add((loop, name))
+                if not self._conditional_reset(loop, name, node):
+                    self._cleared.add((loop, name))
                 continue
             fed = self._fed.get((loop, old)) if old is not None else None
             # the call's graph is in the new state; a method of the file returns its own nodes' graph
@@ -180,6 +202,16 @@ class RecurrentStateNotDetached(Rule):
         walk(fn.node, finder)
         return finder.found
 
+    def _detach_spot(self, loop, name):
+        """Where the detach goes: the start of the iteration, or just after an `if` that resets the
+        state only sometimes (at the start, the first iteration would read a name not yet bound)."""
+        reset = self._resets.get((loop, name))
+        if reset is None:
+            return loop.body.body[0]
+        body = list(loop.body.body)
+        i = next((i for i, st in enumerate(body) if st is reset), None)
+        return body[i + 1] if i is not None and i + 1 < len(body) else None
+
     def _report(self, loop, name, old, call, name_node, generating: bool = False) -> None:
         fixes = []
         if generating:
@@ -191,15 +223,16 @@ class RecurrentStateNotDetached(Rule):
                                         [(loop, wrap_in_no_grad(torch))] + import_torch(self.flow)))
         elif isinstance(loop.body, cst.IndentedBlock):
             lines, title = _detach_lines(name, old.value, self.flow.module.default_indent)
-            first = loop.body.body[0]
+            first = self._detach_spot(loop, name)
             # Safe when the state is fed into a model with parameters: its output has a graph of
             # its own after the detach. Fed into anything else (a loss function), the detached
             # state may be all the graph there is, and the next backward would raise.
             callee = self.flow.value(call.func) if isinstance(call, cst.Call) else None
             model = callee is not None and callee.kind is Kind.MODULE and callee.parameterized and not callee.loss
             safety = Safety.SAFE if model else Safety.UNSAFE
-            fixes.append(PendingFix(title, safety, [(("before", first), lambda spot, lines=lines: "".join(
-                f"{line}\n{spot.indent}" for line in lines))]))
+            if first is not None:
+                fixes.append(PendingFix(title, safety, [(("before", first), lambda spot, lines=lines: "".join(
+                    f"{line}\n{spot.indent}" for line in lines))]))
 
         def message(line_of):
             if generating:
@@ -208,9 +241,12 @@ class RecurrentStateNotDetached(Rule):
                     f"and nothing back-propagates it: the graph grows with every step of the loop on line "
                     f"{line_of(loop)}; run the loop under `torch.no_grad()`"
                 )
+            reset = self._resets.get((loop, name))
+            where = "at the start of the iteration" if reset is None else (
+                f"after the `if` on line {line_of(reset)}, which resets it only sometimes,")
             return (
                 f"`{name}` carries the previous iteration's graph into `{short(self.code_of(call))}`: without "
-                f"`{name}.detach()` at the start of the iteration the graph grows with every batch, and the next "
+                f"`{name}.detach()` {where} the graph grows with every batch, and the next "
                 f"`.backward()` fails with \"{SECOND_TIME}\""
             )
 
@@ -310,6 +346,57 @@ def rollout(start, steps):
     return tokens, h
 """,
             note='the final state is returned: its caller may back-propagate through the unrolled steps',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+cell = nn.GRUCell(4, 8)
+opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+done = True
+for update in range(3):
+    if done:
+        h = torch.zeros(1, 8)
+    else:
+        h = h.detach()
+    for step in range(4):
+        h = cell(torch.randn(1, 4), h)
+        done = step == 9
+    opt.zero_grad()
+    h.pow(2).mean().backward()
+    opt.step()
+""",
+            runtime='assert cell.weight_hh.grad is not None',
+            note='A3C as written: reset when an episode ends, detached otherwise',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(8, 4)
+        self.dec = nn.Linear(4, 8)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def greedy_decode(tokenizer, ids, max_len=5):
+    text = tokenizer.decode(ids)
+    for _ in range(max_len):
+        ids = tokenizer.encode(text)
+        text = tokenizer.decode(ids)
+    return text
+""",
+            note="`encode`/`decode` are names other objects share (a tokenizer's): that one nn.Module of the file defines them does not make `tokenizer` one",
         ),
     ]
 
@@ -610,6 +697,67 @@ def rollout(start, steps):
             ),
             runtime='h, x, sizes = torch.zeros(1, 4), torch.zeros(1, 4), []\nfor _ in range(3):\n    h = decoder(x, h)\n    x = torch.softmax(head(h), -1)\n    sizes.append(graph_size(h))\nassert sizes[0] < sizes[1] < sizes[2]',
             note='an inference loop (a rollout that returns Python ints) feeding a GRU cell its own state with grad on: the graph grows with every step',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+cell = nn.GRUCell(4, 8)
+opt = torch.optim.SGD(cell.parameters(), lr=0.1)
+done = True
+for update in range(3):
+    if done:
+        h = torch.zeros(1, 8)
+    for step in range(4):
+        h = cell(torch.randn(1, 4), h)
+        done = step == 9
+    opt.zero_grad()
+    h.pow(2).mean().backward()
+    opt.step()
+""",
+            range=(12, 36, 12, 37),
+            message='`h` carries the previous iteration\'s graph into `cell(torch.randn(1, 4), h)`: without `h.detach()` after the `if` on line 9, which resets it only sometimes, the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\ncell = nn.GRUCell(4, 8)\nopt = torch.optim.SGD(cell.parameters(), lr=0.1)\ndone = True\nfor update in range(3):\n    if done:\n        h = torch.zeros(1, 8)\n    h = h.detach()\n    for step in range(4):\n        h = cell(torch.randn(1, 4), h)\n        done = step == 9\n    opt.zero_grad()\n    h.pow(2).mean().backward()\n    opt.step()\n',
+            ),
+            raises=SECOND_TIME,
+            note='the state reset only `if done:` (A3C without its `else: hx = hx.detach()`): the other iterations carry it on; the detach goes after the `if`, where the state is bound',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self, vocab=12, dim=8):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, dim)
+        self.step_cell = nn.GRUCell(dim, dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def init_state(self, features):
+        return torch.tanh(features)
+
+
+def greedy_caption(decoder, features, start=0, max_len=10):
+    h = decoder.init_state(features)
+    words = torch.full((features.size(0),), start, dtype=torch.long)
+    out = []
+    for _ in range(max_len):
+        h = decoder.step_cell(decoder.embedding(words), h)
+        words = decoder.head(h).argmax(-1)
+        out.append(words)
+    return torch.stack(out, 1)
+""",
+            range=(22, 56, 22, 57),
+            message="`h` carries the previous step's graph into `decoder.step_cell(decoder.embedding(...` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 21; run the loop under `torch.no_grad()`",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n    def __init__(self, vocab=12, dim=8):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab, dim)\n        self.step_cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, vocab)\n\n    def init_state(self, features):\n        return torch.tanh(features)\n\n\ndef greedy_caption(decoder, features, start=0, max_len=10):\n    h = decoder.init_state(features)\n    words = torch.full((features.size(0),), start, dtype=torch.long)\n    out = []\n    with torch.no_grad():\n        for _ in range(max_len):\n            h = decoder.step_cell(decoder.embedding(words), h)\n            words = decoder.head(h).argmax(-1)\n            out.append(words)\n    return torch.stack(out, 1)\n',
+            ),
+            runtime='decoder, sizes = Decoder(), []\nh = decoder.init_state(torch.randn(2, 8))\nwords = torch.zeros(2, dtype=torch.long)\nfor _ in range(3):\n    h = decoder.step_cell(decoder.embedding(words), h)\n    words = decoder.head(h).argmax(-1)\n    sizes.append(graph_size(h))\nassert sizes[0] < sizes[1] < sizes[2]',
+            note="the decoder is a parameter, known as the file's `Decoder` by what the code uses on it (`init_state`, a method only that nn.Module defines, and its layers): its GRU cell is fed its own state with grad on",
         ),
     ]
 
