@@ -12,6 +12,7 @@ from gradguard.rules._build import has_multiline_string, import_torch, evidence_
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
+INIT_WORDS = frozenset("init initialize initialise initialization initialisation reset".split())
 VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
@@ -65,7 +66,8 @@ class InplaceOnLeafRequiringGrad(Rule):
         for t in node.targets:
             tgt = t.target
             if isinstance(tgt, cst.Subscript):
-                self._check(node, tgt.value, "indexed assignment", VIEW)
+                # `w[:] = x`, `w[...] = x` write the whole tensor: PyTorch names the leaf, not a view
+                self._check(node, tgt.value, "indexed assignment", LEAF if _whole(tgt) else VIEW)
             elif isinstance(tgt, cst.Attribute) and tgt.attr.value == "requires_grad":
                 self._frozen.add((self.flow.function, self.code_of(tgt.value)))
 
@@ -86,7 +88,7 @@ class InplaceOnLeafRequiringGrad(Rule):
         constructor = fn is not None and fn.name == "__init__" and fn.cls is not None and fn.cls.module_like
         if fn is not None and fn.call_sites == 0 and fn.decorated_mode is None and not constructor and not any(
             b.function is fn for b in self.flow.backwards
-        ):
+        ) and not self._edits_given_weights(fn, tensor):
             return  # called from elsewhere: whether under no_grad is the caller's business
         v = self.flow.value(tensor)
         own_grad = False
@@ -121,6 +123,36 @@ class InplaceOnLeafRequiringGrad(Rule):
                                     [(stmt, wrap_in_no_grad(torch))] + import_torch(self.flow)))
         related = [(why.node, "requires grad from here")] if why is not None and not own_grad else []
         self.report(node, message, fixes=fixes, related=related)
+
+    def _edits_given_weights(self, fn, tensor: cst.BaseExpression) -> bool:
+        """`model.layers[i].dense.weight[:, pos] -= d`, `self.layers[i].weight[...] = w`: the weights of
+        a model the function is given (or of `self`), edited by a function no code of the file calls.
+        Editing a trained model is the function's own job, so it would say `no_grad` itself; a
+        converter that builds a new module and copies weights into it (accelerate) is often run
+        under its caller's `no_grad` or `init_empty_weights`, and stays silent; so does an
+        initialisation hook (`_init_weights(self, module)`, `reset_parameters`), which frameworks
+        run under `no_grad` (transformers' `_initialize_weights`)."""
+        if set(fn.name.lower().split("_")) & INIT_WORDS:
+            return False
+        params = {p.name.value: p for p in (*fn.node.params.posonly_params, *fn.node.params.params,
+                                            *fn.node.params.kwonly_params)}
+        expr, hops = tensor, 0
+        for _ in range(8):
+            while isinstance(expr, (cst.Subscript, cst.Attribute, cst.Call)):
+                if isinstance(expr, cst.Attribute):
+                    hops += 1
+                expr = expr.func if isinstance(expr, cst.Call) else expr.value
+            if not isinstance(expr, cst.Name):
+                return False
+            b = self.flow.lookup(expr.value)
+            if b is None:
+                return False
+            if b.node is params.get(expr.value):
+                return hops > 0
+            if not isinstance(b.node, (cst.Attribute, cst.Subscript)):
+                return False  # a module built here, a loop variable, a call's result
+            expr = b.node
+        return False
 
     def _steps_on_own_grad(self, node, tensor: cst.BaseExpression) -> bool:
         """`s -= lr * s.grad` on a tensor the analysis cannot see, after a backward in this
@@ -236,6 +268,29 @@ def refine_activation(layer, inputs, lr=0.1):
 """,
             runtime='out = refine_activation(torch.nn.Linear(3, 3), torch.randn(2, 3))\nassert not out.is_leaf',
             note='a non-leaf with retain_grad(): stepping on its retained .grad in place is allowed',
+        ),
+        Valid(
+            """
+import math
+
+import torch
+from torch import nn
+
+
+class Mixer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out_proj = nn.Linear(4, 4)
+
+
+class PreTrained(nn.Module):
+    def _init_weights(self, module):
+        if isinstance(module, Mixer):
+            p = module.out_proj.weight
+            p /= math.sqrt(2)
+""",
+            runtime='with torch.no_grad():\n    PreTrained()._init_weights(Mixer())',
+            note="regression (transformers' mamba): an initialisation hook of a given module, which the framework runs under no_grad",
         ),
     ]
 
@@ -458,6 +513,61 @@ def refine(scale, inputs, targets, lr=0.1, steps=3):
             runtime="try:\n    refine(torch.ones(3, requires_grad=True), torch.randn(4, 3), torch.randn(4, 3))\nexcept RuntimeError as e:\n    assert 'a leaf Variable that requires grad is being used in an in-place operation' in str(e)\nelse:\n    raise AssertionError('no error')",
             note='SparseLLM: a hand-written step on a tensor known only by its `.grad` being read after a backward',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.dense(x)
+
+
+def edit_neuron(model, layer, pos, delta):
+    weight = model.blocks[layer].dense.weight
+    weight[:, pos] -= delta
+""",
+            range=(17, 4, 17, 27),
+            message='`weight[:, pos]` is a view of a leaf tensor that requires grad (`.dense` is an `nn.Linear` in `Block`, the only class of this file with a `.dense`, on line 9); the in-place `-=` on it raises "a view of a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.dense = nn.Linear(4, 3)\n\n    def forward(self, x):\n        return self.dense(x)\n\n\ndef edit_neuron(model, layer, pos, delta):\n    weight = model.blocks[layer].dense.weight\n    with torch.no_grad():\n        weight[:, pos] -= delta\n',
+            ),
+            runtime='class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.blocks = nn.ModuleList([Block()])\n\n\ntry:\n    edit_neuron(Net(), 0, 1, torch.ones(3))\nexcept RuntimeError as e:\n    assert "a view of a leaf Variable that requires grad" in str(e), e\nelse:\n    raise AssertionError("the edit ran")',
+            note="a trained model's weights edited by a function no code of the file calls (knowledge-neurons): the model is given, so the edit is the function's own job; `.dense` is a layer of the one class that has one",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class FusedBlock(nn.Module):
+    def __init__(self, n=2):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv2d(2, 2, 3, padding=1) for _ in range(n)])
+
+    def load_from(self, block):
+        for i in range(len(self.convs)):
+            self.convs[i].weight[:] = block.convs[i].weight
+
+    def forward(self, x):
+        for conv in self.convs:
+            x = conv(x)
+        return x
+""",
+            range=(13, 12, 13, 59),
+            message='`self.convs[i].weight` is a leaf tensor that requires grad; indexed assignment on it raises "a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass FusedBlock(nn.Module):\n    def __init__(self, n=2):\n        super().__init__()\n        self.convs = nn.ModuleList([nn.Conv2d(2, 2, 3, padding=1) for _ in range(n)])\n\n    def load_from(self, block):\n        for i in range(len(self.convs)):\n            with torch.no_grad():\n                self.convs[i].weight[:] = block.convs[i].weight\n\n    def forward(self, x):\n        for conv in self.convs:\n            x = conv(x)\n        return x\n',
+            ),
+            runtime='try:\n    FusedBlock().load_from(FusedBlock())\nexcept RuntimeError as e:\n    assert "a leaf Variable that requires grad is being used" in str(e), e\nelse:\n    raise AssertionError("the copy ran")',
+            note="a module's own weights overwritten in a method no code of the file calls (HarDNet's transform); `w[:] = x` writes the whole leaf, and PyTorch names the leaf, not a view",
+        ),
     ]
 
 
@@ -471,3 +581,13 @@ def _operands(expr: cst.BaseExpression) -> list:
     if isinstance(expr, cst.Call):
         return [x for a in expr.args for x in _operands(a.value)]
     return [expr]
+
+
+def _whole(target: cst.Subscript) -> bool:
+    """`w[:]`, `w[:, :]`, `w[...]`: every index a bare slice or the ellipsis."""
+    def full(el) -> bool:
+        sl = el.slice
+        if isinstance(sl, cst.Slice):
+            return sl.lower is None and sl.upper is None and sl.step is None
+        return isinstance(sl, cst.Index) and isinstance(sl.value, cst.Ellipsis)
+    return all(full(el) for el in target.slice)
