@@ -23,6 +23,9 @@ NOT_MODELS = frozenset("append extend insert add update put write log log_dict a
 PASS_THROUGH = ("to", "cuda", "cpu", "float", "double", "half", "type", "requires_grad_")
 
 
+NON_LEAF = "you can only change requires_grad flags of leaf variables."
+
+
 @dataclass(eq=False)
 class Rebuilt:
     """A fresh leaf made from a value whose graph was cut, followed through the code after it."""
@@ -35,6 +38,7 @@ class Rebuilt:
     intended: bool = False  # optimised on purpose (an optimizer, `.grad` read) or fed to a model
     stamp: tuple = ()
     graph: Optional[Evidence] = None  # the copy itself left this graph behind (`Variable(loss, requires_grad=True)`)
+    setter: bool = False  # `loss.requires_grad = True` on a value computed with a graph: raises, or the graph was cut
 
 
 class RebuiltLeaf(Rule):
@@ -47,6 +51,10 @@ class RebuiltLeaf(Rule):
     from a detached prediction or under `torch.no_grad()`, and
     `Variable(loss, requires_grad=True)` (or `torch.tensor(...)`) of a loss that
     still has its graph: the copy is a new leaf and leaves that graph behind.
+    `loss.requires_grad = True` on a loss computed from a model is reported too:
+    the setter raises `you can only change requires_grad flags of leaf
+    variables.` on any value with a graph, so where it runs, the graph was
+    already cut (every parameter frozen, a detach, no_grad).
 
     ## Why is this bad?
     It is the usual "fix" for `RuntimeError: element 0 of tensors does not
@@ -119,7 +127,7 @@ class RebuiltLeaf(Rule):
         if at is not None and frame.mode is GradMode.OFF and self.flow.value(node).grad is Grad.NO:
             self.off[node] = Evidence(at, f"`{short(self.code_of(at))}`")
 
-    def _made(self, node: cst.CSTNode, source: cst.BaseExpression, v, copies: bool = False) -> None:
+    def _made(self, node: cst.CSTNode, source: cst.BaseExpression, v, copies: bool = False, setter: bool = False) -> None:
         # Only a value proved to have had a graph that was cut on the way: a tensor with a
         # graph of its own cannot be made a leaf (PyTorch raises), and data never had one -
         # except by a copy (`copies`), which leaves the graph behind.
@@ -132,12 +140,17 @@ class RebuiltLeaf(Rule):
         else:
             expr = None if isinstance(source, cst.Name) else source
             cuts = _cuts_of(v) if v.grad is Grad.NO else frozenset()
-        if not cuts and copies and expr is not None:
+        if not cuts and (copies or setter) and expr is not None:
+            # A copy leaves the graph behind. The `requires_grad` setter raises on any non-leaf
+            # ("you can only change requires_grad flags of leaf variables."): on a value computed
+            # with a graph it either raises or runs because something already cut that graph.
             graph = self._graph(expr)
             cuts = frozenset((Evidence(node, f"`{short(self.code_of(node))}`"),)) if graph is not None else cuts
+        else:
+            setter = False
         if not cuts:
             return
-        r = Rebuilt(node, source, cuts, stamp=self.stamp(), graph=graph)
+        r = Rebuilt(node, source, cuts, stamp=self.stamp(), graph=graph, setter=setter and graph is not None)
         self.open[node] = r
         self.pending[node] = r
         in_place = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"
@@ -190,7 +203,7 @@ class RebuiltLeaf(Rule):
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
                 and isinstance(target.value, cst.Name) and literal_bool(node.value) is True:
             before = self.flow.value(target.value)
-            self._made(node, target.value, before)
+            self._made(node, target.value, before, setter=True)
             if node in self.open:
                 self.open[node].names.add(target.value.value)
             self.pending.pop(node, None)
@@ -287,6 +300,13 @@ class RebuiltLeaf(Rule):
         def message(line_of) -> str:
             cut = first_cut(line_of)
             where = f"({cut.text} on line {line_of(cut.node)})"
+            if r.setter:
+                return (
+                    f"`{made}` on `{source}`, computed with a graph ({r.graph.text} on line {line_of(r.graph.node)}): "
+                    f"if that graph is there, this line raises \"{NON_LEAF}\"; if it runs, something already cut "
+                    f"the graph (frozen parameters, a detach, no_grad) and `.backward()` on line {line_of(backward)} "
+                    "reaches no parameter, so the model never learns; remove the line and find the cut"
+                )
             if r.graph is not None:
                 return (
                     f"`{made}` makes a new leaf from `{source}` ({r.graph.text} on line {line_of(r.graph.node)}), "
@@ -462,6 +482,20 @@ def finetune_decoder(decoder, batches, opt):
             runtime='class Decoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(2, 3)\n\n    def run(self, z):\n        return self.net(z)\n\n\ndec = Decoder()\nfinetune_decoder(dec, [torch.randn(4, 3)], torch.optim.SGD(dec.parameters(), lr=0.1))\nassert dec.net.weight.grad is not None',
             note="a frozen encoder's features made a leaf and fed to an unknown callee (`decoder.run`), which may be a model that learns from them",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+x = torch.randn(8, 4)
+x.requires_grad = True
+model(x).sum().backward()
+saliency = x.grad.abs()
+""",
+            runtime='assert x.grad is not None',
+            note='an input made a leaf for its gradient (saliency): not computed with a graph',
+        ),
     ]
     INVALID = [
         Invalid(
@@ -603,6 +637,44 @@ fit(net, nn.MSELoss(), torch.optim.Adam(net.parameters()), [(torch.randn(3, 4), 
             message="`Variable(..., requires_grad=True)` makes a new leaf from `loss` (from `loss_op(output, y)` on line 12), without its graph: `.backward()` on line 14 runs without error, but no gradient reaches what computed it, so the model never learns; back-propagate `loss` itself",
             runtime="assert net.weight.grad is None",
             note="Variable(t, requires_grad=True) copies a tensor that has a graph: the copy is a new leaf",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+for p in model.parameters():
+    p.requires_grad = False
+criterion = nn.MSELoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.requires_grad = True
+    loss.backward()
+    optimizer.step()
+""",
+            range=(13, 4, 13, 29),
+            message='`loss.requires_grad = True` on `loss`, computed with a graph (from `criterion(model(x), y)` on line 12): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 14 reaches no parameter, so the model never learns; remove the line and find the cut',
+            runtime='assert model.weight.grad is None',
+            note='regression (finetune-SAM): every parameter frozen, the setter runs and hides the error; nothing learns',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+x, y = torch.randn(8, 4), torch.randn(8, 1)
+loss = nn.functional.mse_loss(model(x), y)
+loss.requires_grad = True
+loss.backward()
+""",
+            range=(8, 0, 8, 25),
+            message='`loss.requires_grad = True` on `loss`, computed with a graph (from `nn.functional.mse_loss(model(x), y)` on line 7): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 9 reaches no parameter, so the model never learns; remove the line and find the cut',
+            raises=NON_LEAF,
+            note='the loss still has its graph: the setter itself raises',
         ),
     ]
 
