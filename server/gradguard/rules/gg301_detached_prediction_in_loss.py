@@ -7,7 +7,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
-from gradguard.engine.values import Evidence, Kind, all_origins
+from gradguard.engine.values import Evidence, Grad, Kind, all_origins
 from gradguard.engine.walk import walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
@@ -278,10 +278,12 @@ class DetachedPredictionInLoss(Rule):
         self._scored: list = []  # ScoredCut: a model fed a cut input
         self._packed: list = []  # (torch.Tensor(list) call, model calls packed, the cut's origins, forward, stamp)
         self._as_target: set = set()  # graph identities a loss or a difference takes as its target
+        self._constants: list = []  # (term, loss expression, backward call, stamp): a cut term added to the loss
 
     def visit_Call(self, node: cst.Call) -> None:
         self._note_scored_cut(node)
         self._note_loss_targets(node)
+        self._note_constant_terms(node)
         fn = self.flow.function
         if fn is None or fn.cls is None or not fn.cls.module_like:
             return
@@ -342,6 +344,36 @@ class DetachedPredictionInLoss(Rule):
             if a is not pred:
                 self._as_target |= all_origins(self.flow.value(a.value))
 
+    def _note_constant_terms(self, node: cst.Call) -> None:
+        """`loss = loss + target_loss.detach().item()` and then `loss.backward()`: a term of the
+        back-propagated loss made only of a cut value (`.item()`, `.detach()`, `.numpy()`, `.data`)
+        is a constant to `backward()`, whatever it was computed from: it changes the loss value
+        and trains nothing. Only sums: a cut factor (`w.detach() * ce`) is a stop-gradient weight."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "backward" and isinstance(func.value, cst.Name)):
+            return
+        b = self.flow.lookup(func.value.value)
+        loss = b.node if b is not None else None
+        if not isinstance(loss, cst.BinaryOperation) or not self.flow.value(func.value).has_graph:
+            return
+        for term in _terms(loss):
+            if _constant_cut(term, self.flow.value) and self.flow.value(term).grad is not Grad.YES:
+                self._constants.append((term, loss, node, self.stamp()))
+
+    def _constant_terms(self, reported: set) -> None:
+        for term, loss, backward, stamp in self._constants:
+            if not self.current(stamp) or any(term is n or _inside(n, term) for n in reported):
+                continue
+
+            def message(line_of, term=term, backward=backward):
+                code = short(self.code_of(term))
+                return (
+                    f"`{code}` is a constant to the `.backward()` on line {line_of(backward)}: cut from its graph, "
+                    "it changes the loss value and trains nothing; if it should train, add the tensor itself"
+                )
+
+            self.report(term, message, related=[(loss, "the loss"), (backward, "back-propagated here")])
+
     def _forward_cut(self, node, value: cst.BaseExpression, fn) -> None:
         inner = self.flow.value(value)
         if inner.has_graph:
@@ -393,6 +425,7 @@ class DetachedPredictionInLoss(Rule):
                     continue
                 seen.add(cut.node)
                 self._report(cut, loss, b.node)
+        self._constant_terms(seen)
 
     def _scored_cuts(self) -> None:
         """A backward followed by `opt.step()`, where `opt` trains the model `g` and not `d`: a term
@@ -680,6 +713,23 @@ crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
             runtime="assert crit.heads[0].weight.grad is not None and crit.heads[1].weight.grad is not None",
             note="loss values packed into a new tensor as weights, while the losses themselves reach the output "
             "through `torch.stack`",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+model = nn.Linear(4, 2)
+log_temperature = nn.Parameter(torch.zeros(()))
+x, y = torch.randn(6, 4), torch.randn(6, 2)
+err = F.mse_loss(model(x), y, reduction="none").mean(1)
+weights = torch.softmax(-err, 0)
+loss = (weights.detach() * err).sum() + log_temperature.exp() * err.mean().detach()
+loss.backward()
+""",
+            runtime='assert model.weight.grad is not None and log_temperature.grad is not None',
+            note='a cut factor is a stop-gradient weight; a learnable weight times a cut term still trains the weight',
         ),
     ]
 
@@ -1055,4 +1105,65 @@ crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
             note="task losses packed into a new tensor before they are weighted by learnt uncertainties: only the "
             "weights train (multi-task uncertainty weighting with `torch.Tensor(l)`)",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def train_step(model, aux_head, x, y):
+    feats = model(x)
+    loss = F.mse_loss(feats, y)
+    aux_loss = aux_head(feats).pow(2).mean()
+    loss = loss + aux_loss.detach().item()
+    loss.backward()
+    return loss.item()
+""",
+            range=(10, 18, 10, 42),
+            message='`aux_loss.detach().item()` is a constant to the `.backward()` on line 11: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself',
+            runtime='from torch import nn\nmodel, aux_head = nn.Linear(4, 3), nn.Linear(3, 1)\ntrain_step(model, aux_head, torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None and aux_head.weight.grad is None',
+            note='regression (SimAC): a loss term added as `.detach().item()` is a constant, whatever computed it - the head behind it never learns',
+        ),
     ]
+
+
+CUT_METHODS = frozenset(("item", "detach", "numpy", "tolist"))
+
+
+def _terms(expr: cst.BaseExpression) -> list:
+    """The added and subtracted terms of a sum: `a + b * c - d` -> [a, b * c, d]."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, (cst.Add, cst.Subtract)):
+        return _terms(expr.left) + _terms(expr.right)
+    return [expr]
+
+
+def _constant_cut(term: cst.BaseExpression, value_of) -> bool:
+    """`x.detach().item()`, `x.item()`, `0.1 * x.detach()`: a cut value, maybe scaled by numbers (or by
+    names known to hold no grad: a learnable weight times a cut term still trains the weight)."""
+    if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide)):
+        sides = [term.left, term.right]
+
+        def scale(s) -> bool:
+            return isinstance(s, (cst.Integer, cst.Float)) or (
+                isinstance(s, (cst.Name, cst.Attribute)) and value_of(s).grad is Grad.NO)
+        return any(_constant_cut(s, value_of) for s in sides) and all(_constant_cut(s, value_of) or scale(s) for s in sides)
+    if isinstance(term, cst.UnaryOperation):
+        return _constant_cut(term.expression, value_of)
+    if isinstance(term, cst.Attribute):
+        return term.attr.value == "data"
+    return (isinstance(term, cst.Call) and isinstance(term.func, cst.Attribute)
+            and term.func.attr.value in CUT_METHODS and not term.args)
+
+
+def _inside(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
+    """Is the reported cut `outer` part of the term `inner` (already reported by the main path)?"""
+    found = []
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, node) -> bool:
+            if node is outer:
+                found.append(node)
+            return not found
+
+    inner.visit(_Find())
+    return bool(found)
