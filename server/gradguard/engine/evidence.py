@@ -451,17 +451,19 @@ def parameter_attributes(module: cst.Module, source: str) -> dict:
         return {}
     if not _PARAMETER_SET.search(source):
         return {}  # no `self.x = ...Parameter(` anywhere: no walk of the module (half the files of a model library)
+    return {attr: (name, values[0]) for attr, (name, values) in _one_setter(module).items()
+            if all(_is_parameter(v) for v in values)}
+
+
+def _one_setter(module: cst.Module) -> dict:
+    """attr -> (class name, [values]) for each `self.<attr>` that exactly one class of the file sets."""
     assigns = _SelfAssigns()
     walk(module, assigns)
     setters: dict = {}
     for name, found in assigns.classes:
         for attr, values in found.items():
             setters.setdefault(attr, []).append((name, values))
-    return {
-        attr: (name, values[0])
-        for attr, [(name, values)] in ((a, s) for a, s in setters.items() if len(s) == 1)
-        if all(_is_parameter(v) for v in values)
-    }
+    return {attr: found[0] for attr, found in setters.items() if len(found) == 1}
 
 
 # torch.nn layers that own a `.weight` (and usually a `.bias`) parameter.
@@ -488,17 +490,8 @@ def layer_attributes(module: cst.Module, source: str) -> dict:
     layer's weight, a parameter (as parameter_attributes reads `model.W`)."""
     if not _LAYER_SET.search(source):
         return {}
-    assigns = _SelfAssigns()
-    walk(module, assigns)
-    setters: dict = {}
-    for name, found in assigns.classes:
-        for attr, values in found.items():
-            setters.setdefault(attr, []).append((name, values))
     out = {}
-    for attr, found in setters.items():
-        if len(found) != 1:
-            continue
-        name, values = found[0]
+    for attr, (name, values) in _one_setter(module).items():
         layers = {_layer(v) for v in values}
         if len(layers) == 1 and None not in layers:
             out[attr] = (name, layers.pop(), values[0])
