@@ -32,7 +32,9 @@ class RecurrentStateNotDetached(Rule):
 
     An unrolled sequence that is back-propagated once after the loop (time steps
     of one sequence) is left alone, as is a loop that detaches the state anywhere
-    in its body.
+    in its body. A state reset only under an `if` (`if done: hx = torch.zeros(...)`
+    with no `else: hx = hx.detach()`) is carried on by the other iterations: the
+    fix then detaches it just after that `if`.
 
     Also an inference loop that feeds a model its own state with grad on - a
     function named like `rollout`, `greedy_decode` or `environment_interaction`
