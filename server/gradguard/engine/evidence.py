@@ -261,9 +261,13 @@ _DEF = re.compile(r"^[ \t]+def[ \t]+([A-Za-z]\w*)[ \t]*\([ \t]*self\b", re.M)
 
 
 def instance_methods(source: str) -> frozenset:
-    """Names of methods the file's classes define that could tell their instances (not
-    dunders, not names other objects share): the text search that keeps `members_of` cheap."""
-    return frozenset(m for m in _DEF.findall(source) if m not in COMMON_METHODS)
+    """Names of methods that one class of the file defines and that could tell its instances
+    (not dunders, not names other objects share): the text search that keeps the member
+    evidence (FlowAnalysis._instance_by_members) cheap."""
+    seen: dict = {}
+    for m in _DEF.findall(source):
+        seen[m] = seen.get(m, 0) + 1
+    return frozenset(m for m, n in seen.items() if n == 1 and m not in COMMON_METHODS)
 
 
 def member_receivers(source: str, methods: frozenset) -> set:
