@@ -276,3 +276,32 @@ def test_evidence_from_the_members_a_name_uses():
         "`.dense`, on line 10); it is a leaf, with no graph behind it"
     )
     assert state(src, "tokenizer.init_state") is None  # one member used: not enough to say which class
+
+
+def test_evidence_from_what_a_loss_takes_as_its_prediction():
+    """`out = self.model(x); self.criterion(out, y)`: what the code was given (an attribute of self,
+    a parameter) and whose output a loss takes is a model; a function imported from elsewhere is not."""
+    src = """
+    import torch
+    from utils import decode_boxes
+
+
+    class Evaluator:
+        def __init__(self, model, criterion):
+            self.model = model
+            self.criterion = criterion
+
+        def run(self, x, y):
+            out = self.model(x)
+            boxes = decode_boxes(out)
+            return self.criterion(out, y).item() + self.criterion(boxes, y).item()
+
+
+    def validate(net, x, y, loss_fn):
+        return loss_fn(net(x), y).item()
+    """
+    assert state(src, "model(x)", 1) == (
+        "`self.model` is an `nn.Module` (`self.criterion(out, y)` takes its output as a prediction on line 14)"
+    )
+    assert state(src, "net(x)") == "`net` is an `nn.Module` (`loss_fn(net(x), y)` takes its output as a prediction on line 18)"
+    assert state(src, "decode_boxes(out)") is None

@@ -61,6 +61,7 @@ class Uses:
     aliases: dict = field(default_factory=dict)  # name -> names it was bound from as a whole (`loss = losses`)
     backpropagates: bool = False  # any `.backward()` in the scope, of a name or not (`(a + b).sum().backward()`)
     members: dict = field(default_factory=dict)  # key -> {attribute used on it: first node} (`decoder.attend`)
+    predicts: dict = field(default_factory=dict)  # key -> a loss call given its output (`criterion(model(x), y)`)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -68,7 +69,8 @@ class Uses:
         if not methods:
             # `out, hidden = rnn(x, hidden)` in a loop of a scope that back-propagates: a model
             # fed its own state back (truncated BPTT), whatever built it.
-            return self.recurrent.get(key) if self.backpropagates else None
+            found = self.recurrent.get(key) if self.backpropagates else None
+            return found if found is not None else self.predicts.get(key)
         for name, call in methods.items():
             if name in MODULE_ONLY_METHODS:
                 return call
@@ -94,6 +96,8 @@ class Uses:
         for key, sources in other.aliases.items():
             self.aliases.setdefault(key, set()).update(sources)
         self.backpropagates |= other.backpropagates
+        for key, call in other.predicts.items():
+            self.predicts.setdefault(key, call)
         for key, attrs in other.members.items():
             mine = self.members.setdefault(key, {})
             for name, node in attrs.items():
@@ -114,6 +118,8 @@ class _UseFinder(cst.CSTVisitor):
         self.root = root
         self.uses = Uses()
         self.loops = 0
+        self.results: dict = {}  # name -> the callee whose result it was bound to (`out = model(x)`)
+        self.params = _param_names(root)
 
     def visit_For(self, node) -> None:
         self.loops += 1
@@ -134,6 +140,10 @@ class _UseFinder(cst.CSTVisitor):
         if isinstance(call, cst.Name) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self.uses.aliases.setdefault(node.targets[0].target.value, set()).add(call.value)
             return
+        if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            key = dotted(call.func)
+            if key is not None:
+                self.results[node.targets[0].target.value] = key
         if not self.loops or not isinstance(call, cst.Call):
             return
         key = dotted(call.func)
@@ -161,7 +171,21 @@ class _UseFinder(cst.CSTVisitor):
         if key is not None:
             self.uses.members.setdefault(key, {}).setdefault(node.attr.value, node)
 
+    def _prediction(self, node: cst.Call) -> None:
+        """`criterion(model(x), y)`, `out = self.model(qa); self.criterion(out, t)`: the callee whose
+        output a loss takes as its prediction is a model - when it is a parameter or an attribute
+        of `self` (what the code was given), not a function imported from elsewhere."""
+        key = dotted(node.func)
+        first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
+        if key is None or first is None or not is_loss_name(key.rsplit(".", 1)[-1]):
+            return
+        model = dotted(first.func) if isinstance(first, cst.Call) else (
+            self.results.get(first.value) if isinstance(first, cst.Name) else None)
+        if model is not None and (model.startswith("self.") and model.count(".") == 1 or model in self.params):
+            self.uses.predicts.setdefault(model, node)
+
     def visit_Call(self, node: cst.Call) -> None:
+        self._prediction(node)
         func = node.func
         if isinstance(func, cst.Attribute):
             key = dotted(func.value)
@@ -196,6 +220,19 @@ class _UseFinder(cst.CSTVisitor):
                     self.uses.backwards.setdefault(out, node)
 
 
+def is_loss_name(name: str) -> bool:
+    """`criterion`, `loss_fn`, `compute_loss`, `bce_loss`, `self.loss`: a loss callable's name."""
+    low = name.lower()
+    return low.endswith("loss") or bool({"loss", "criterion", "losses"} & set(low.split("_")))
+
+
+def _param_names(root: cst.CSTNode) -> frozenset:
+    if not isinstance(root, cst.FunctionDef):
+        return frozenset()
+    ps = root.params
+    return frozenset(p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params))
+
+
 def _bound(node: cst.BaseExpression) -> list:
     """Plain names in a target or argument: `h`, `(h, c)`, `out, (h, c)`."""
     if isinstance(node, cst.Name):
@@ -224,6 +261,7 @@ _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A
 
 
 _RECURRENT = re.compile(r"^[ \t]*([\w \t,()\[\]]+,[\w \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
+_LOSS_OF = re.compile(r"(?<![\w])(?:[A-Za-z_][\w.]*\.)?(\w*(?:[Ll]oss|criterion)\w*)\s*\(\s*([A-Za-z_][\w.]*)\s*([(,)])")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
 
@@ -245,6 +283,11 @@ def mentioned(source: str) -> frozenset:
         if set(_WORD.findall(m.group(1))) & set(_WORD.findall(m.group(3))):
             keys.add(m.group(2))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
+    for m in _LOSS_OF.finditer(source):  # `criterion(model(x), y)`, `criterion(out, y)` after `out = model(x)`
+        if m.group(3) == "(":
+            keys.add(m.group(2))
+        else:
+            keys.update(re.findall(rf"^[ \t]*{re.escape(m.group(2))}[ \t]*=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(", source, re.M))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     return frozenset(keys)
 

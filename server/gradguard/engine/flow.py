@@ -1136,7 +1136,9 @@ class FlowAnalysis:
                 and self.frame.mode is GradMode.OFF):
             # Whatever a call computes under no_grad carries no graph (`teacher(x)` of an unknown teacher).
             v = v.but(grad=Grad.NO, why=self._off_why(node), origins=frozenset())
-        if isinstance(node, (cst.Name, cst.Attribute)) and (_unknown(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR):
+        if isinstance(node, (cst.Name, cst.Attribute)) and (
+            _unknown(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR or v.has_graph and not v.scalar
+        ):
             v = self._from_use(node, v)
         if self.facts and _unknown(v):
             v = self.facts.get(node, v)
@@ -1165,11 +1167,16 @@ class FlowAnalysis:
                     # `x.state_dict()` alone says a stateful module, not one with parameters (a torchrl
                     # transform, a scheduler): its calls are not known to build graphs.
                     weights = not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("state_dict", "load_state_dict"))
-                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, ""))
+                    said = " takes its output as a prediction" if uses.predicts.get(key) is call else ""
+                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, said))
                 inst = self._instance_by_members(key, uses)
                 if inst is not None:
                     return inst
             call = uses.graph_evidence(key)
+            if call is not None and v.has_graph:
+                # Known to carry a graph already (from `model(x)`): the backward adds only that the
+                # value is 0-dim - PyTorch creates the gradient implicitly only for a scalar.
+                return v.but(scalar=True) if not call.args and dotted(call.func) == f"{key}.backward" else v
             if call is not None and self.frame.mode is not GradMode.OFF:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
                 # creates the gradient implicitly for a scalar.

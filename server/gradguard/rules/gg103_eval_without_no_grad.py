@@ -41,6 +41,19 @@ def eval_function_name(name: str, method: bool = False) -> bool:
     return bool(name_words(name) & (METHOD_EVAL_WORDS if method else EVAL_WORDS))
 
 
+# Classes whose every method evaluates (MTN's `Evaluator.run()`): their names, in words.
+EVALUATOR_WORDS = frozenset("evaluator tester validator predictor inferencer".split())
+
+
+def evaluator_method(fn) -> bool:
+    """A method (not the constructor) of an `Evaluator`, `Tester`, `Validator`... that is not itself
+    a model: the class exists to run a model for its outputs."""
+    if fn.cls is None or fn.name.startswith("__") or fn.cls.module_like:
+        return False
+    words = {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", fn.cls.name)}
+    return bool(words & EVALUATOR_WORDS)
+
+
 class _Nodes(cst.CSTVisitor):
     """The identities of every node under a node."""
 
@@ -203,7 +216,7 @@ class EvalWithoutNoGrad(Rule):
         # through decode): names only count outside module-like classes.
         named = (
             fn is not None
-            and eval_function_name(fn.name, method=fn.cls is not None)
+            and (eval_function_name(fn.name, method=fn.cls is not None) or evaluator_method(fn))
             and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
         )  # in a model's own class, only if it returns no graph (checked in finish)
         if after_eval is not None or named:
@@ -852,6 +865,26 @@ class Patched(nn.Module):
             runtime='m = Patched()\nassert not m.patcher(torch.tensor([[1, 2]])).requires_grad',
             note='regression (transformers BLT): a submodule eval()-ed and frozen in the constructor builds no graph from token ids',
         ),
+        Valid(
+            """
+import torch
+
+
+class Evaluator:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    @torch.no_grad()
+    def run(self, batches):
+        total = 0.0
+        for x, y in batches:
+            out = self.model(x)
+            total += self.criterion(out, y).item()
+        return total / len(batches)
+""",
+            note='the same evaluator under @torch.no_grad()',
+        ),
     ]
 
     INVALID = [
@@ -1252,6 +1285,31 @@ class Agent:
             ),
             runtime='agent = Agent(nn.Linear(3, 2))\nassert agent.actor(torch.zeros(1, 3)).requires_grad',
             note="TD3/DDPG: an agent's select_action() that returns only NumPy builds the actor's graph for nothing",
+        ),
+        Invalid(
+            """
+import torch
+
+
+class Evaluator:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def run(self, batches):
+        total = 0.0
+        for x, y in batches:
+            out = self.model(x)
+            total += self.criterion(out, y).item()
+        return total / len(batches)
+""",
+            range=(13, 18, 13, 31),
+            message='`self.model(x)` runs with grad enabled in `run()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\n\nclass Evaluator:\n    def __init__(self, model, criterion):\n        self.model = model\n        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, batches):\n        total = 0.0\n        for x, y in batches:\n            out = self.model(x)\n            total += self.criterion(out, y).item()\n        return total / len(batches)\n',
+            ),
+            runtime='from torch import nn\nevaluator = Evaluator(nn.Linear(3, 1), nn.MSELoss())\nouts = []\nevaluator.model.register_forward_hook(lambda m, i, o: outs.append(o))\nevaluator.run([(torch.randn(2, 3), torch.randn(2, 1))])\nassert has_graph(outs[0]) and activations_alive(outs[0])',
+            note='regression (MTN): a method of an `Evaluator`, whose model is known by what takes its output - the criterion, as a prediction',
         ),
     ]
 

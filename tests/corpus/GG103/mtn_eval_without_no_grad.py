@@ -1,5 +1,5 @@
 # source: https://github.com/henryhungle/MTN/issues/7
-# label: GG103 15
+# label: GG103 16
 # effect: graph_built
 # note: "you did not wrap the eval part with torch.no_grad(), which means that your code computes gradient for validation data"
 import torch
