@@ -184,7 +184,7 @@ def _oracle(path: str, python: str | None):
         _roots[directory] = config.root if config.path else directory
     key = (_roots[directory], python)
     if key not in _oracles:
-        oracle = Oracle(key[0], python)
+        oracle = Oracle(key[0], python, batch=True)
         try:
             status = oracle.status()  # one question: does nn.Module resolve, from torch or the stubs?
         except Exception as e:  # noqa: BLE001 - not an interpreter, jedi cannot start it

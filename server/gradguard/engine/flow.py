@@ -15,6 +15,7 @@ import ast
 import builtins
 import enum
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Optional
@@ -165,6 +166,14 @@ def _string_value(code: str):
 
 # Imports syntax already understands: the type layer never overrides what they give.
 _UNDERSTOOD_IMPORTS = frozenset({"torch", "numpy", "torchvision", "timm", "transformers", "diffusers", "math", "builtins"})
+
+
+# Python's standard library makes no modules, tensors or arrays: a name imported from it is never asked
+# about. Generic names a project may give a module of its own (which would shadow the library's) excepted.
+_STDLIB = frozenset(sys.stdlib_module_names) - {
+    "array", "code", "numbers", "operator", "parser", "platform", "profile", "queue", "select", "signal",
+    "site", "stat", "string", "symbol", "test", "this", "token", "trace", "types",
+}
 
 
 def _unknown(v: Value) -> bool:
@@ -1258,9 +1267,11 @@ class FlowAnalysis:
         return name.value in _BUILTINS and self.lookup(name.value) is None
 
     def _ask(self, node: cst.BaseExpression) -> None:
-        """Syntax cannot tell what this name is: the type layer may."""
+        """Syntax cannot tell what this name is: the type layer may - unless it was imported from
+        Python's standard library, which makes no modules, tensors or arrays (`Path`, `deque`)."""
         if isinstance(node, (cst.Name, cst.Attribute)) and node not in self.facts and node not in self.type_queries:
-            if _unknown(self.values.get(node, UNKNOWN)):
+            v = self.values.get(node, UNKNOWN)
+            if _unknown(v) and (v.qualname is None or v.qualname.split(".", 1)[0] not in _STDLIB):
                 about = self._question(node)
                 if about in self._questions or len(self._questions) < self.MAX_TYPE_QUERIES:
                     self._questions.add(about)
