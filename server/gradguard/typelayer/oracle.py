@@ -301,10 +301,10 @@ class Oracle:
         (jedi makes one per Script: every file would infer torch's modules afresh, and inspect its
         compiled parts again through the environment's subprocess)."""
         script = self._jedi.Script(source, path=path, project=self._project_for(), environment=self._env())
-        if self.batch and os.environ.get('GG_NOSHARE') is None:
+        if self.batch:
             state = self._state
             if state is None:
-                self._state = state = script._inference_state  # private API, jedi 0.20
+                self._state = state = script._inference_state  # private API of jedi 0.20 (pinned: constraints.txt)
             else:
                 script._inference_state = state
             state.script_path = script.path
