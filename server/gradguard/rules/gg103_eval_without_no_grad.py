@@ -98,10 +98,12 @@ class EvalWithoutNoGrad(Rule):
     Finds a forward pass that runs with grad enabled although its outputs never
     reach a `backward()`: after `model.eval()`, or in a function named like
     `evaluate` / `validate` / `test` / `predict` / `infer` / `sample` /
-    `generate` / `decode`, outside `torch.no_grad()` / `torch.inference_mode()`
+    `generate` / `decode` (or a method of an `Evaluator` / `Tester` / `Validator`
+    / `Predictor` class), outside `torch.no_grad()` / `torch.inference_mode()`
     and their decorators - or in the top-level code of a script that never calls
     `.backward()`, `torch.autograd.grad` or an optimizer's `step()`. The
-    model may be a parameter: `model.eval()` or `model.parameters()` on it says it
+    model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
+    loss taking its output as a prediction (`criterion(model(x), y)`), says it
     is one, and its own methods (`model.encode(x)`) are forward passes too. One
     finding per evaluation block (the forwards of one loop, or of consecutive
     statements after `.eval()`); it sits on the first model call.
