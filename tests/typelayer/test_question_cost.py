@@ -46,6 +46,31 @@ def test_names_from_the_standard_library_are_not_asked_about():
     assert not names & {"deque", "Path"}
 
 
+def test_questions_that_can_only_take_a_finding_away_are_asked_only_where_a_finding_is():
+    """`scores.append(s)`, `buf.copy_()`: whether `s` is a float or `buf` a NumPy array can only
+    silence a finding, so jedi is asked only in a top-level statement that holds one."""
+    source = (
+        "import torch\n"
+        "from models.net import Net\n"
+        "def log(scores, s, buf):\n"
+        "    for _ in range(3):\n"
+        "        scores.append(s)\n"
+        "        buf.copy_(s)\n"
+        "def train(loader, history, stats):\n"
+        "    net = Net()\n"
+        "    for x in loader:\n"
+        "        loss = net(x).sum()\n"
+        "        loss.backward()\n"
+        "        history.append(loss)\n"
+        "        stats.copy_(x)\n"
+    )
+    first = analyze(source, ask_types=True)
+    assert [(f.code, f.range.start.line) for f in first.findings] == [("GG101", 12)]
+    names = asked(source)
+    assert {"Net", "history", "stats"} <= names  # the callee always; receivers beside the finding
+    assert not names & {"scores", "s", "buf"}  # no finding in log(): nothing to take away
+
+
 def findings(analysis):
     return [(f.code, f.range.start.line, f.message) for f in analysis.findings]
 

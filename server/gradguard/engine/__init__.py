@@ -123,7 +123,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         settings.shows_info(UnusedNoqa.code) or UnusedNoqa.code in settings.severity
     ):
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
-    queries = _queries(parsed, flow, positions) if ask_types else []
+    queries = _queries(parsed, flow, positions, findings) if ask_types else []
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
@@ -141,11 +141,22 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     )
 
 
-def _queries(parsed, flow: FlowAnalysis, positions: Positions) -> list[tuple[int, int, cst.CSTNode]]:
+def _queries(parsed, flow: FlowAnalysis, positions: Positions, findings: list) -> list[tuple[int, int, cst.CSTNode]]:
     """Where to ask jedi about each name: (1-based line, code-point column, node); an
-    attribute `a.b` is asked about at `b`. Placed from the text where it can be (see locate.py)."""
+    attribute `a.b` is asked about at `b`. Placed from the text where it can be (see locate.py).
+    A question whose answer can only take a finding away is asked only in a top-level statement
+    (a function, a class) that holds a finding: most files have none, and jedi costs ~10 ms a
+    question."""
+    queries = flow.type_queries
+    if flow.removal_queries:
+        if parsed.laid_out:
+            holding = {parsed.statement_at(f.range.start.line) for f in findings}
+        else:  # a cell's or a re-parsed text without the statement layout: every question stays
+            holding = {flow.top_of.get(n) for n in flow.removal_queries}
+        queries = {n: about for n, about in queries.items()
+                   if n not in flow.removal_queries or flow.top_of.get(n) in holding}
     first: dict = {}  # what a question is about -> the first node asking it (jedi is asked there once)
-    for node, about in flow.type_queries.items():
+    for node, about in queries.items():
         first.setdefault(about, node)
     asked = {node: node.attr if isinstance(node, cst.Attribute) else node for node in first.values()}
     for node, name in asked.items():
@@ -158,7 +169,7 @@ def _queries(parsed, flow: FlowAnalysis, positions: Positions) -> list[tuple[int
             a, b, c, d = positions.span(node)
             at = (c, d - len(name.value)) if isinstance(node, cst.Attribute) else (a, b)
         where[node] = at
-    return [(*where[first[about]], node) for node, about in flow.type_queries.items()]
+    return [(*where[first[about]], node) for node, about in queries.items()]
 
 
 def _register(rule, hooks: dict, internal: list) -> None:

@@ -265,6 +265,7 @@ class FlowAnalysis:
         # What the type layer (jedi) found out about names syntax left unknown: node -> Value.
         self.facts: dict = facts or {}
         self.type_queries: dict = {}  # unknown callees, receivers and stored names -> what the question is about
+        self.removal_queries: set = set()  # the questions whose answer can only take a finding away
         self._questions: set = set()  # distinct questions (at most MAX_TYPE_QUERIES per file)
         self.hooks = hooks  # node type -> [callables(node)]
         self.code_for = code_for
@@ -1266,9 +1267,11 @@ class FlowAnalysis:
         """`len`, `print`, `super`: Python's own, unless the file rebinds the name (never worth a question)."""
         return name.value in _BUILTINS and self.lookup(name.value) is None
 
-    def _ask(self, node: cst.BaseExpression) -> None:
+    def _ask(self, node: cst.BaseExpression, removes_only: bool = False) -> None:
         """Syntax cannot tell what this name is: the type layer may - unless it was imported from
-        Python's standard library, which makes no modules, tensors or arrays (`Path`, `deque`)."""
+        Python's standard library, which makes no modules, tensors or arrays (`Path`, `deque`).
+        `removes_only`: the answer can only take findings away (a receiver that turns out to be a
+        NumPy array, an appended float), so it is asked only where a finding is (engine._queries)."""
         if isinstance(node, (cst.Name, cst.Attribute)) and node not in self.facts and node not in self.type_queries:
             v = self.values.get(node, UNKNOWN)
             if _unknown(v) and (v.qualname is None or v.qualname.split(".", 1)[0] not in _STDLIB):
@@ -1276,6 +1279,8 @@ class FlowAnalysis:
                 if about in self._questions or len(self._questions) < self.MAX_TYPE_QUERIES:
                     self._questions.add(about)
                     self.type_queries[node] = about
+                    if removes_only:
+                        self.removal_queries.add(node)
 
     def _eval_children(self, node) -> Value:
         for child in node.children:
@@ -1655,10 +1660,10 @@ class FlowAnalysis:
             name = func.attr.value
             if recv.kind is Kind.UNKNOWN:
                 if name in K.RECEIVER_QUESTIONS or (name.endswith("_") and not name.startswith("_")):
-                    self._ask(func.value)  # a tensor, an array, another object? (jedi: ~10 ms a question)
+                    self._ask(func.value, removes_only=True)  # a tensor, an array, another object? (~10 ms)
                 self._unknown_receiver(node, name, args)
             if name == "append" and args:
-                self._ask(args[0][0].value)  # a float or a tensor kept?
+                self._ask(args[0][0].value, removes_only=True)  # a float or a tensor kept?
             if name in K.BACKWARD_METHODS:
                 pos = [v for a, v in args if a.keyword is None and not a.star]
                 if recv.kind is Kind.TENSOR or (recv.grad is Grad.YES and not pos) or (recv.kind is Kind.UNKNOWN and not pos):
