@@ -261,7 +261,9 @@ _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A
 
 
 _RECURRENT = re.compile(r"^[ \t]*([\w \t,()\[\]]+,[\w \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
-_LOSS_OF = re.compile(r"(?<![\w])(?:[A-Za-z_][\w.]*\.)?(\w*(?:[Ll]oss|criterion)\w*)\s*\(\s*([A-Za-z_][\w.]*)\s*([(,)])")
+# A loss call's first argument, when it is a name or a given callable's call (`self.model(`, `model(`).
+_LOSS_OF = re.compile(r"(?:[Ll]oss|criterion)\w*\s*\(\s*((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*([(,)])")
+_RESULT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
 
@@ -283,11 +285,16 @@ def mentioned(source: str) -> frozenset:
         if set(_WORD.findall(m.group(1))) & set(_WORD.findall(m.group(3))):
             keys.add(m.group(2))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
+    results = None
     for m in _LOSS_OF.finditer(source):  # `criterion(model(x), y)`, `criterion(out, y)` after `out = model(x)`
-        if m.group(3) == "(":
-            keys.add(m.group(2))
-        else:
-            keys.update(re.findall(rf"^[ \t]*{re.escape(m.group(2))}[ \t]*=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(", source, re.M))
+        if m.group(2) == "(":
+            keys.add(re.sub(r"\s+", "", m.group(1)))
+            continue
+        if results is None:
+            results = {}
+            for r in _RESULT.finditer(source):
+                results.setdefault(r.group(1), set()).add(r.group(2))
+        keys.update(results.get(m.group(1), ()))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     return frozenset(keys)
 
@@ -300,17 +307,23 @@ COMMON_METHODS = frozenset(
     pop remove read write open start stop log info warning error debug format parse setup teardown
     configure prepare transform inverse_transform score summary describe show plot""".split()
 )
-_DEF = re.compile(r"^[ \t]+def[ \t]+([A-Za-z]\w*)[ \t]*\([ \t]*self\b", re.M)
 
 
-def instance_methods(source: str) -> frozenset:
-    """Names of methods that one class of the file defines and that could tell its instances
-    (not dunders, not names other objects share): the text search that keeps the member
-    evidence (FlowAnalysis._instance_by_members) cheap."""
+def instance_methods(module: cst.Module) -> frozenset:
+    """Names of methods that one top-level class of the file defines, that class a model (a base
+    named like `nn.Module`, or a `forward`), and that could tell its instances (not dunders, not
+    names other objects share): the text search of member_receivers looks for no other."""
     seen: dict = {}
-    for m in _DEF.findall(source):
-        seen[m] = seen.get(m, 0) + 1
-    return frozenset(m for m, n in seen.items() if n == 1 and m not in COMMON_METHODS)
+    modules = set()
+    for stmt in module.body:
+        if not isinstance(stmt, cst.ClassDef):
+            continue
+        names = [s.name.value for s in stmt.body.body if isinstance(s, cst.FunctionDef)]
+        for n in names:
+            seen[n] = seen.get(n, 0) + 1
+        if "forward" in names or any("Module" in (dotted(b.value) or "") for b in stmt.bases):
+            modules.update(names)
+    return frozenset(m for m in modules if seen[m] == 1 and m not in COMMON_METHODS and not m.startswith("_"))
 
 
 def member_receivers(source: str, methods: frozenset) -> set:
@@ -318,10 +331,15 @@ def member_receivers(source: str, methods: frozenset) -> set:
     if not methods:
         return set()
     found = set()
-    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\.(" + "|".join(sorted(methods)) + r")\s*\(", source):
-        if m.group(1) not in ("self", "super"):
-            found.add(m.group(1))
-    return found
+    for m in re.finditer(r"\.\s*(?:" + "|".join(sorted(methods)) + r")\s*\(", source):
+        r = _RECEIVER.search(source, max(0, m.start() - 160), m.start())
+        if r is not None and r.group(2) is None:
+            chain = re.sub(r"\s+", "", r.group(1))
+            if chain not in ("self", "super") and chain.count(".") <= chain.startswith("self."):
+                found.add(chain)
+    # the evidence needs two members used on the name (FlowAnalysis._instance_by_members)
+    return {key for key in found
+            if len(set(re.findall(rf"(?<![\w.]){re.escape(key)}\s*\.\s*([A-Za-z_]\w*)", source))) >= 2}
 
 
 def class_members(node: cst.ClassDef) -> frozenset:
@@ -341,6 +359,19 @@ def class_members(node: cst.ClassDef) -> frozenset:
     for _, found in assigns.classes[:1]:  # the class's own `self`, not a nested class's
         names.update(found)
     return frozenset(names)
+
+
+_SCALAR_BACKWARD = re.compile(r"\.\s*backward\s*\(\s*\)")
+
+
+def scalar_backwards(source: str) -> frozenset:
+    """Names back-propagated with no gradient argument (`loss.backward()`): 0-dim tensors."""
+    found = set()
+    for m in _SCALAR_BACKWARD.finditer(source):
+        r = _RECEIVER.search(source, max(0, m.start() - 160), m.start())
+        if r is not None and r.group(2) is None:
+            found.add(re.sub(r"\s+", "", r.group(1)))
+    return frozenset(found)
 
 
 _TRAINS = re.compile(

@@ -283,6 +283,8 @@ class FlowAnalysis:
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
         self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
+        self.instance_methods: frozenset = frozenset()  # evidence.instance_methods, with the mentions
+        self.scalar_backwards: frozenset = frozenset()  # `x.backward()` with no argument: `x` is 0-dim
         self.evidences: dict = {}  # (use, wording) -> Evidence
         self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
@@ -1166,9 +1168,10 @@ class FlowAnalysis:
         if key is None:
             return v
         if self.mentions is None:
-            self.mentions = evidence.mentioned(self.source) | evidence.member_receivers(
-                self.source, evidence.instance_methods(self.source))
-        if key not in self.mentions:
+            self.instance_methods = evidence.instance_methods(self.module)
+            self.mentions = evidence.mentioned(self.source) | evidence.member_receivers(self.source, self.instance_methods)
+            self.scalar_backwards = evidence.scalar_backwards(self.source)
+        if key not in self.mentions or v.has_graph and key not in self.scalar_backwards:
             return v
         for uses in self._uses_around(key):
             if _unknown(v):
@@ -1202,7 +1205,7 @@ class FlowAnalysis:
         meant it). Two members at least, and a method name other objects do not share
         (evidence.COMMON_METHODS): `tokenizer.encode(s)` is not a VAE's `encode`."""
         used = uses.members.get(key)
-        if not used or len(used) < 2 or not self.classes:
+        if not used or len(used) < 2 or not self.classes or not used.keys() & self.instance_methods:
             return None
         for info in self.classes:
             if info not in self.class_members:
