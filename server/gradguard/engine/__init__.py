@@ -153,8 +153,9 @@ def _queries(parsed, flow: FlowAnalysis, positions: Positions, findings: list) -
             holding = {parsed.statement_at(f.range.start.line) for f in findings}
         else:  # a cell's or a re-parsed text without the statement layout: every question stays
             holding = {flow.top_of.get(n) for n in flow.removal_queries}
-        queries = {n: about for n, about in queries.items()
-                   if n not in flow.removal_queries or flow.top_of.get(n) in holding}
+        # a binding asked about anyway (a callee) keeps all its nodes: one answer serves them all
+        asked = {about for n, about in queries.items() if n not in flow.removal_queries or flow.top_of.get(n) in holding}
+        queries = {n: about for n, about in queries.items() if about in asked}
     first: dict = {}  # what a question is about -> the first node asking it (jedi is asked there once)
     for node, about in queries.items():
         first.setdefault(about, node)
