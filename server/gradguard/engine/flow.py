@@ -1663,7 +1663,9 @@ class FlowAnalysis:
             name = func.attr.value
             if recv.kind is Kind.UNKNOWN:
                 if name in K.RECEIVER_QUESTIONS or (name.endswith("_") and not name.startswith("_")):
-                    self._ask(func.value, removes_only=True)  # a tensor, an array, another object? (~10 ms)
+                    # a tensor, an array, another object? (~10 ms a question). Only for `.clone()` and
+                    # `.detach()` can the answer add a finding (a needless copy, a storage alias).
+                    self._ask(func.value, removes_only=name not in ("clone", "detach"))
                 self._unknown_receiver(node, name, args)
             if name == "append" and args:
                 self._ask(args[0][0].value, removes_only=True)  # a float or a tensor kept?
