@@ -148,11 +148,8 @@ def _queries(parsed, flow: FlowAnalysis, positions: Positions, findings: list) -
     (a function, a class) that holds a finding: most files have none, and jedi costs ~10 ms a
     question."""
     queries = flow.type_queries
-    if flow.removal_queries:
-        if parsed.laid_out:
-            holding = {parsed.statement_at(f.range.start.line) for f in findings}
-        else:  # a cell's or a re-parsed text without the statement layout: every question stays
-            holding = {flow.top_of.get(n) for n in flow.removal_queries}
+    if flow.removal_queries and parsed.laid_out:  # without the statement layout every question stays
+        holding = {parsed.statement_at(f.range.start.line) for f in findings}
         # a binding asked about anyway (a callee) keeps all its nodes: one answer serves them all
         asked = {about for n, about in queries.items() if n not in flow.removal_queries or flow.top_of.get(n) in holding}
         queries = {n: about for n, about in queries.items() if about in asked}

@@ -119,7 +119,7 @@ class _UseFinder(cst.CSTVisitor):
         self.uses = Uses()
         self.loops = 0
         self.results: dict = {}  # name -> the callee whose result it was bound to (`out = model(x)`)
-        self.params = _param_names(root)
+        self.params = frozenset(named_params(root)) if isinstance(root, cst.FunctionDef) else frozenset()
 
     def visit_For(self, node) -> None:
         self.loops += 1
@@ -226,11 +226,10 @@ def is_loss_name(name: str) -> bool:
     return low.endswith("loss") or bool({"loss", "criterion", "losses"} & set(low.split("_")))
 
 
-def _param_names(root: cst.CSTNode) -> frozenset:
-    if not isinstance(root, cst.FunctionDef):
-        return frozenset()
-    ps = root.params
-    return frozenset(p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params))
+def named_params(fn: cst.FunctionDef) -> dict:
+    """name -> `Param` of a function's named parameters (positional-only, ordinary, keyword-only)."""
+    ps = fn.params
+    return {p.name.value: p for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)}
 
 
 def _bound(node: cst.BaseExpression) -> list:
@@ -268,15 +267,22 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 _ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
 
 
+def _receiver_before(source: str, end: int) -> Optional[tuple[str, bool]]:
+    """The dotted name a method call at `end` is made on (`model` of `model.eval(`, without
+    whitespace), and whether it was subscripted (`outs[0].backward(`)."""
+    r = _RECEIVER.search(source, max(0, end - 160), end)
+    return None if r is None else (re.sub(r"\s+", "", r.group(1)), r.group(2) is not None)
+
+
 def mentioned(source: str) -> frozenset:
     """Every dotted name that could have evidence in this file: one text search, so that the
     many unknown names with none (`x`, `config`, `hidden_states`) never cost a tree walk."""
     keys = set()
     for m in _METHOD.finditer(source):
-        r = _RECEIVER.search(source, max(0, m.start() - 160), m.start())
-        if r is None:
+        found = _receiver_before(source, m.start())
+        if found is None:
             continue
-        chain = re.sub(r"\s+", "", r.group(1))
+        chain = found[0]
         keys.add(chain)
         if m.group(1) == "backward" and "." in chain:
             keys.add(chain.rsplit(".", 1)[0])  # `outputs.loss.backward()`: `outputs` holds graphs
@@ -332,9 +338,9 @@ def member_receivers(source: str, methods: frozenset) -> set:
         return set()
     found = set()
     for m in re.finditer(r"\.\s*(?:" + "|".join(sorted(methods)) + r")\s*\(", source):
-        r = _RECEIVER.search(source, max(0, m.start() - 160), m.start())
-        if r is not None and r.group(2) is None:
-            chain = re.sub(r"\s+", "", r.group(1))
+        r = _receiver_before(source, m.start())
+        if r is not None and not r[1]:
+            chain = r[0]
             if chain not in ("self", "super") and chain.count(".") <= chain.startswith("self."):
                 found.add(chain)
     # the evidence needs two members used on the name (FlowAnalysis._instance_by_members)
@@ -368,9 +374,9 @@ def scalar_backwards(source: str) -> frozenset:
     """Names back-propagated with no gradient argument (`loss.backward()`): 0-dim tensors."""
     found = set()
     for m in _SCALAR_BACKWARD.finditer(source):
-        r = _RECEIVER.search(source, max(0, m.start() - 160), m.start())
-        if r is not None and r.group(2) is None:
-            found.add(re.sub(r"\s+", "", r.group(1)))
+        r = _receiver_before(source, m.start())
+        if r is not None and not r[1]:
+            found.add(r[0])
     return frozenset(found)
 
 
@@ -415,8 +421,7 @@ class _KeptFinder(cst.CSTVisitor):
 
     def __init__(self, fn: cst.FunctionDef):
         self.fn = fn
-        p = fn.params
-        self.params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)} - {"self", "cls"}
+        self.params = set(named_params(fn)) - {"self", "cls"}
         self.local: set = set()
         self.kept: dict = {}
 

@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import named_params
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
@@ -134,8 +135,7 @@ class InplaceOnLeafRequiringGrad(Rule):
         run under `no_grad` (transformers' `_initialize_weights`)."""
         if set(fn.name.lower().split("_")) & INIT_WORDS:
             return False
-        params = {p.name.value: p for p in (*fn.node.params.posonly_params, *fn.node.params.params,
-                                            *fn.node.params.kwonly_params)}
+        params = named_params(fn.node)
         expr, hops = tensor, 0
         for _ in range(8):
             while isinstance(expr, (cst.Subscript, cst.Attribute, cst.Call)):

@@ -8,7 +8,7 @@ import libcst as cst
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.values import Evidence, Grad, Kind, all_origins
-from gradguard.engine.walk import walk
+from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -362,7 +362,7 @@ class DetachedPredictionInLoss(Rule):
 
     def _constant_terms(self, reported: set) -> None:
         for term, loss, backward, stamp in self._constants:
-            if not self.current(stamp) or any(term is n or _inside(n, term) for n in reported):
+            if not self.current(stamp) or not reported.isdisjoint(descendants(term)):  # the main path's cut
                 continue
 
             def message(line_of, term=term, backward=backward):
@@ -1160,16 +1160,3 @@ def _constant_cut(term: cst.BaseExpression, value_of) -> bool:
     return (isinstance(term, cst.Call) and isinstance(term.func, cst.Attribute)
             and term.func.attr.value in CUT_METHODS and not term.args)
 
-
-def _inside(outer: cst.CSTNode, inner: cst.CSTNode) -> bool:
-    """Is the reported cut `outer` part of the term `inner` (already reported by the main path)?"""
-    found = []
-
-    class _Find(cst.CSTVisitor):
-        def on_visit(self, node) -> bool:
-            if node is outer:
-                found.append(node)
-            return not found
-
-    inner.visit(_Find())
-    return bool(found)
