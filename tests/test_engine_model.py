@@ -278,6 +278,52 @@ def test_evidence_from_the_members_a_name_uses():
     assert state(src, "tokenizer.init_state") is None  # one member used: not enough to say which class
 
 
+def test_evidence_from_a_call_that_fits_one_forward():
+    """`tracker(frame, memory)` for `Tracker.forward(self, frame, memory)`: a name called the way one
+    nn.Module of the file declares its forward (arguments named as its parameters, keywords it
+    declares, the name a word of the class's name) is an instance of it; a keyword the forward does
+    not declare, or one agreement alone, says nothing."""
+    src = """
+    import torch
+    from torch import nn
+
+
+    class Tracker(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.cell = nn.GRUCell(4, 4)
+
+        def forward(self, frame, memory=None):
+            return self.cell(frame, memory)
+
+
+    def follow(tracker, frame, memory):
+        return tracker(frame, memory)
+
+
+    def stream(model, frame, state):
+        return model(frame, memory=state)
+
+
+    def smooth(update, frame, memory):
+        return update(frame, memory, decay=0.9)
+
+
+    def once(fn, frame):
+        return fn(frame)
+    """
+    assert state(src, "tracker(frame") == (
+        "`tracker` is an `nn.Module` (`tracker(frame, memory)`: the call fits `Tracker.forward()` (`frame`, "
+        "`memory`, the name `tracker`), an nn.Module of this file; on line 16)"
+    )
+    assert state(src, "model(frame") == (
+        "`model` is an `nn.Module` (`model(frame, memory=state)`: the call fits `Tracker.forward()` (`frame`, "
+        "`memory=`), an nn.Module of this file; on line 20)"
+    )
+    assert state(src, "update(frame") is None  # `decay=` is no parameter of Tracker.forward
+    assert state(src, "fn(frame") is None  # one agreement
+
+
 def test_evidence_from_what_a_loss_takes_as_its_prediction():
     """`out = self.model(x); self.criterion(out, y)`: what the code was given (an attribute of self,
     a parameter) and whose output a loss takes is a model; a function imported from elsewhere is not."""

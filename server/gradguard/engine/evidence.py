@@ -7,6 +7,11 @@ loader, optimizer)` receives it. Syntax still tells a lot from how a name is use
 - an nn.Module: module-only methods called on it (`model.eval()`,
   `model.parameters()` ...), or methods an optimizer also has (`zero_grad`,
   `state_dict`) on a name that is also called like a function;
+- an instance of one of the file's nn.Module classes: the methods used on it
+  (`decoder.init_state(...)`, one only that class defines), or a call shaped
+  like that class's `forward()` (`attention(last_alignment)` for
+  `forward(self, last_alignment)`: arguments named as its parameters, keywords
+  it declares, the name a word of the class's name - two of them);
 - a graph: `loss.backward()` or `torch.autograd.grad(loss, ...)` - PyTorch raises
   on a value without one.
 
@@ -365,6 +370,95 @@ def class_members(node: cst.ClassDef) -> frozenset:
     for _, found in assigns.classes[:1]:  # the class's own `self`, not a nested class's
         names.update(found)
     return frozenset(names)
+
+
+def forward_signatures(module: cst.Module) -> list:
+    """(class name, positional parameters, every parameter name) of the `forward()` of each top-level
+    class of the file: what call_shape_receivers compares calls with."""
+    found = []
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            for s in stmt.body.body:
+                if isinstance(s, cst.FunctionDef) and s.name.value == "forward":
+                    ps = s.params
+                    positional = [p.name.value for p in (*ps.posonly_params, *ps.params) if p.name.value != "self"]
+                    found.append((stmt.name.value, positional, frozenset(named_params(s)) - {"self"}))
+    return found
+
+
+_SIMPLE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(([^()]*)\)")
+_KEYWORD = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)")
+
+
+def call_shape_receivers(source: str, signatures: list) -> set:
+    """Plain names called the way some `forward()` of the file is declared, by the text: two
+    agreements (FlowAnalysis._instance_by_call counts them on the tree) - `attention(last_alignment)`
+    for `LocationAttention.forward(self, last_alignment)`, `model(input_ids, state=state)`.
+    (`self.x` is known from the class's own code.)"""
+    if not signatures:
+        return set()
+    params = frozenset().union(*(names for _, _, names in signatures))
+    found = set()
+    for m in _SIMPLE_CALL.finditer(source):
+        key, args = m.group(1), m.group(2)
+        if key in found or params.isdisjoint(_WORD.findall(args)):
+            continue
+        pieces = [a.strip() for a in args.split(",") if a.strip()]
+        word = key.replace("_", "").lower()
+        for cls, positional, names in signatures:
+            agree = word in class_words(cls)
+            for i, piece in enumerate(pieces):
+                kw = _KEYWORD.match(piece)
+                agree += bool(kw.group(1) in names) if kw else i < len(positional) and piece == positional[i]
+            if agree >= 2:
+                found.add(key)
+                break
+    return found
+
+
+def class_words(name: str) -> frozenset:
+    """`LocationAttention` -> location, attention, locationattention; `DBFace` -> db, face, dbface."""
+    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)
+    return frozenset([p.lower() for p in parts] + [name.lower()])
+
+
+def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.FunctionDef) -> Optional[list]:
+    """How a call of `key` agrees with a class's `forward()`, or None where it cannot be a call of
+    it: each positional argument named as the parameter in its place (`attention(last_alignment)`
+    for `forward(self, last_alignment)`), each keyword it declares (`state=state`), and the called
+    name being a word of the class's name (`attention` of `LocationAttention`). None: more
+    positional arguments than it takes, a keyword it does not declare, a required parameter left out."""
+    ps = forward.params
+    positional = [p.name.value for p in (*ps.posonly_params, *ps.params)]
+    if positional[:1] == ["self"]:
+        positional = positional[1:]
+    keywords = set(positional) | {p.name.value for p in ps.kwonly_params}
+    star_args, star_kwargs = isinstance(ps.star_arg, cst.Param), ps.star_kwarg is not None
+    required = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)
+                if p.default is None and p.name.value != "self"]
+    agree, given = [], set()
+    pos = [a for a in call.args if a.keyword is None]
+    if any(a.star for a in call.args):
+        return None  # `model(*batch)`: nothing to match
+    if len(pos) > len(positional) and not star_args:
+        return None
+    for i, a in enumerate(pos):
+        if i < len(positional):
+            given.add(positional[i])
+            if isinstance(a.value, cst.Name) and a.value.value == positional[i]:
+                agree.append(f"`{positional[i]}`")
+    for a in call.args:
+        if a.keyword is not None:
+            if a.keyword.value not in keywords and not star_kwargs:
+                return None
+            given.add(a.keyword.value)
+            agree.append(f"`{a.keyword.value}=`")
+    if any(r not in given for r in required):
+        return None
+    word = key.rsplit(".", 1)[-1].replace("_", "").lower()
+    if word in class_words(cls_name):
+        agree.append(f"the name `{key}`")
+    return agree
 
 
 _SCALAR_BACKWARD = re.compile(r"\.\s*backward\s*\(\s*\)")

@@ -275,6 +275,7 @@ class FlowAnalysis:
         self.functions: list[FunctionInfo] = []
         self.classes: list[ClassInfo] = []
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
+        self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
@@ -1169,7 +1170,9 @@ class FlowAnalysis:
             return v
         if self.mentions is None:
             self.instance_methods = evidence.instance_methods(self.module)
-            self.mentions = evidence.mentioned(self.source) | evidence.member_receivers(self.source, self.instance_methods)
+            self.mentions = (evidence.mentioned(self.source)
+                             | evidence.member_receivers(self.source, self.instance_methods)
+                             | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
         if key not in self.mentions or v.has_graph and key not in self.scalar_backwards:
             return v
@@ -1182,7 +1185,7 @@ class FlowAnalysis:
                     weights = not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("state_dict", "load_state_dict"))
                     said = " takes its output as a prediction" if uses.predicts.get(key) is call else ""
                     return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, said))
-                inst = self._instance_by_members(key, uses)
+                inst = self._instance_by_members(key, uses) or self._instance_by_call(key, uses)
                 if inst is not None:
                     return inst
             call = uses.graph_evidence(key)
@@ -1224,6 +1227,36 @@ class FlowAnalysis:
             why = self.evidences[(node, info.name)] = Evidence(
                 node, f"`{self._short(node)}`: only `{info.name}`, an nn.Module of this file, has that method;")
         return Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+
+    def _instance_by_call(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
+        """`attention(last_alignment)`, `model(input_ids, state=state)`: a name called the way the
+        `forward()` of one nn.Module class of this file is declared is an instance of that class.
+        Two agreements at least (evidence.call_agreements: arguments named as its parameters,
+        keywords it declares, the name a word of the class's name), and no other class fits."""
+        call = uses.called.get(key)
+        if call is None or "." in key or not self.classes:
+            return None
+        if call in self.call_fits:
+            return self.call_fits[call]
+        # only classes whose forward takes one of the call's names: an agreement needs one
+        named = {a.keyword.value if a.keyword is not None else a.value.value for a in call.args
+                 if a.keyword is not None or isinstance(a.value, cst.Name)}
+        fits = []
+        for info in self.classes:
+            forward = info.methods.get("forward")
+            if forward is None or not info.module_like or named.isdisjoint(evidence.named_params(forward.node)):
+                continue
+            agree = evidence.call_agreements(call, key, info.name, forward.node)
+            if agree is not None and len(agree) >= 2:
+                fits.append((info, agree))
+        found = None
+        if len(fits) == 1:
+            info, agree = fits[0]
+            why = Evidence(call, f"`{self._short(call)}`: the call fits `{info.name}.forward()` ({', '.join(agree)}), "
+                                 "an nn.Module of this file;")
+            found = Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+        self.call_fits[call] = found
+        return found
 
     def _evidence(self, call: cst.Call, suffix: str) -> Evidence:
         """One Evidence per use and wording (the code of the call is printed once, not per read)."""

@@ -37,8 +37,10 @@ class RecurrentStateNotDetached(Rule):
     fix then detaches it just after that `if`.
 
     Also an inference loop that feeds a model its own state with grad on - a
-    function named like `rollout`, `greedy_decode` or `environment_interaction`
-    that back-propagates nothing and returns or keeps no graph: every step's
+    function named like `rollout`, `greedy_decode` or `environment_interaction`,
+    or a loop that picks discrete outputs from what the model computes
+    (`scores.argmax(-1)`, `torch.multinomial(...)`, `dist.sample()`), that
+    back-propagates nothing and returns, yields or keeps no graph: every step's
     graph stays reachable from the state until the loop ends. Its fix wraps the
     loop in `torch.no_grad()`. (After `.eval()`, and in functions named like
     `generate` or `sample`, GG103 reports the forward pass instead.)
@@ -194,9 +196,23 @@ class RecurrentStateNotDetached(Rule):
             return None
         if any(st.function is fn for st in self.flow.stores):
             return None  # a graph kept for later (a rollout's log-probs in a memory): the update may need the state's
-        if not generation_name(fn.name) or self._evaluates(fn) or eval_function_name(fn.name, method=fn.cls is not None):
+        if not loops or not (generation_name(fn.name) or self._decodes(fn, loops[-1])):
+            return None
+        if self._evaluates(fn) or eval_function_name(fn.name, method=fn.cls is not None):
             return None  # after `.eval()` or in `generate()`, GG103 reports the forward pass, with its no_grad fix
-        return loops[-1] if loops else None
+        return loops[-1]
+
+    def _decodes(self, fn, loop) -> bool:
+        """A loop that picks discrete outputs from what the model computes (`logits.argmax(-1)`,
+        `torch.multinomial(probs, 1)`, `dist.sample()`) and hands on no graph (no `yield` of one): a
+        decoding or streaming loop, whatever the function is called (`stream_text`, `align_frames`)."""
+        finder = _Picks()
+        walk(loop.body, finder)
+        if not finder.found:
+            return False
+        yields = _Yields()
+        walk(fn.node.body, yields)
+        return not any(self.flow.value(y.value).has_graph for y in yields.found if y.value is not None)
 
     def _evaluates(self, fn) -> bool:
         """`model.eval()` somewhere in the function."""
@@ -256,6 +272,32 @@ class RecurrentStateNotDetached(Rule):
         self.report(name_node, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, frame, memory):
+        return self.fc(frame + memory)
+
+
+def smooth_labels(update, frames):
+    memory = torch.zeros(1, 4)
+    labels = []
+    for frame in frames:
+        memory = update(frame, memory, decay=0.9)
+        labels.append(memory.argmax(-1))
+    return labels
+""",
+            note="a smoothing function fed its own output: `decay=` is no parameter of `Scorer.forward()`, so `update` is not taken for a Scorer, and an update of plain tensors keeps no graph",
+            runtime="labels = smooth_labels(lambda f, m, decay: decay * m + (1 - decay) * f, [torch.randn(1, 4) for _ in range(3)])\nassert all(l.grad_fn is None for l in labels)",
+        ),
         Valid(
             """
 import torch
@@ -761,6 +803,39 @@ def greedy_caption(decoder, features, start=0, max_len=10):
             runtime='decoder, sizes = Decoder(), []\nh = decoder.init_state(torch.randn(2, 8))\nwords = torch.zeros(2, dtype=torch.long)\nfor _ in range(3):\n    h = decoder.step_cell(decoder.embedding(words), h)\n    words = decoder.head(h).argmax(-1)\n    sizes.append(graph_size(h))\nassert sizes[0] < sizes[1] < sizes[2]',
             note="the decoder is a parameter, known as the file's `Decoder` by what the code uses on it (`init_state`, a method only that nn.Module defines, and its layers): its GRU cell is fed its own state with grad on",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Tracker(nn.Module):
+    def __init__(self, dim=4):
+        super().__init__()
+        self.cell = nn.GRUCell(dim, dim)
+        self.head = nn.Linear(dim, 3)
+
+    def forward(self, frame, memory):
+        memory = self.cell(frame, memory)
+        return self.head(memory), memory
+
+
+def label_frames(tracker, frames):
+    memory = torch.zeros(1, 4)
+    labels = []
+    for frame in frames:
+        scores, memory = tracker(frame, memory)
+        labels.append(scores.argmax(-1))
+    return labels
+""",
+            range=(21, 40, 21, 46),
+            message="`memory` carries the previous step's graph into `tracker(frame, memory)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 20; run the loop under `torch.no_grad()`",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tracker(nn.Module):\n    def __init__(self, dim=4):\n        super().__init__()\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, 3)\n\n    def forward(self, frame, memory):\n        memory = self.cell(frame, memory)\n        return self.head(memory), memory\n\n\ndef label_frames(tracker, frames):\n    memory = torch.zeros(1, 4)\n    labels = []\n    with torch.no_grad():\n        for frame in frames:\n            scores, memory = tracker(frame, memory)\n            labels.append(scores.argmax(-1))\n    return labels\n',
+            ),
+            runtime='tracker, memory, sizes = Tracker(), torch.zeros(1, 4), []\nfor frame in [torch.randn(1, 4) for _ in range(3)]:\n    scores, memory = tracker(frame, memory)\n    sizes.append(graph_size(memory))\nassert sizes[0] < sizes[1] < sizes[2]',
+            note="a labelling loop that picks `argmax` from what the tracker computes and feeds it its own memory with grad on: `tracker` is the file's `Tracker`, called the way its forward is declared (`frame`, `memory`); whatever the function is called, the graph grows with every frame",
+        ),
     ]
 
 
@@ -825,6 +900,37 @@ def _model_call(flow, call) -> bool:
         receiver = flow.value(call.func.value)
         return receiver.kind is Kind.MODULE and receiver.parameterized and not receiver.loss
     return False
+
+
+# Calls that pick discrete values from a model's outputs: decoding.
+PICKS = frozenset("argmax argmin topk multinomial sample".split())
+
+
+class _Picks(cst.CSTVisitor):
+    """Is there an `x.argmax(...)`, `torch.multinomial(...)`, `dist.sample()` under a node?"""
+
+    def __init__(self):
+        self.found = False
+
+    def visit_Call(self, n: cst.Call) -> None:
+        if isinstance(n.func, cst.Attribute) and n.func.attr.value in PICKS:
+            self.found = True
+
+
+class _Yields(cst.CSTVisitor):
+    """The `yield` expressions of a function's own body (not of nested functions)."""
+
+    def __init__(self):
+        self.found = []
+
+    def visit_FunctionDef(self, n) -> bool:
+        return False
+
+    def visit_Lambda(self, n) -> bool:
+        return False
+
+    def visit_Yield(self, n: cst.Yield) -> None:
+        self.found.append(n)
 
 
 class _EvalCall(cst.CSTVisitor):

@@ -1,5 +1,5 @@
 # source: https://github.com/huggingface/transformers/issues/26588
-# label: GG102 31
+# label: GG102 30
 # effect: graph_grows
 # note: an RWKV-style model run in "RNN mode", its returned state passed back in on every call with grad on: unchecked memory growth (the issue's OOM)
 import torch
