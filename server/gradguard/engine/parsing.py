@@ -49,10 +49,22 @@ class Parsed:
     source: str
     header: Optional[int]  # characters before the first statement (the module's header lines); None: not measured yet
     _sizes: Optional[tuple[int, ...]]  # characters of each statement, leading lines included; None: not measured yet
-    breaks: tuple[int, ...]  # line breaks in each statement
+    _breaks: Optional[tuple[int, ...]]  # line breaks in each statement; None: not measured yet
     header_breaks: int
     reparsed: int = 0  # statements parsed this time (all of them for a whole parse)
     _first_lines: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def breaks(self) -> tuple[int, ...]:
+        """Line breaks in each statement. A whole parse measures them the first time they are asked
+        for - where a finding, a hover or a re-parse needs a position: most files checked have no
+        finding, and CPython's parse of the file costs a twentieth of the analysis."""
+        if self._breaks is None:
+            found = _lines(self.module, self.source)
+            if found is None:  # CPython and libcst disagree: print each statement back
+                found = with_room(partial(_layout, self.module, self.source, None, 0, 0, 0), None)
+            object.__setattr__(self, "_breaks", found._breaks if found is not None else ())
+        return self._breaks
 
     @property
     def laid_out(self) -> bool:
@@ -251,18 +263,22 @@ def parse(source: str) -> Union[Parsed, ParseError]:
     module = parse_module(source)
     if isinstance(module, ParseError):
         return module
-    fast = _lines(module, source)
-    if fast is not None:
-        return fast
+    if _may_use_lines(module, source):
+        return Parsed(module, source, None, None, None, len(module.header), len(module.body))
     # printing it back recurses in Python
     return with_room(partial(_layout, module, source, None, 0, 0, len(module.body)), TOO_DEEP)
+
+
+def _may_use_lines(module: cst.Module, source: str) -> bool:
+    """No line breaks CPython and libcst may count differently, and statements to count."""
+    return not ("\r" in source or "\f" in source or "\x0b" in source or not module.body)
 
 
 def _lines(module: cst.Module, source: str) -> Optional[Parsed]:
     """The lines of each module-level statement from CPython's parser (its statements' first
     lines, less libcst's leading lines), without printing the tree; None where unsure."""
-    if "\r" in source or "\f" in source or "\x0b" in source or not module.body:
-        return None  # line breaks CPython and libcst may count differently
+    if not _may_use_lines(module, source):
+        return None
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
