@@ -324,6 +324,78 @@ def test_evidence_from_a_call_that_fits_one_forward():
     assert state(src, "fn(frame") is None  # one agreement
 
 
+def test_evidence_from_results_unpacked_as_forward_returns_them():
+    """`hm, box = net(image)` for `return self.hm(x).sigmoid(), self.box(x)`: results unpacked to the
+    names forward's `return` gives them agree with it; other names, or another number of them, do not."""
+    src = """
+    import torch
+    from torch import nn
+
+
+    class Detector(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.hm = nn.Conv2d(3, 1, 1)
+            self.box = nn.Conv2d(3, 4, 1)
+
+        def forward(self, x):
+            return self.hm(x).sigmoid(), self.box(x)
+
+
+    def detect(net, image):
+        hm, box = net(image)
+        return hm, box
+
+
+    def split(fn, image):
+        a, b = fn(image)
+        return a, b
+
+
+    def three(fn, image):
+        hm, box, extra = fn(image)
+        return extra
+    """
+    assert state(src, "net(image)") == (
+        "`net` is an `nn.Module` (`net(image)`: the call fits `Detector.forward()` (result `hm`, result `box`), "
+        "an nn.Module of this file; on line 17)"
+    )
+    assert state(src, "a, b = fn", 7) is None  # other names
+    assert state(src, "hm, box, extra = fn", 17) is None  # three names for two results
+
+
+def test_evidence_from_a_method_and_a_name_that_agree():
+    """`user.test(x)`, where only `User` defines `test`: one member is enough when the name is the
+    class's too, and the class may be any class of the file; another name (`runner`) says nothing."""
+    src = """
+    import torch
+    from torch import nn
+
+
+    class User:
+        def __init__(self, model):
+            self.model = model
+
+        def test(self, x):
+            return self.model(x)
+
+
+    def evaluate(users, x):
+        for user in users:
+            out = user.test(x)
+        return out
+
+
+    def other(runner, x):
+        return runner.test(x)
+    """
+    assert state(src, "user.test") == (
+        "`user` is a `User` (`user.test`: only `User`, a class of this file, has that method, and the name "
+        "says `User`; on line 16)"
+    )
+    assert state(src, "runner.test") is None
+
+
 def test_evidence_from_what_a_loss_takes_as_its_prediction():
     """`out = self.model(x); self.criterion(out, y)`: what the code was given (an attribute of self,
     a parameter) and whose output a loss takes is a model; a function imported from elsewhere is not."""

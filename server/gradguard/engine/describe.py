@@ -56,6 +56,9 @@ def describe_value(name: str, v: Value, line_of, code_for) -> Optional[str]:
         # Evidence from use says why: "`model` is an `nn.Module` (`model.eval()` on line 9)".
         parts.append(f"`{name}` is an `nn.Module`" + (" (a loss function)" if v.loss else "")
                      + (f" ({at(v.why)})" if v.why is not None else ""))
+    elif v.kind is Kind.OBJECT and v.why is not None and v.cls is not None:
+        # Evidence from use on a plain object: "`user` is a `User` (`user.test`: only `User`, ...)".
+        parts.append(f"`{name}` is a `{v.cls.name}` ({at(v.why)})")
     elif v.grad is Grad.YES and v.leaf:
         parts.append(f"`{name}` requires grad" + (f" ({at(v.why)})" if v.why else "") + "; it is a leaf, with no graph behind it")
     elif v.grad is Grad.YES:

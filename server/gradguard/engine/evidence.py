@@ -67,6 +67,7 @@ class Uses:
     backpropagates: bool = False  # any `.backward()` in the scope, of a name or not (`(a + b).sum().backward()`)
     members: dict = field(default_factory=dict)  # key -> {attribute used on it: first node} (`decoder.attend`)
     predicts: dict = field(default_factory=dict)  # key -> a loss call given its output (`criterion(model(x), y)`)
+    unpacked: dict = field(default_factory=dict)  # call -> the names its results are unpacked to (`hm, box = net(x)`)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -103,6 +104,7 @@ class Uses:
         self.backpropagates |= other.backpropagates
         for key, call in other.predicts.items():
             self.predicts.setdefault(key, call)
+        self.unpacked.update(other.unpacked)
         for key, attrs in other.members.items():
             mine = self.members.setdefault(key, {})
             for name, node in attrs.items():
@@ -149,6 +151,9 @@ class _UseFinder(cst.CSTVisitor):
             key = dotted(call.func)
             if key is not None:
                 self.results[node.targets[0].target.value] = key
+        if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Tuple):
+            names = [e.value.value if isinstance(e.value, cst.Name) else None for e in node.targets[0].target.elements]
+            self.uses.unpacked[call] = names
         if not self.loops or not isinstance(call, cst.Call):
             return
         key = dotted(call.func)
@@ -337,6 +342,31 @@ def instance_methods(module: cst.Module) -> frozenset:
     return frozenset(m for m in modules if seen[m] == 1 and m not in COMMON_METHODS and not m.startswith("_"))
 
 
+def class_methods(module: cst.Module) -> dict:
+    """method -> the one top-level class of the file that defines it (public, not a name other
+    objects share): what named_receivers looks for."""
+    seen: dict = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            for s in stmt.body.body:
+                if isinstance(s, cst.FunctionDef):
+                    seen.setdefault(s.name.value, []).append(stmt.name.value)
+    return {m: owners[0] for m, owners in seen.items()
+            if len(owners) == 1 and m not in COMMON_METHODS and not m.startswith("_")}
+
+
+def named_receivers(source: str, methods: dict) -> set:
+    """Plain names named after the class whose method is called on them: `user` of `user.test()`
+    where only `User` defines `test` (FlowAnalysis._instance_by_members)."""
+    if not methods:
+        return set()
+    found = set()
+    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(" + "|".join(sorted(map(re.escape, methods))) + r")\s*\(", source):
+        if m.group(1).replace("_", "").lower() in class_words(methods[m.group(2)]):
+            found.add(m.group(1))
+    return found
+
+
 def member_receivers(source: str, methods: frozenset) -> set:
     """Dotted names on which one of `methods` is called: `decoder` of `decoder.attend(...)`."""
     if not methods:
@@ -373,8 +403,8 @@ def class_members(node: cst.ClassDef) -> frozenset:
 
 
 def forward_signatures(module: cst.Module) -> list:
-    """(class name, positional parameters, every parameter name) of the `forward()` of each top-level
-    class of the file: what call_shape_receivers compares calls with."""
+    """(class name, positional parameters, every parameter name, names of the returned tuple's items)
+    of the `forward()` of each top-level class of the file: what call_shape_receivers compares calls with."""
     found = []
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
@@ -382,12 +412,55 @@ def forward_signatures(module: cst.Module) -> list:
                 if isinstance(s, cst.FunctionDef) and s.name.value == "forward":
                     ps = s.params
                     positional = [p.name.value for p in (*ps.posonly_params, *ps.params) if p.name.value != "self"]
-                    found.append((stmt.name.value, positional, frozenset(named_params(s)) - {"self"}))
+                    found.append((stmt.name.value, positional, frozenset(named_params(s)) - {"self"}, returned_names(s)))
     return found
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self):
+        self.found = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # a nested function's returns are its own (the root is walked from its body)
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found.append(node)
+
+
+def returned_names(fn: cst.FunctionDef) -> list:
+    """What a function's first `return a, b, c` calls its items, each by the name its value comes
+    from: `return self.hm(x).sigmoid(), self.box(x), logits` -> hm, box, logits (None: no name)."""
+    finder = _Returns()
+    walk(fn.body, finder)
+    for ret in finder.found:
+        if isinstance(ret.value, cst.Tuple):
+            return [_value_name(e.value) for e in ret.value.elements]
+    return []
+
+
+def _value_name(node: cst.BaseExpression) -> Optional[str]:
+    """`self.hm(x).sigmoid()` -> hm; `logits` -> logits; `torch.cat(...)` -> None."""
+    while True:
+        if isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, cst.Attribute) and not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+            if not isinstance(node.value, (cst.Call, cst.Attribute)):
+                return None  # `torch.cat`, `F.relu`: a function of a module, not a name of the value
+            node = node.value
+        elif isinstance(node, cst.Attribute):
+            return node.attr.value
+        elif isinstance(node, cst.Name):
+            return node.value
+        else:
+            return None
 
 
 _SIMPLE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(([^()]*)\)")
 _KEYWORD = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)")
+_UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
 
 
 def call_shape_receivers(source: str, signatures: list) -> set:
@@ -397,7 +470,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
     (`self.x` is known from the class's own code.)"""
     if not signatures:
         return set()
-    params = frozenset().union(*(names for _, _, names in signatures))
+    params = frozenset().union(*(names for _, _, names, _ in signatures))
     found = set()
     for m in _SIMPLE_CALL.finditer(source):
         key, args = m.group(1), m.group(2)
@@ -405,7 +478,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             continue
         pieces = [a.strip() for a in args.split(",") if a.strip()]
         word = key.replace("_", "").lower()
-        for cls, positional, names in signatures:
+        for cls, positional, names, _ in signatures:
             agree = word in class_words(cls)
             for i, piece in enumerate(pieces):
                 kw = _KEYWORD.match(piece)
@@ -413,6 +486,12 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             if agree >= 2:
                 found.add(key)
                 break
+    returned = [r for *_, r in signatures if len(r) > 1]
+    if returned:
+        for m in _UNPACK.finditer(source):  # `hm, box, landmark = model(image)`
+            targets = [t.strip() for t in m.group(1).split(",")]
+            if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
+                found.add(m.group(2))
     return found
 
 
@@ -422,12 +501,15 @@ def class_words(name: str) -> frozenset:
     return frozenset([p.lower() for p in parts] + [name.lower()])
 
 
-def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.FunctionDef) -> Optional[list]:
+def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.FunctionDef,
+                    unpacked: Optional[list] = None) -> Optional[list]:
     """How a call of `key` agrees with a class's `forward()`, or None where it cannot be a call of
     it: each positional argument named as the parameter in its place (`attention(last_alignment)`
     for `forward(self, last_alignment)`), each keyword it declares (`state=state`), and the called
-    name being a word of the class's name (`attention` of `LocationAttention`). None: more
-    positional arguments than it takes, a keyword it does not declare, a required parameter left out."""
+    name being a word of the class's name (`attention` of `LocationAttention`), each result unpacked
+    to the name forward's `return` gives it (`hm, box = net(x)` for `return self.hm(x), self.box(x)`).
+    None: more positional arguments than it takes, a keyword it does not declare, a required
+    parameter left out, results unpacked to another number of names than it returns."""
     ps = forward.params
     positional = [p.name.value for p in (*ps.posonly_params, *ps.params)]
     if positional[:1] == ["self"]:
@@ -458,6 +540,11 @@ def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.Functi
     word = key.rsplit(".", 1)[-1].replace("_", "").lower()
     if word in class_words(cls_name):
         agree.append(f"the name `{key}`")
+    if unpacked:
+        returned = returned_names(forward)
+        if returned and len(returned) != len(unpacked):
+            return None
+        agree += [f"result `{a}`" for a, b in zip(returned, unpacked) if a is not None and a == b]
     return agree
 
 

@@ -1172,6 +1172,7 @@ class FlowAnalysis:
             self.instance_methods = evidence.instance_methods(self.module)
             self.mentions = (evidence.mentioned(self.source)
                              | evidence.member_receivers(self.source, self.instance_methods)
+                             | evidence.named_receivers(self.source, evidence.class_methods(self.module))
                              | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
         if key not in self.mentions or v.has_graph and key not in self.scalar_backwards:
@@ -1206,17 +1207,22 @@ class FlowAnalysis:
         the code uses only members of one nn.Module class of this file, one of them a method no other
         class of the file defines, is an instance of that class (duck typing, as the code's author
         meant it). Two members at least, and a method name other objects do not share
-        (evidence.COMMON_METHODS): `tokenizer.encode(s)` is not a VAE's `encode`."""
+        (evidence.COMMON_METHODS): `tokenizer.encode(s)` is not a VAE's `encode`. One member is enough
+        where the name is the class's too (`user.test()`, only `User` defines `test`), and then the
+        class may be any class of the file."""
         used = uses.members.get(key)
-        if not used or len(used) < 2 or not self.classes or not used.keys() & self.instance_methods:
+        if not used or not self.classes:
             return None
         for info in self.classes:
             if info not in self.class_members:
                 self.class_members[info] = evidence.class_members(info.node)
         fits = [c for c in self.classes if used.keys() <= self.class_members[c]]
-        if len(fits) != 1 or not fits[0].module_like:
+        if len(fits) != 1:
             return None
         info = fits[0]
+        named = "." not in key and key.replace("_", "").lower() in evidence.class_words(info.name)
+        if not named and (len(used) < 2 or not info.module_like or not used.keys() & self.instance_methods):
+            return None
         own = [m for m in used if m in info.methods and not m.startswith("_") and m not in evidence.COMMON_METHODS
                and sum(m in c.methods for c in self.classes) == 1]
         if not own:
@@ -1224,9 +1230,12 @@ class FlowAnalysis:
         node = used[own[0]]
         why = self.evidences.get((node, info.name))
         if why is None:
+            what = "an nn.Module of this file" if info.module_like else "a class of this file"
+            also = f", and the name says `{info.name}`" if named and len(used) < 2 else ""
             why = self.evidences[(node, info.name)] = Evidence(
-                node, f"`{self._short(node)}`: only `{info.name}`, an nn.Module of this file, has that method;")
-        return Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+                node, f"`{self._short(node)}`: only `{info.name}`, {what}, has that method{also};")
+        kind = Kind.MODULE if info.module_like else Kind.OBJECT
+        return Value(kind=kind, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
 
     def _instance_by_call(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
         """`attention(last_alignment)`, `model(input_ids, state=state)`: a name called the way the
@@ -1244,9 +1253,10 @@ class FlowAnalysis:
         fits = []
         for info in self.classes:
             forward = info.methods.get("forward")
-            if forward is None or not info.module_like or named.isdisjoint(evidence.named_params(forward.node)):
+            unpacked = uses.unpacked.get(call)
+            if forward is None or not info.module_like or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked:
                 continue
-            agree = evidence.call_agreements(call, key, info.name, forward.node)
+            agree = evidence.call_agreements(call, key, info.name, forward.node, unpacked)
             if agree is not None and len(agree) >= 2:
                 fits.append((info, agree))
         found = None
