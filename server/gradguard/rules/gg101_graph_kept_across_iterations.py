@@ -9,6 +9,7 @@ from gradguard.engine.values import Kind, all_origins
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, evidence_note, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
+from gradguard.rules.gg103_eval_without_no_grad import kept_for_training as _kept_for_training
 
 
 class GraphKeptAcrossIterations(Rule):
@@ -20,7 +21,9 @@ class GraphKeptAcrossIterations(Rule):
     module-level list or one from a closure - also through a helper of the file
     that keeps its argument (`remember(loss)` where `def remember(v):
     SEEN.append(v)`, `meter.update(loss)` doing `self.sum += val`), and inside an
-    L-BFGS closure given to `optimizer.step(closure)` (called once per step).
+    L-BFGS closure given to `optimizer.step(closure)` (called once per step),
+    and in a class attribute (`Bottleneck.out_saved[i] = out` in a forward)
+    that the file only reads detached.
     Returning the total does not excuse it when the loop already back-propagated
     every stored graph (`total_loss += loss` after `loss.backward()`, then
     `return total_loss / n`: the PyTorch FAQ's example).
@@ -72,7 +75,53 @@ class GraphKeptAcrossIterations(Rule):
     severities = (Severity.ERROR, Severity.WARNING)
     summary = "A value with an autograd graph is stored past the loop iteration"
 
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._class_stores: list = []  # (stored value, holder `Cls.attr`, stamp)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        """`Bottleneck.out_saved[self.counter] = out` in a method: an item of a class attribute."""
+        for t in node.targets:
+            if isinstance(t.target, cst.Subscript) and self._class_attribute(t.target.value):
+                self._class_store(node.value, t.target.value)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """`Cache.outputs.append(out)`."""
+        func = node.func
+        if (isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "insert") and node.args
+                and self._class_attribute(func.value)):
+            self._class_store(node.args[-1].value, func.value)
+
+    def _class_attribute(self, node: cst.BaseExpression) -> bool:
+        """`Bottleneck.out_saved`: an attribute of a class of this file, shared by every instance."""
+        return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                and self.flow.function is not None and self.flow.value(node.value).kind is Kind.CLASS)
+
+    def _class_store(self, stored: cst.BaseExpression, holder: cst.Attribute) -> None:
+        if self.flow.value(stored).has_graph:
+            self._class_stores.append((stored, holder, self.stamp()))
+
+    def _report_class_stores(self) -> None:
+        """A graph stored in a class attribute outlives the call and every instance - every call's
+        graph stays reachable. Reported where the file shows how the stored values are used and
+        every use is detached (a later backward through them would need the graph)."""
+        for stored, holder, stamp in self._class_stores:
+            if not self.current(stamp) or _kept_for_training(self.flow.module, holder.attr.value):
+                continue
+            name, where = short(self.code_of(stored)), short(self.code_of(holder))
+
+            def message(line_of, name=name, where=where):
+                return (
+                    f"`{name}` carries an autograd graph; storing it in `{where}`, a class attribute that every call "
+                    f"and every instance shares, keeps every stored graph alive (its activations too, until a "
+                    f"backward frees them), and the file only reads them detached"
+                )
+
+            fix = PendingFix(f"Store `{name}.detach()`", Safety.SAFE, [(stored, method_chain(stored, "detach"))])
+            self.report(stored, message, fixes=[fix])
+
     def finish(self) -> None:
+        self._report_class_stores()
         backwards = self.flow.backwards
         for store in self.flow.stores:
             # Retention a later backward depends on: detaching would break training.
@@ -160,6 +209,33 @@ class GraphKeptAcrossIterations(Rule):
         return re.search(rf"\b{re.escape(part.value)}\[\s*[rbuf]*['\"]", self.code_of(scope)) is not None
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Taps(nn.Module):
+    outputs = []
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        out = self.fc(x)
+        Taps.outputs.append(out)
+        return out
+
+
+def tap_loss():
+    loss = sum(o.pow(2).mean() for o in Taps.outputs)
+    Taps.outputs.clear()
+    return loss
+""",
+            note="a class-level list of outputs that a loss of the file reads with their graph (and clears): kept for a backward",
+            runtime="t = Taps()\nt(torch.randn(2, 4))\ntap_loss().backward()\nassert t.fc.weight.grad is not None",
+        ),
         Valid(
             """
 import torch
@@ -557,6 +633,37 @@ for x in [torch.randn(2, 3) for _ in range(3)]:
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class CachedBlock(nn.Module):
+    saved = [None] * 4
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.step = 0
+
+    def forward(self, x):
+        out = torch.relu(self.fc(x))
+        CachedBlock.saved[self.step % 4] = out
+        self.step += 1
+        return out
+
+    def replay(self, i):
+        return CachedBlock.saved[i].detach()
+""",
+            range=(16, 43, 16, 46),
+            message="`out` carries an autograd graph; storing it in `CachedBlock.saved`, a class attribute that every call and every instance shares, keeps every stored graph alive (its activations too, until a backward frees them), and the file only reads them detached",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass CachedBlock(nn.Module):\n    saved = [None] * 4\n\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n        self.step = 0\n\n    def forward(self, x):\n        out = torch.relu(self.fc(x))\n        CachedBlock.saved[self.step % 4] = out.detach()\n        self.step += 1\n        return out\n\n    def replay(self, i):\n        return CachedBlock.saved[i].detach()\n',
+            ),
+            runtime="block = CachedBlock()\nfor _ in range(3):\n    block(torch.randn(2, 4)).sum().backward()\nassert all(has_graph(s) for s in CachedBlock.saved[:3])",
+            note="a DenseNet bottleneck's class-level cache of its outputs, replayed detached later (the forum's 'how PyTorch stores class variables'): every stored graph stays alive",
+        ),
         Invalid(
             """
 import torch

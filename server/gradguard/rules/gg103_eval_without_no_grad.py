@@ -27,6 +27,9 @@ METHOD_EVAL_WORDS = frozenset(
 )
 
 
+_NUMPY = re.compile(r"\.\s*numpy\s*\(\s*\)")
+
+
 def name_words(name: str) -> frozenset:
     """The words of a function's name (`run_inference` -> {run, inference}); none for pytest's
     `test_shapes`, which tests rather than evaluates."""
@@ -101,7 +104,9 @@ class EvalWithoutNoGrad(Rule):
     `generate` / `decode` (or a method of an `Evaluator` / `Tester` / `Validator`
     / `Predictor` class), outside `torch.no_grad()` / `torch.inference_mode()`
     and their decorators - or in the top-level code of a script that never calls
-    `.backward()`, `torch.autograd.grad` or an optimizer's `step()`. The
+    `.backward()`, `torch.autograd.grad` or an optimizer's `step()`, or in a
+    function of such a file that turns its results into NumPy (`.numpy()`) and
+    returns no graph (DBFace's `detect(model, image)`). The
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
     is one, and its own methods (`model.encode(x)`) are forward passes too. One
@@ -127,7 +132,9 @@ class EvalWithoutNoGrad(Rule):
     its forward pass: a VAE trains through `decode`; one that returns
     `scores.argmax(1)` is an evaluation), and an agent's acting step
     (`select_action`, `act`) that keeps something for a later update (REINFORCE's
-    `saved_log_probs.append(m.log_prob(action))`). The `.eval()` may also come from the
+    `saved_log_probs.append(m.log_prob(action))`) - unless the file reads what it
+    keeps only `.detach()`-ed (PPO's `torch.stack(memory.logprobs).detach()`:
+    the kept graphs train nothing). The `.eval()` may also come from the
     top level of a script that never trains, or from the constructor of a class
     that holds the model for inference (`self.model_ = model.eval()`).
 
@@ -225,6 +232,8 @@ class EvalWithoutNoGrad(Rule):
             why = "named" if named else "eval"
         elif self._inference_script(fn):
             why = "inference"
+        elif self._to_numpy(fn):
+            why = "numpy"
         else:
             return
         if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
@@ -291,6 +300,14 @@ class EvalWithoutNoGrad(Rule):
             self._file_trains = evidence.trains(self.flow.source)
         return self._file_trains
 
+    def _to_numpy(self, fn) -> bool:
+        """A function of a file where no call trains, not a model's own method, that turns what it
+        computes into NumPy (`box.cpu().data.numpy()`): it runs the model for its outputs (DBFace's
+        `detect(model, image)`)."""
+        if fn is None or fn.cls is not None and fn.cls.module_like or self._trains_file():
+            return False
+        return _NUMPY.search(self.code_of(fn.node)) is not None
+
     def _inference_script(self, fn) -> bool:
         """A script's own top-level code (not a library's functions, which other files call -
         perhaps to train) in a file where no call trains."""
@@ -305,7 +322,7 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if why == "named" and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
-            if why == "named" and _acting(fn.name) and _keeps(fn.node):
+            if why == "named" and _acting(fn.name) and _keeps(fn.node, self.flow.module):
                 continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
@@ -313,7 +330,7 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (why == "named" and after_eval):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
-            if why == "inference" and node in self.flow.escaped:
+            if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
@@ -381,6 +398,8 @@ class EvalWithoutNoGrad(Rule):
         fixes = []
         if why == "named":
             where = f"in `{fn.name}()` and its output never reaches a `.backward()`"
+        elif why == "numpy":
+            where = f"in `{fn.name}()`, which turns its results into NumPy, in a file that never trains"
         elif why == "eval":
             where = "after `.eval()`{since} and its output never reaches a `.backward()`"  # since: filled in below
         else:
@@ -412,6 +431,30 @@ class EvalWithoutNoGrad(Rule):
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 4, 3, padding=1)
+        self.heatmap = nn.Conv2d(4, 1, 1)
+
+    def forward(self, x):
+        return self.heatmap(torch.relu(self.backbone(x))).sigmoid()
+
+
+def heatmap_of(net, image):
+    heatmap = net(torch.from_numpy(image)[None])
+    return heatmap, heatmap.detach().numpy()
+""",
+            note="a helper that turns its result into NumPy but also returns the tensor with its graph: a caller in another file may train on it",
+            runtime="h, arr = heatmap_of(Detector(), np.random.rand(3, 8, 8).astype(np.float32))\nassert has_graph(h)",
+        ),
         Valid(
             """
 import torch
@@ -894,6 +937,76 @@ class Evaluator:
             """
 import torch
 from torch import nn
+from torch.distributions import Categorical
+
+
+class Memory:
+    def __init__(self):
+        self.logprobs = []
+
+    def clear(self):
+        del self.logprobs[:]
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))
+
+    def act(self, state, memory):
+        dist = Categorical(self.actor(state))
+        action = dist.sample()
+        memory.logprobs.append(dist.log_prob(action))
+        return action.item()
+
+
+def old_logprobs(memory):
+    return torch.stack(memory.logprobs).detach()
+""",
+            range=(21, 27, 21, 44),
+            message="`self.actor(state)` runs with grad enabled in `act()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Memory:\n    def __init__(self):\n        self.logprobs = []\n\n    def clear(self):\n        del self.logprobs[:]\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))\n\n    @torch.no_grad()\n    def act(self, state, memory):\n        dist = Categorical(self.actor(state))\n        action = dist.sample()\n        memory.logprobs.append(dist.log_prob(action))\n        return action.item()\n\n\ndef old_logprobs(memory):\n    return torch.stack(memory.logprobs).detach()\n',
+            ),
+            runtime="policy, memory = Policy(), Memory()\nfor _ in range(3):\n    policy.act(torch.randn(4), memory)\nassert all(has_graph(lp) for lp in memory.logprobs) and activations_alive(memory.logprobs[0])",
+            note="PPO-PyTorch's act(): the log-probabilities it keeps in the memory are only ever read `.detach()`-ed by the update, so every kept graph trains nothing and holds its activations until the memory is cleared",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 4, 3, padding=1)
+        self.heatmap = nn.Conv2d(4, 1, 1)
+        self.box = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.backbone(x))
+        return self.heatmap(x).sigmoid(), self.box(x)
+
+
+def detect(net, image):
+    heatmap, box = net(torch.from_numpy(image)[None])
+    peak = heatmap.flatten().argmax().item()
+    return box.flatten(2)[0, :, peak].data.numpy()
+""",
+            range=(20, 19, 20, 53),
+            message="`net(torch.from_numpy(image)[None])` runs with grad enabled in `detect()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                '\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\nclass Detector(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.backbone = nn.Conv2d(3, 4, 3, padding=1)\n        self.heatmap = nn.Conv2d(4, 1, 1)\n        self.box = nn.Conv2d(4, 4, 1)\n\n    def forward(self, x):\n        x = torch.relu(self.backbone(x))\n        return self.heatmap(x).sigmoid(), self.box(x)\n\n\n@torch.no_grad()\ndef detect(net, image):\n    heatmap, box = net(torch.from_numpy(image)[None])\n    peak = heatmap.flatten().argmax().item()\n    return box.flatten(2)[0, :, peak].data.numpy()\n',
+            ),
+            runtime="heatmap, box = Detector()(torch.randn(1, 3, 8, 8))\nassert has_graph(box) and activations_alive(box)",
+            note="DBFace's detect(): the model is a parameter, known as the file's `Detector` because its results are unpacked as forward returns them (`heatmap`, `box`); the function turns them into NumPy in a file that never trains",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
 
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
 model.eval()  # Turn off gradients
@@ -1345,26 +1458,86 @@ def _acting(name: str) -> bool:
     return bool(words & ACTING_WORDS) and not words & (EVAL_WORDS - ACTING_WORDS)
 
 
+KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "push"))
+
+
 class _Keeps(cst.CSTVisitor):
-    """Does a function put anything where it outlives the call (`self.saved_log_probs.append(...)`,
-    `memory.logprobs.append(...)`, `self.last = ...`)?"""
+    """What a function puts where it outlives the call (`self.saved_log_probs.append(...)`,
+    `memory.logprobs.append(...)`, `self.last = ...`): the attribute names, None for anything else
+    (an item of a container)."""
 
     def __init__(self):
-        self.keeps = False
+        self.kept: set = set()
 
     def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value in ("append", "extend", "insert", "add", "put", "push"):
-            self.keeps = True
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in KEEPING_METHODS:
+            holder = node.func.value
+            self.kept.add(holder.attr.value if isinstance(holder, cst.Attribute) else None)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        if isinstance(node.target, (cst.Attribute, cst.Subscript)):
-            self.keeps = True
+        if isinstance(node.target, cst.Attribute):
+            self.kept.add(node.target.attr.value)
+        elif isinstance(node.target, cst.Subscript):
+            self.kept.add(None)
 
 
-def _keeps(fn: cst.FunctionDef) -> bool:
+class _DetachedReads(cst.CSTVisitor):
+    """How a module reads the attributes `names`: detached (under a `.detach()`:
+    `torch.stack(memory.logprobs).detach()`), otherwise (`trained`), or only about the container
+    (`.append(...)`, `del memory.logprobs[:]`, `len(...)`, an assignment)."""
+
+    def __init__(self, names: set):
+        self.names = names
+        self.detaching = 0
+        self.neutral: set = set()  # ids of Attribute nodes in container-only uses
+        self.trained = False  # a read that may reach a backward
+        self.read = False  # a detached read: the file shows where the kept values go
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach":
+            self.detaching += 1
+        elif isinstance(func, cst.Attribute) and func.attr.value in KEEPING_METHODS | {"clear", "pop"}:
+            self.neutral.add(id(func.value))
+        elif isinstance(func, cst.Name) and func.value == "len" and node.args:
+            self.neutral.add(id(node.args[0].value))
+
+    def leave_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach":
+            self.detaching -= 1
+
+    def visit_Del(self, node: cst.Del) -> None:
+        target = node.target.value if isinstance(node.target, cst.Subscript) else node.target
+        self.neutral.add(id(target))
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        target = node.target.value if isinstance(node.target, cst.Subscript) else node.target
+        self.neutral.add(id(target))  # `self.logprobs = []`, `Cls.saved[i] = out`: a write
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value in self.names and id(node) not in self.neutral:
+            if self.detaching:
+                self.read = True
+            else:
+                self.trained = True
+
+
+def _keeps(fn: cst.FunctionDef, module: cst.Module) -> bool:
+    """Does a function keep something for later - that a later update may train on? Not when what it keeps is only ever read detached in the file (PPO-PyTorch's
+    `memory.logprobs`, stacked and `.detach()`-ed by the update: the kept graphs train nothing)."""
     finder = _Keeps()
     walk(fn.body, finder)
-    return finder.keeps
+    if not finder.kept:
+        return False
+    return None in finder.kept or kept_for_training(module, *finder.kept)
+
+
+def kept_for_training(module: cst.Module, *names: str) -> bool:
+    """May what is kept in the attributes `names` reach a backward? Yes unless the file reads
+    them, and only `.detach()`-ed (read nowhere in the file: perhaps trained on elsewhere)."""
+    reads = _DetachedReads(set(names))
+    walk(module, reads)
+    return reads.trained or not reads.read
 
 
 def _frozen_in(code: str, target: str) -> bool:

@@ -6,8 +6,10 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.walk import descendants
 from gradguard.engine.walk import walk as walk_tree
 
+from gradguard.engine.evidence import returned_names
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
 from gradguard.findings import Safety, Severity
@@ -46,6 +48,8 @@ class Carried:
     stamp: tuple
     read_after: bool = False  # read again later in the same call (a detach there changes this call's values)
     inplace: bool = False  # `self.running_mean.mul_(m).add_(...)`: updated in place, not assigned
+    grows_only: bool = False  # a statistic a helper returns: not known to reach the output (no backward claim)
+    also: tuple = ()  # other attributes the same assignment carries (`Y, self.mean, self.var = f(...)`)
 
 
 class StateCarriedAcrossForward(Rule):
@@ -55,7 +59,14 @@ class StateCarriedAcrossForward(Rule):
     calls) assigns from a value with an autograd graph, after reading the value
     the previous call left there: `out, self.hidden = self.lstm(x, self.hidden)`,
     `self.memory = torch.cat([self.memory, h])`, `self.avg = 0.9 * self.avg +
-    0.1 * h.mean(0)`.
+    0.1 * h.mean(0)` - also through a function of the file that returns the
+    updated statistics (`Y, self.moving_mean, self.moving_var =
+    batch_norm(X, ..., self.moving_mean, self.moving_var)` computing them from
+    `X.mean(0)`), or a state integrating the input's time steps
+    (`self.v_mem = a * self.v_mem + x[:, t]` in `for t in range(...)`, a spiking
+    neuron's membrane). A move (`self.avg = self.avg.to(x.device)`) keeps the graph.
+    Statistics that do not reach the output raise nothing: their memory only
+    grows, and the message says so.
 
     ## Why is this bad?
     Each call's graph now hangs off the next one: every past batch stays
@@ -102,6 +113,7 @@ class StateCarriedAcrossForward(Rule):
         self.fresh: set = set()  # (stamp, attr): reset or detached in this call: later reads see no past graph
         self.candidates: list[Carried] = []
         self.inputs: set = set()  # assignments whose graph is that of the forward's input
+        self._helper_calls: set = set()  # `batch_norm(X, ...)` calls whose items carry the input's graph
         self._derived: dict = {}  # function node -> names computed from its parameters
         self._call_sites: Optional[dict] = None  # name -> call sites (see _calls)
 
@@ -118,14 +130,29 @@ class StateCarriedAcrossForward(Rule):
             return False
         if isinstance(node, cst.Assign) and not _reads_attr(value, attr):
             return False
-        return self._reduces_input(fn, value)
+        return self._reduces_input(fn, value) or self._time_step(fn, value)
+
+    def _time_step(self, fn, expr: cst.CSTNode) -> bool:
+        """`self.v_mem = a * self.v_mem + x[:, t]` in `for t in range(x.shape[1]):` of the forward: a
+        state integrating the input's time steps (a spiking neuron's membrane) carries the graph of
+        the layers before, like a running statistic."""
+        steps = {n.value for loop in self.flow.frame.loops if isinstance(loop, cst.For)
+                 for n in _names_in(loop.target)}
+        if not steps:
+            return False
+        if fn.node not in self._derived:
+            self._reduces_input(fn, expr)  # fills self._derived for the forward
+        derived = self._derived[fn.node][0]
+        return any(isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value in derived
+                   and any(m.value in steps for e in n.slice for m in _names_in(e))
+                   for n in descendants(expr))
 
     def _reduces_input(self, fn, expr: cst.CSTNode) -> bool:
         """Does `expr` use a reduction of the forward's input (`mean = x.mean(0)`, `x.var(0)`)?"""
         if fn.node not in self._derived:
             params = {p.name.value for p in fn.node.params.params[1:]} | {
                 p.name.value for p in fn.node.params.kwonly_params}
-            self._derived[fn.node] = _derived_names(fn.node, params)
+            self._derived[fn.node] = derived_names(fn.node, params)
         derived, stats = self._derived[fn.node]
         return any(n.value in stats for n in _names_in(expr)) or _reduces(expr, derived)
 
@@ -196,7 +223,42 @@ class StateCarriedAcrossForward(Rule):
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self.flow.value(node.value)
         for t in node.targets:
+            if isinstance(t.target, (cst.Tuple, cst.List)) and isinstance(node.value, cst.Call):
+                value = self._helper_statistics(node.value, value, len(t.target.elements))
             self._assigned(node, t.target, value, tuple_target=False)
+
+    def _helper_statistics(self, call: cst.Call, value: Value, n: int) -> Value:
+        """`Y, self.moving_mean, self.moving_var = batch_norm(X, ..., self.moving_mean, ...)` in a
+        forward: the items of what a function of this file returns that it computes from a reduction
+        of the forward's input (d2l's from-scratch BatchNorm: `momentum * moving_mean + (1 - momentum)
+        * X.mean(0)`) carry the graph of the layers before, as in the forward itself."""
+        fn = self.flow.function
+        callee = self.flow.value(call.func)
+        helper = callee.cls if callee.kind is Kind.FUNCTION else None
+        if (fn is None or not fn.name.endswith("forward") or helper is None or not hasattr(helper, "node")
+                or self.flow.frame.mode is not GradMode.ON):
+            return value
+        if fn.node not in self._derived:
+            self._reduces_input(fn, call)  # fills self._derived for the forward
+        derived = self._derived[fn.node][0]
+        ps = helper.node.params
+        params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
+        inputs = {params[i] for i, a in enumerate(a for a in call.args if a.keyword is None)
+                  if i < len(params) and any(m.value in derived for m in _names_in(a.value))}
+        inputs |= {a.keyword.value for a in call.args
+                   if a.keyword is not None and any(m.value in derived for m in _names_in(a.value))}
+        if not inputs:
+            return value
+        stats = derived_names(helper.node, inputs)[1]
+        returned = returned_names(helper.node)
+        if len(returned) != n or not stats.intersection(r for r in returned if r):
+            return value
+        parts = value.elements if value.elements is not None and len(value.elements) == n else [value] * n
+        self._helper_calls.add(call)
+        return value.but(elements=tuple(
+            p.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=frozenset((call,)))
+            if r in stats and not holds_graph(p) and p.grad is Grad.UNKNOWN
+            else p for p, r in zip(parts, returned)))
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         attr = self._self_attr(node.target)
@@ -223,8 +285,14 @@ class StateCarriedAcrossForward(Rule):
             self.inputs.add(node)
         if not holds_graph(value):
             # Reset (on every path) or detached (`self.h = self.h.detach()`, on any path): later
-            # reads see no past graph. A reset in a branch (`if self.h is None: self.h = ...`) is not.
+            # reads see no past graph. A reset in a branch (`if self.h is None: self.h = ...`) is not,
+            # nor a move (`self.m = self.m.to(x.device)`: it keeps the previous call's graph).
             rhs = node.value if isinstance(node, (cst.Assign, cst.AugAssign)) else None
+            if _moved(rhs, attr):
+                # the value read next is still the previous call's: the fix detaches before that read
+                # (this one may sit in a branch: `if self.m.device != x.device:`)
+                self.reads.pop(key, None)
+                return
             if _reads_attr(rhs, attr) or self._unconditional(self.flow.statement):
                 self.reads.pop(key, None)
                 self.fresh.add(key)
@@ -233,7 +301,9 @@ class StateCarriedAcrossForward(Rule):
         if read is None:
             return
         self.flow.top_of.setdefault(target, self.flow.top)  # its range is resolved with its statement's
-        self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, key[0]))
+        grows_only = isinstance(node, cst.Assign) and node.value in self._helper_calls
+        self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, key[0],
+                                       grows_only=grows_only))
 
     def _unconditional(self, statement) -> bool:
         """Does `statement` run on every call of the current function (its body, or a `with` in it)?"""
@@ -259,6 +329,10 @@ class StateCarriedAcrossForward(Rule):
             if self._reset_per_batch(c):
                 continue
             done.add(c.node)
+            others = tuple(o.attr for o in self.candidates if o.node is c.node and o is not c and o.attr != c.attr
+                           and self.current(o.stamp) and not self._reset_per_batch(o))
+            if others:
+                c.also = tuple(dict.fromkeys(others))
             self._report(c)
 
     def _calls(self) -> dict:
@@ -307,11 +381,16 @@ class StateCarriedAcrossForward(Rule):
         safety = Safety.UNSAFE if c.read_after else Safety.SAFE
         if isinstance(c.node, cst.Assign) and c.node.targets[0].target is c.target and len(c.node.targets) == 1:
             if c.value.elements is None:
-                fixes.append(PendingFix(f"Store `{short(self.code_of(c.node.value))}.detach()`", safety,
+                code = short(self.code_of(c.node.value))
+                if not isinstance(c.node.value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+                    code = f"({code})"
+                fixes.append(PendingFix(f"Store `{code}.detach()`", safety,
                                         [(c.node.value, method_chain(c.node.value, "detach"))]))
         else:
-            lines, _ = _detach_lines(name, UNKNOWN, self.flow.module.default_indent)
-            title = f"Detach `{name}` (a tensor, a tuple or `None`) before this call reads it"
+            names = [name] + [f"self.{a}" for a in c.also]
+            lines = [line for n in names for line in _detach_lines(n, UNKNOWN, self.flow.module.default_indent)[0]]
+            shown = "`, `".join(names)
+            title = f"Detach `{shown}` (a tensor, a tuple or `None`) before this call reads {'them' if c.also else 'it'}"
             fixes.append(PendingFix(title, safety, [(("before", c.statement), lambda spot, lines=lines: "".join(
                 f"{line}\n{spot.indent}" for line in lines))]))
 
@@ -328,16 +407,74 @@ class StateCarriedAcrossForward(Rule):
             return
 
         def message(line_of):
+            shown = "`, `".join([name] + [f"self.{a}" for a in c.also])
+            what = f"`{shown}` are assigned values" if c.also else f"`{name}` is assigned a value"
+            fails = "" if c.grows_only else f", and the next `.backward()` fails with \"{SECOND_TIME}\""
             return (
-                f"`{name}` is assigned a value with a graph in `{c.function.name}()` after reading the previous "
+                f"{what} with a graph in `{c.function.name}()` after reading the previous "
                 f"call's `{name}` (line {line_of(c.read)}): every past batch's graph stays reachable, memory grows "
-                f"with every call, and the next `.backward()` fails with \"{SECOND_TIME}\"; detach it when storing it"
+                f"with every call{fails}; detach {'them' if c.also else 'it'} when storing {'them' if c.also else 'it'}"
             )
 
         related = [(c.read, "the previous call's value is read here")]
         self.report(c.target, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class LIF(nn.Module):
+    def __init__(self, alpha=0.9, threshold=1.0):
+        super().__init__()
+        self.alpha, self.threshold = alpha, threshold
+        self.register_buffer("v_mem", torch.zeros(1))
+
+    def forward(self, x):
+        self.v_mem = self.v_mem.detach()
+        spikes = []
+        for t in range(x.shape[1]):
+            self.v_mem = self.alpha * self.v_mem + x[:, t]
+            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))
+            spikes.append(spk)
+        return torch.stack(spikes, 1)
+""",
+            note="a spiking neuron whose membrane is detached at the start of every call: its time steps keep their graph within the call only",
+            runtime="lin, lif = nn.Linear(4, 4), LIF()\nfor _ in range(2):\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\nassert lin.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):
+    mean = X.mean(dim=0)
+    var = ((X - mean) ** 2).mean(dim=0)
+    X_hat = (X - mean) / torch.sqrt(var + eps)
+    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean.detach()
+    moving_var = momentum * moving_var + (1.0 - momentum) * var.detach()
+    return gamma * X_hat + beta, moving_mean, moving_var
+
+
+class BatchNorm(nn.Module):
+    def __init__(self, num_features):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.ones(num_features))
+        self.beta = nn.Parameter(torch.zeros(num_features))
+        self.moving_mean = torch.zeros(num_features)
+        self.moving_var = torch.ones(num_features)
+
+    def forward(self, X):
+        Y, self.moving_mean, self.moving_var = batch_norm(
+            X, self.gamma, self.beta, self.moving_mean, self.moving_var)
+        return Y
+""",
+            note="the from-scratch batch norm of d2l after its fix: the helper updates the moving statistics from detached batch statistics",
+            runtime="lin, bn = nn.Linear(3, 3), BatchNorm(3)\nfor _ in range(3):\n    bn(lin(torch.randn(8, 3))).pow(2).mean().backward()\nassert not has_graph(bn.moving_mean) and bn.gamma.grad is not None",
+        ),
         Valid(
             """
 import torch
@@ -522,6 +659,70 @@ for step in range(2):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class LIF(nn.Module):
+    def __init__(self, alpha=0.9, threshold=1.0):
+        super().__init__()
+        self.alpha, self.threshold = alpha, threshold
+        self.register_buffer("v_mem", torch.zeros(1))
+
+    def forward(self, x):
+        spikes = []
+        for t in range(x.shape[1]):
+            self.v_mem = self.alpha * self.v_mem + x[:, t]
+            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))
+            spikes.append(spk)
+        return torch.stack(spikes, 1)
+""",
+            range=(15, 12, 15, 22),
+            message='`self.v_mem` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.v_mem` (line 15): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass LIF(nn.Module):\n    def __init__(self, alpha=0.9, threshold=1.0):\n        super().__init__()\n        self.alpha, self.threshold = alpha, threshold\n        self.register_buffer("v_mem", torch.zeros(1))\n\n    def forward(self, x):\n        spikes = []\n        for t in range(x.shape[1]):\n            self.v_mem = (self.alpha * self.v_mem + x[:, t]).detach()\n            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))\n            spikes.append(spk)\n        return torch.stack(spikes, 1)\n',
+            ),
+            runtime="lin, lif = nn.Linear(4, 4), LIF()\nlif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\ntry:\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert 'Trying to backward through the graph a second time' in raised",
+            note="sinabs' LIF layer: the membrane integrates the input's time steps (`x[:, t]`, the output of the layers before) and is carried into the next call",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):
+    mean = X.mean(dim=0)
+    var = ((X - mean) ** 2).mean(dim=0)
+    X_hat = (X - mean) / torch.sqrt(var + eps)
+    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean
+    moving_var = momentum * moving_var + (1.0 - momentum) * var
+    return gamma * X_hat + beta, moving_mean, moving_var
+
+
+class BatchNorm(nn.Module):
+    def __init__(self, num_features):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.ones(num_features))
+        self.beta = nn.Parameter(torch.zeros(num_features))
+        self.moving_mean = torch.zeros(num_features)
+        self.moving_var = torch.ones(num_features)
+
+    def forward(self, X):
+        Y, self.moving_mean, self.moving_var = batch_norm(
+            X, self.gamma, self.beta, self.moving_mean, self.moving_var)
+        return Y
+""",
+            range=(24, 11, 24, 27),
+            message="`self.moving_mean`, `self.moving_var` are assigned values with a graph in `forward()` after reading the previous call's `self.moving_mean` (line 25): every past batch's graph stays reachable, memory grows with every call; detach them when storing them",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):\n    mean = X.mean(dim=0)\n    var = ((X - mean) ** 2).mean(dim=0)\n    X_hat = (X - mean) / torch.sqrt(var + eps)\n    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean\n    moving_var = momentum * moving_var + (1.0 - momentum) * var\n    return gamma * X_hat + beta, moving_mean, moving_var\n\n\nclass BatchNorm(nn.Module):\n    def __init__(self, num_features):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.ones(num_features))\n        self.beta = nn.Parameter(torch.zeros(num_features))\n        self.moving_mean = torch.zeros(num_features)\n        self.moving_var = torch.ones(num_features)\n\n    def forward(self, X):\n        if isinstance(self.moving_mean, tuple):\n            self.moving_mean = tuple(s.detach() for s in self.moving_mean)\n        elif self.moving_mean is not None:\n            self.moving_mean = self.moving_mean.detach()\n        if isinstance(self.moving_var, tuple):\n            self.moving_var = tuple(s.detach() for s in self.moving_var)\n        elif self.moving_var is not None:\n            self.moving_var = self.moving_var.detach()\n        Y, self.moving_mean, self.moving_var = batch_norm(\n            X, self.gamma, self.beta, self.moving_mean, self.moving_var)\n        return Y\n',
+            ),
+            runtime="lin, bn, sizes = nn.Linear(3, 3), BatchNorm(3), []\nfor _ in range(3):\n    bn(lin(torch.randn(8, 3))).pow(2).mean().backward()\n    sizes.append(graph_size(bn.moving_mean))\nassert sizes[0] < sizes[1] < sizes[2]",
+            note="d2l's from-scratch batch norm before its fix: a helper returns the moving statistics computed from the input's batch statistics, and the forward stores them - each keeps the graph of every batch before (they do not reach the output, so nothing raises: memory only grows)",
+        ),
         Invalid(
             """
 import torch
@@ -830,7 +1031,7 @@ class _NameCollector(cst.CSTVisitor):
         return False
 
 
-def _derived_names(fn: cst.FunctionDef, params: set) -> tuple[set, set]:
+def derived_names(fn: cst.FunctionDef, params: set) -> tuple[set, set]:
     """(names computed from `params`, the subset that are reductions of them: `mean = x.mean(0)`),
     from the function's assignments in source order."""
     derived, stats = set(params), set()
@@ -882,6 +1083,19 @@ class _Derive(cst.CSTVisitor):
             self.derived.update(bound)
             if names & self.stats or _reduces(node.value, self.derived):
                 self.stats.update(bound)
+
+
+# Methods that return the same values elsewhere or in another type, with the graph.
+MOVES = frozenset("to cuda cpu float double half type contiguous".split())
+
+
+def _moved(rhs: Optional[cst.BaseExpression], attr: str) -> bool:
+    """`self.<attr>.to(device)`, `self.<attr>.cuda().float()`: the attribute's value moved, graph and all."""
+    node, moved = rhs, False
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in MOVES:
+        node, moved = node.func.value, True
+    return (moved and isinstance(node, cst.Attribute) and node.attr.value == attr
+            and isinstance(node.value, cst.Name) and node.value.value == "self")
 
 
 def _bound_names(target: cst.BaseExpression) -> list:

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Optional
 
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.evidence import dotted
+from gradguard.engine.evidence import dotted, is_loss_name
 from gradguard.engine.values import Evidence, Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
@@ -228,7 +229,10 @@ class DetachedPredictionInLoss(Rule):
     gradient: its parameters keep `.grad` at `None` and never learn, silently.
 
     Also: a loss term cut from its graph and added to the loss that trains
-    (`loss + aux_loss.detach().item()` is a constant to `backward()`), and a
+    (`loss + aux_loss.detach().item()` is a constant to `backward()`, as is a
+    NumPy function of `.detach().numpy()` outputs added to it, or a function of
+    this file given only detached values; in a loss helper such as
+    `compute_loss()`, the loss it returns counts as back-propagated), and a
     `.detach()` inside `forward()` that cuts a freshly built submodule from
     every output of the module (it never learns; a pretrained backbone frozen
     this way is left alone), or copies a model's outputs into a new tensor
@@ -350,29 +354,61 @@ class DetachedPredictionInLoss(Rule):
         is a constant to `backward()`, whatever it was computed from: it changes the loss value
         and trains nothing. Only sums: a cut factor (`w.detach() * ce`) is a stop-gradient weight."""
         func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "backward" and isinstance(func.value, cst.Name)):
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and isinstance(func.value, cst.Name):
+            self._constant_terms_of(func.value, node)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        """`return loss` from a loss helper (`compute_losses(model, batch)`, which a caller of
+        another file back-propagates): its constant terms are found as at a `.backward()`."""
+        fn = self.flow.function
+        if fn is not None and isinstance(node.value, (cst.Name, cst.BinaryOperation)) and is_loss_name(fn.name) and (
+                fn.cls is None or not fn.cls.module_like):
+            self._constant_terms_of(node.value, node)
+
+    def _constant_terms_of(self, expr: cst.BaseExpression, backward: cst.CSTNode) -> None:
+        """The constant terms of the loss `expr` (a sum, or a name bound to one)."""
+        loss = expr
+        if isinstance(expr, cst.Name):
+            b = self.flow.lookup(expr.value)
+            loss = b.node if b is not None else None
+        if not isinstance(loss, cst.BinaryOperation) or not self.flow.value(expr).has_graph:
             return
-        b = self.flow.lookup(func.value.value)
-        loss = b.node if b is not None else None
-        if not isinstance(loss, cst.BinaryOperation) or not self.flow.value(func.value).has_graph:
-            return
+
+        def bound(n: cst.Name):
+            """The expression a name was last bound to; for a parameter, its default."""
+            found = self.flow.lookup(n.value)
+            node = found.node if found is not None else None
+            if isinstance(node, cst.Param):
+                node = node.default
+            return node if isinstance(node, cst.BaseExpression) else None
+
         for term in _terms(loss):
-            if _constant_cut(term, self.flow.value) and self.flow.value(term).grad is not Grad.YES:
-                self._constants.append((term, loss, node, self.stamp()))
+            if (_constant_cut(term, self.flow.value, self.flow._qualname, bound)
+                    and self.flow.value(term).grad is not Grad.YES):
+                self._constants.append((term, _cut_site(term, bound), loss, backward, self.stamp()))
 
     def _constant_terms(self, reported: set) -> None:
-        for term, loss, backward, stamp in self._constants:
+        for term, site, loss, backward, stamp in self._constants:
             if not self.current(stamp) or not reported.isdisjoint(descendants(term)):  # the main path's cut
                 continue
 
-            def message(line_of, term=term, backward=backward):
+            def message(line_of, term=term, site=site, backward=backward):
                 code = short(self.code_of(term))
+                to = (f"the loss returned on line {line_of(backward)}" if isinstance(backward, cst.Return)
+                      else f"the `.backward()` on line {line_of(backward)}")
+                if site is not term:  # the cut sits on an earlier line: `weights = out["w"].detach()`
+                    return (
+                        f"`{short(self.code_of(site))}` makes `{code}` a constant to {to}: cut from its graph, "
+                        "it changes the loss value and trains nothing; if it should train, pass the tensor itself"
+                    )
                 return (
-                    f"`{code}` is a constant to the `.backward()` on line {line_of(backward)}: cut from its graph, "
+                    f"`{code}` is a constant to {to}: cut from its graph, "
                     "it changes the loss value and trains nothing; if it should train, add the tensor itself"
                 )
 
-            self.report(term, message, related=[(loss, "the loss"), (backward, "back-propagated here")])
+            where = "returned here" if isinstance(backward, cst.Return) else "back-propagated here"
+            related = [(term, "the constant term")] if site is not term else []
+            self.report(site, message, related=related + [(loss, "the loss"), (backward, where)])
 
     def _forward_cut(self, node, value: cst.BaseExpression, fn) -> None:
         inner = self.flow.value(value)
@@ -563,6 +599,43 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+
+def consistency(student, teacher):
+    return F.mse_loss(student, teacher)
+
+
+def compute_loss(model, x, y, weight=0.1):
+    model.train()
+    out = model(x)
+    target = out.detach()
+    return F.mse_loss(out, y) + weight * consistency(out, target)
+""",
+            note="a loss helper whose consistency term takes the detached output as its target and the output itself as the prediction: the term trains the model",
+            runtime="model = nn.Linear(4, 2)\ncompute_loss(model, torch.randn(3, 4), torch.randn(3, 2)).backward()\nassert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+model = nn.Linear(4, 3)
+x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+logits = model(x)
+confidence = np.exp(-F.cross_entropy(logits, y).detach().numpy())
+loss = F.cross_entropy(logits, y) * confidence + np.log(3.0)
+loss.backward()
+""",
+            note="a NumPy weight of the loss made from a cut value (a factor, a stop-gradient weight) and a NumPy constant with no cut in it: neither is a cut prediction",
+            runtime="assert model.weight.grad is not None and model.weight.grad.abs().sum() > 0",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
 q_net, target_net = nn.Linear(4, 2), nn.Linear(4, 2)
 s, s2, r = torch.randn(8, 4), torch.randn(8, 4), torch.randn(8)
 q = q_net(s).max(1)[0]
@@ -734,6 +807,57 @@ loss.backward()
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Deformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight_net = nn.Linear(3, 4)
+        self.offset_net = nn.Linear(3, 3)
+
+    def forward(self, points, cage):
+        weights = torch.softmax(self.weight_net(points), dim=-1)
+        return {"deformed": weights @ (cage + self.offset_net(cage)), "weight": weights}
+
+
+def weight_penalty(weights):
+    return (weights ** 2).mean()
+
+
+def compute_loss(model, points, cage, target, reg=1.0):
+    outputs = model(points, cage)
+    weights = outputs["weight"].detach()
+    loss = ((outputs["deformed"] - target) ** 2).mean()
+    return loss + weight_penalty(weights) * reg
+""",
+            range=(23, 14, 23, 40),
+            message='`outputs["weight"].detach()` makes `weight_penalty(weights) * reg` a constant to the loss returned on line 25: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
+            runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
+            note="deep_cage: a loss helper regularises the predicted weights after detaching them; the caller back-propagates what it returns, and the penalty changes no gradient (the same with reg=100 and reg=0)",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+disc = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+opt = torch.optim.SGD(disc.parameters(), lr=0.1)
+real, fake = torch.randn(8, 4), torch.randn(8, 4)
+penalty = sum(p.pow(2).sum() for p in disc.parameters())
+d_loss = -np.mean(np.log(disc(real).detach().numpy() + 1e-5) + np.log(1.0 - disc(fake).detach().numpy() + 1e-5)) + 1e-4 * penalty
+opt.zero_grad()
+d_loss.backward()
+""",
+            range=(10, 9, 10, 112),
+            message="`-np.mean(np.log(disc(real).detach()...` is a constant to the `.backward()` on line 12: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself",
+            runtime="assert torch.allclose(disc[0].bias.grad, 2e-4 * disc[0].bias)",
+            note="a GAN discriminator loss computed in NumPy on `.detach().numpy()` of its outputs (CFGAN): a NumPy result added to the loss is a constant, only the penalty trains the discriminator",
+        ),
         Invalid(
             """
 import torch
@@ -1143,20 +1267,48 @@ def _terms(expr: cst.BaseExpression) -> list:
     return terms
 
 
-def _constant_cut(term: cst.BaseExpression, value_of) -> bool:
+def _constant_cut(term: cst.BaseExpression, value_of, qualname, bound=None) -> bool:
     """`x.detach().item()`, `x.item()`, `0.1 * x.detach()`: a cut value, maybe scaled by numbers (or by
-    names known to hold no grad: a learnable weight times a cut term still trains the weight)."""
+    names known to hold no grad: a learnable weight times a cut term still trains the weight). And a
+    NumPy function of cut values (`-np.mean(np.log(d(x).detach().numpy()))`): a NumPy result; and,
+    with `bound` (the expression a name was last bound to), a function of this file given only cut
+    values (`reg_loss(weights)` after `weights = out["w"].detach()`)."""
+    cut = partial(_constant_cut, value_of=value_of, qualname=qualname, bound=bound)
     if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide)):
         sides = [term.left, term.right]
 
         def scale(s) -> bool:
             return isinstance(s, (cst.Integer, cst.Float)) or (
-                isinstance(s, (cst.Name, cst.Attribute)) and value_of(s).grad is Grad.NO)
-        return any(_constant_cut(s, value_of) for s in sides) and all(_constant_cut(s, value_of) or scale(s) for s in sides)
+                isinstance(s, (cst.Name, cst.Attribute)) and value_of(s).grad is Grad.NO) or (
+                isinstance(s, cst.Name) and bound is not None and isinstance(bound(s), (cst.Integer, cst.Float)))
+        return any(cut(s) for s in sides) and all(cut(s) or scale(s) for s in sides)
     if isinstance(term, cst.UnaryOperation):
-        return _constant_cut(term.expression, value_of)
+        return cut(term.expression)
     if isinstance(term, cst.Attribute):
         return term.attr.value == "data"
-    return (isinstance(term, cst.Call) and isinstance(term.func, cst.Attribute)
-            and term.func.attr.value in CUT_METHODS and not term.args)
+    if isinstance(term, cst.Call) and (qualname(term.func) or "").startswith("numpy."):
+        return any(_cut_call(n) for n in descendants(term))
+    if bound is not None and isinstance(term, cst.Call) and term.args and value_of(term.func).kind is Kind.FUNCTION:
+        return all(isinstance(a.value, cst.Name) and a.keyword is None and _cut_call(bound(a.value)) for a in term.args)
+    return _cut_call(term)
+
+
+def _cut_site(term: cst.BaseExpression, bound) -> cst.CSTNode:
+    """Where a constant term was cut: the term itself when the cut is in it, else the cut a name in
+    it was bound to (`weights = out["w"].detach()` for `reg_loss(weights)`)."""
+    nodes = descendants(term)
+    if any(_cut_call(n) or isinstance(n, cst.Attribute) and n.attr.value == "data" for n in nodes):
+        return term
+    for n in nodes:
+        if isinstance(n, cst.Name) and bound is not None:
+            b = bound(n)
+            if b is not None and _cut_call(b):
+                return b
+    return term
+
+
+def _cut_call(node: cst.CSTNode) -> bool:
+    """`x.detach()`, `x.item()`, `x.numpy()`, `x.tolist()`."""
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in CUT_METHODS and not node.args)
 

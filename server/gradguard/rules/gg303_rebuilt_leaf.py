@@ -13,9 +13,12 @@ from gradguard.engine.values import Evidence, Grad, Kind
 from gradguard.findings import Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, Rule, Valid
+from gradguard.rules.gg104_state_carried_across_forward import derived_names
 
 # Calls that make a new tensor from data: with `requires_grad=True` they make a leaf.
 REBUILDERS = ("torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable")
+# Calls that make a fresh tensor (a leaf): what a loss module may rightly make require grad.
+FRESH = ("torch.tensor", "torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.scalar_tensor", "torch.as_tensor")
 # Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
 LOSS_NAME = re.compile(r"(?i)(loss|criterion|crit)\w*$")
 # Methods that collect or report a value, not a model's: `losses.append(x)`, `writer.add_scalar(...)`.
@@ -54,7 +57,9 @@ class RebuiltLeaf(Rule):
     `loss.requires_grad = True` on a loss computed from a model is reported too:
     the setter raises `you can only change requires_grad flags of leaf
     variables.` on any value with a graph, so where it runs, the graph was
-    already cut (every parameter frozen, a detach, no_grad).
+    already cut (every parameter frozen, a detach, no_grad). So is the setter in
+    the `forward()` of a loss module on the loss it computes from its inputs
+    (the prediction arrived cut, or the line raises).
 
     ## Why is this bad?
     It is the usual "fix" for `RuntimeError: element 0 of tensors does not
@@ -204,6 +209,8 @@ class RebuiltLeaf(Rule):
                 and isinstance(target.value, cst.Name) and literal_bool(node.value) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
+            if node not in self.open:
+                self._loss_module_setter(node, target.value)
             if node in self.open:
                 self.open[node].names.add(target.value.value)
             self.pending.pop(node, None)
@@ -278,6 +285,35 @@ class RebuiltLeaf(Rule):
                 r.backward = node
 
     # -------------------------------------------------------------- report
+    def _loss_module_setter(self, node: cst.Assign, name: cst.Name) -> None:
+        """`mean_losses.requires_grad = True` in the `forward()` of a loss module, on a value it computed
+        from the prediction it was given: with a graph the setter raises; where it runs, the
+        prediction arrived already cut from its model (the triplet-loss thread's no_grad), and the
+        backward of this loss reaches no parameter. No legitimate loss makes its result a leaf."""
+        fn = self.flow.function
+        cls = fn.cls if fn is not None else None
+        if cls is None or fn.name != "forward" or not cls.module_like or not LOSS_NAME.search(cls.name):
+            return
+        params = {p.name.value for p in fn.node.params.params[1:]}
+        if name.value in params or name.value not in derived_names(fn.node, params)[0]:
+            return  # a parameter itself, or not computed from the inputs
+        b = self.flow.lookup(name.value)
+        made = b.node if b is not None else None
+        if isinstance(made, cst.Call) and (self.flow._qualname(made.func) or "").startswith(FRESH):
+            return  # `loss = torch.tensor(0.0, device=pred.device)`: a fresh leaf (an empty batch's zero loss)
+        first = next(iter(p.name.value for p in fn.node.params.params[1:2]), "its input")
+        made = f"{name.value}.requires_grad = True"
+
+        def message(line_of):
+            return (
+                f"`{made}` in `{cls.name}.forward()`, on a loss computed from `{first}`: if that has a graph, this "
+                f"line raises \"{NON_LEAF}\"; if it runs, the prediction arrived already cut from its model (a "
+                "detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never "
+                "learns; remove the line and find the cut"
+            )
+
+        self.report(node, message)
+
     def finish(self) -> None:
         for r in self.open.values():
             if r.backward is None or r.intended or not self.current(r.stamp):
@@ -329,6 +365,23 @@ class RebuiltLeaf(Rule):
         self.report(r.node, message, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class MaskedMSELoss(nn.Module):
+    def forward(self, pred, target, mask):
+        if mask.sum() == 0:
+            loss = torch.tensor(0.0, device=pred.device)
+            loss.requires_grad = True
+            return loss
+        return ((pred - target) ** 2 * mask).sum() / mask.sum()
+""",
+            note="a loss module's zero loss for an empty batch: a fresh tensor made a leaf, not a loss computed from the prediction",
+            runtime="loss = MaskedMSELoss()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0",
+        ),
         Valid(
             """
 import torch
@@ -498,6 +551,29 @@ saliency = x.grad.abs()
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TripletLoss(nn.Module):
+    def __init__(self, margin=1.0):
+        super().__init__()
+        self.margin = margin
+
+    def forward(self, anchor, positive, negative):
+        losses = F.relu((anchor - positive).pow(2).sum(1) - (anchor - negative).pow(2).sum(1) + self.margin)
+        loss = losses.mean()
+        loss.requires_grad = True
+        return loss
+""",
+            range=(15, 8, 15, 33),
+            message='`loss.requires_grad = True` in `TripletLoss.forward()`, on a loss computed from `anchor`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            runtime="encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTripletLoss()(a, p, n).backward()\nassert encoder.weight.grad is None",
+            note="the triplet-loss thread's workaround inside the loss module: the embeddings came through a no_grad regulariser, the setter hides it, backward() runs and the encoder never learns",
+        ),
         Invalid(
             """
 import torch
