@@ -1,5 +1,5 @@
 # source: https://github.com/zhuangdizhu/FedGen/issues/1
-# label: GG401 33
+# label: GG401 34
 # effect: raises "Can't call numpy() on Tensor that requires grad"
 # note: the server averages the users' test losses with np.sum; each loss was computed with grad on, so NumPy's conversion raises
 import numpy as np
