@@ -361,9 +361,10 @@ def named_receivers(source: str, methods: dict) -> set:
     if not methods:
         return set()
     found = set()
-    for m in re.finditer(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*(" + "|".join(sorted(map(re.escape, methods))) + r")\s*\(", source):
-        if m.group(1).replace("_", "").lower() in class_words(methods[m.group(2)]):
-            found.add(m.group(1))
+    for m in re.finditer(r"\.\s*(" + "|".join(sorted(map(re.escape, methods))) + r")\s*\(", source):
+        r = _receiver_before(source, m.start())
+        if r is not None and not r[1] and "." not in r[0] and r[0].replace("_", "").lower() in class_words(methods[m.group(1)]):
+            found.add(r[0])
     return found
 
 

@@ -214,33 +214,6 @@ class GraphKeptAcrossIterations(Rule):
 import torch
 from torch import nn
 
-
-class Taps(nn.Module):
-    outputs = []
-
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 4)
-
-    def forward(self, x):
-        out = self.fc(x)
-        Taps.outputs.append(out)
-        return out
-
-
-def tap_loss():
-    loss = sum(o.pow(2).mean() for o in Taps.outputs)
-    Taps.outputs.clear()
-    return loss
-""",
-            note="a class-level list of outputs that a loss of the file reads with their graph (and clears): kept for a backward",
-            runtime="t = Taps()\nt(torch.randn(2, 4))\ntap_loss().backward()\nassert t.fc.weight.grad is not None",
-        ),
-        Valid(
-            """
-import torch
-from torch import nn
-
 model = nn.Linear(4, 2)
 criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -630,40 +603,36 @@ for x in [torch.randn(2, 3) for _ in range(3)]:
             runtime="assert state['y_pred'].grad_fn is not None",
             note="regression (torchbearer's Trial): one key of a dict overwritten every iteration holds one graph at a time, like `self.out = out`",
         ),
-    ]
-
-    INVALID = [
-        Invalid(
+        Valid(
             """
 import torch
 from torch import nn
 
 
-class CachedBlock(nn.Module):
-    saved = [None] * 4
+class Taps(nn.Module):
+    outputs = []
 
     def __init__(self):
         super().__init__()
         self.fc = nn.Linear(4, 4)
-        self.step = 0
 
     def forward(self, x):
-        out = torch.relu(self.fc(x))
-        CachedBlock.saved[self.step % 4] = out
-        self.step += 1
+        out = self.fc(x)
+        Taps.outputs.append(out)
         return out
 
-    def replay(self, i):
-        return CachedBlock.saved[i].detach()
+
+def tap_loss():
+    loss = sum(o.pow(2).mean() for o in Taps.outputs)
+    Taps.outputs.clear()
+    return loss
 """,
-            range=(16, 43, 16, 46),
-            message="`out` carries an autograd graph; storing it in `CachedBlock.saved`, a class attribute that every call and every instance shares, keeps every stored graph alive (its activations too, until a backward frees them), and the file only reads them detached",
-            fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass CachedBlock(nn.Module):\n    saved = [None] * 4\n\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n        self.step = 0\n\n    def forward(self, x):\n        out = torch.relu(self.fc(x))\n        CachedBlock.saved[self.step % 4] = out.detach()\n        self.step += 1\n        return out\n\n    def replay(self, i):\n        return CachedBlock.saved[i].detach()\n',
-            ),
-            runtime="block = CachedBlock()\nfor _ in range(3):\n    block(torch.randn(2, 4)).sum().backward()\nassert all(has_graph(s) for s in CachedBlock.saved[:3])",
-            note="a DenseNet bottleneck's class-level cache of its outputs, replayed detached later (the forum's 'how PyTorch stores class variables'): every stored graph stays alive",
+            note="a class-level list of outputs that a loss of the file reads with their graph (and clears): kept for a backward",
+            runtime="t = Taps()\nt(torch.randn(2, 4))\ntap_loss().backward()\nassert t.fc.weight.grad is not None",
         ),
+    ]
+
+    INVALID = [
         Invalid(
             """
 import torch
@@ -1146,6 +1115,37 @@ def train_epoch(model, loader, optimizer, loss_func):
             ),
             runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntotal = train_epoch(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: m(b).pow(2).mean())\nassert has_graph(total)',
             note='RecBole: the first batch starts the sum (`total = losses if total is None else total + losses`); `losses` is known to carry a graph because `loss = losses` is back-propagated',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class CachedBlock(nn.Module):
+    saved = [None] * 4
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.step = 0
+
+    def forward(self, x):
+        out = torch.relu(self.fc(x))
+        CachedBlock.saved[self.step % 4] = out
+        self.step += 1
+        return out
+
+    def replay(self, i):
+        return CachedBlock.saved[i].detach()
+""",
+            range=(16, 43, 16, 46),
+            message="`out` carries an autograd graph; storing it in `CachedBlock.saved`, a class attribute that every call and every instance shares, keeps every stored graph alive (its activations too, until a backward frees them), and the file only reads them detached",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass CachedBlock(nn.Module):\n    saved = [None] * 4\n\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 4)\n        self.step = 0\n\n    def forward(self, x):\n        out = torch.relu(self.fc(x))\n        CachedBlock.saved[self.step % 4] = out.detach()\n        self.step += 1\n        return out\n\n    def replay(self, i):\n        return CachedBlock.saved[i].detach()\n',
+            ),
+            runtime="block = CachedBlock()\nfor _ in range(3):\n    block(torch.randn(2, 4)).sum().backward()\nassert all(has_graph(s) for s in CachedBlock.saved[:3])",
+            note="a DenseNet bottleneck's class-level cache of its outputs, replayed detached later (the forum's 'how PyTorch stores class variables'): every stored graph stays alive",
         ),
     ]
 

@@ -277,32 +277,6 @@ class RecurrentStateNotDetached(Rule):
 import torch
 from torch import nn
 
-
-class Scorer(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(4, 3)
-
-    def forward(self, frame, memory):
-        return self.fc(frame + memory)
-
-
-def smooth_labels(update, frames):
-    memory = torch.zeros(1, 4)
-    labels = []
-    for frame in frames:
-        memory = update(frame, memory, decay=0.9)
-        labels.append(memory.argmax(-1))
-    return labels
-""",
-            note="a smoothing function fed its own output: `decay=` is no parameter of `Scorer.forward()`, so `update` is not taken for a Scorer, and an update of plain tensors keeps no graph",
-            runtime="labels = smooth_labels(lambda f, m, decay: decay * m + (1 - decay) * f, [torch.randn(1, 4) for _ in range(3)])\nassert all(l.grad_fn is None for l in labels)",
-        ),
-        Valid(
-            """
-import torch
-from torch import nn
-
 rnn = nn.RNN(3, 5)
 hidden = torch.zeros(1, 2, 5)
 for x in [torch.randn(4, 2, 3) for _ in range(3)]:
@@ -441,6 +415,32 @@ def greedy_decode(tokenizer, ids, max_len=5):
     return text
 """,
             note="`encode`/`decode` are names other objects share (a tokenizer's): that one nn.Module of the file defines them does not make `tokenizer` one",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, frame, memory):
+        return self.fc(frame + memory)
+
+
+def smooth_labels(update, frames):
+    memory = torch.zeros(1, 4)
+    labels = []
+    for frame in frames:
+        memory = update(frame, memory, decay=0.9)
+        labels.append(memory.argmax(-1))
+    return labels
+""",
+            note="a smoothing function fed its own output: `decay=` is no parameter of `Scorer.forward()`, so `update` is not taken for a Scorer, and an update of plain tensors keeps no graph",
+            runtime="labels = smooth_labels(lambda f, m, decay: decay * m + (1 - decay) * f, [torch.randn(1, 4) for _ in range(3)])\nassert all(l.grad_fn is None for l in labels)",
         ),
     ]
 

@@ -433,30 +433,6 @@ class EvalWithoutNoGrad(Rule):
     VALID = [
         Valid(
             """
-import numpy as np
-import torch
-from torch import nn
-
-
-class Detector(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.backbone = nn.Conv2d(3, 4, 3, padding=1)
-        self.heatmap = nn.Conv2d(4, 1, 1)
-
-    def forward(self, x):
-        return self.heatmap(torch.relu(self.backbone(x))).sigmoid()
-
-
-def heatmap_of(net, image):
-    heatmap = net(torch.from_numpy(image)[None])
-    return heatmap, heatmap.detach().numpy()
-""",
-            note="a helper that turns its result into NumPy but also returns the tensor with its graph: a caller in another file may train on it",
-            runtime="h, arr = heatmap_of(Detector(), np.random.rand(3, 8, 8).astype(np.float32))\nassert has_graph(h)",
-        ),
-        Valid(
-            """
 import torch
 from torch import nn
 
@@ -930,48 +906,7 @@ class Evaluator:
 """,
             note='the same evaluator under @torch.no_grad()',
         ),
-    ]
-
-    INVALID = [
-        Invalid(
-            """
-import torch
-from torch import nn
-from torch.distributions import Categorical
-
-
-class Memory:
-    def __init__(self):
-        self.logprobs = []
-
-    def clear(self):
-        del self.logprobs[:]
-
-
-class Policy(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))
-
-    def act(self, state, memory):
-        dist = Categorical(self.actor(state))
-        action = dist.sample()
-        memory.logprobs.append(dist.log_prob(action))
-        return action.item()
-
-
-def old_logprobs(memory):
-    return torch.stack(memory.logprobs).detach()
-""",
-            range=(21, 27, 21, 44),
-            message="`self.actor(state)` runs with grad enabled in `act()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing",
-            fixes=(
-                '\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Memory:\n    def __init__(self):\n        self.logprobs = []\n\n    def clear(self):\n        del self.logprobs[:]\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))\n\n    @torch.no_grad()\n    def act(self, state, memory):\n        dist = Categorical(self.actor(state))\n        action = dist.sample()\n        memory.logprobs.append(dist.log_prob(action))\n        return action.item()\n\n\ndef old_logprobs(memory):\n    return torch.stack(memory.logprobs).detach()\n',
-            ),
-            runtime="policy, memory = Policy(), Memory()\nfor _ in range(3):\n    policy.act(torch.randn(4), memory)\nassert all(has_graph(lp) for lp in memory.logprobs) and activations_alive(memory.logprobs[0])",
-            note="PPO-PyTorch's act(): the log-probabilities it keeps in the memory are only ever read `.detach()`-ed by the update, so every kept graph trains nothing and holds its activations until the memory is cleared",
-        ),
-        Invalid(
+        Valid(
             """
 import numpy as np
 import torch
@@ -983,26 +918,21 @@ class Detector(nn.Module):
         super().__init__()
         self.backbone = nn.Conv2d(3, 4, 3, padding=1)
         self.heatmap = nn.Conv2d(4, 1, 1)
-        self.box = nn.Conv2d(4, 4, 1)
 
     def forward(self, x):
-        x = torch.relu(self.backbone(x))
-        return self.heatmap(x).sigmoid(), self.box(x)
+        return self.heatmap(torch.relu(self.backbone(x))).sigmoid()
 
 
-def detect(net, image):
-    heatmap, box = net(torch.from_numpy(image)[None])
-    peak = heatmap.flatten().argmax().item()
-    return box.flatten(2)[0, :, peak].data.numpy()
+def heatmap_of(net, image):
+    heatmap = net(torch.from_numpy(image)[None])
+    return heatmap, heatmap.detach().numpy()
 """,
-            range=(20, 19, 20, 53),
-            message="`net(torch.from_numpy(image)[None])` runs with grad enabled in `detect()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing",
-            fixes=(
-                '\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\nclass Detector(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.backbone = nn.Conv2d(3, 4, 3, padding=1)\n        self.heatmap = nn.Conv2d(4, 1, 1)\n        self.box = nn.Conv2d(4, 4, 1)\n\n    def forward(self, x):\n        x = torch.relu(self.backbone(x))\n        return self.heatmap(x).sigmoid(), self.box(x)\n\n\n@torch.no_grad()\ndef detect(net, image):\n    heatmap, box = net(torch.from_numpy(image)[None])\n    peak = heatmap.flatten().argmax().item()\n    return box.flatten(2)[0, :, peak].data.numpy()\n',
-            ),
-            runtime="heatmap, box = Detector()(torch.randn(1, 3, 8, 8))\nassert has_graph(box) and activations_alive(box)",
-            note="DBFace's detect(): the model is a parameter, known as the file's `Detector` because its results are unpacked as forward returns them (`heatmap`, `box`); the function turns them into NumPy in a file that never trains",
+            note="a helper that turns its result into NumPy but also returns the tensor with its graph: a caller in another file may train on it",
+            runtime="h, arr = heatmap_of(Detector(), np.random.rand(3, 8, 8).astype(np.float32))\nassert has_graph(h)",
         ),
+    ]
+
+    INVALID = [
         Invalid(
             """
 import torch
@@ -1425,6 +1355,76 @@ class Evaluator:
             ),
             runtime='from torch import nn\nevaluator = Evaluator(nn.Linear(3, 1), nn.MSELoss())\nouts = []\nevaluator.model.register_forward_hook(lambda m, i, o: outs.append(o))\nevaluator.run([(torch.randn(2, 3), torch.randn(2, 1))])\nassert has_graph(outs[0]) and activations_alive(outs[0])',
             note='regression (MTN): a method of an `Evaluator`, whose model is known by what takes its output - the criterion, as a prediction',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 4, 3, padding=1)
+        self.heatmap = nn.Conv2d(4, 1, 1)
+        self.box = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.backbone(x))
+        return self.heatmap(x).sigmoid(), self.box(x)
+
+
+def detect(net, image):
+    heatmap, box = net(torch.from_numpy(image)[None])
+    peak = heatmap.flatten().argmax().item()
+    return box.flatten(2)[0, :, peak].data.numpy()
+""",
+            range=(20, 19, 20, 53),
+            message="`net(torch.from_numpy(image)[None])` runs with grad enabled in `detect()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                '\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\nclass Detector(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.backbone = nn.Conv2d(3, 4, 3, padding=1)\n        self.heatmap = nn.Conv2d(4, 1, 1)\n        self.box = nn.Conv2d(4, 4, 1)\n\n    def forward(self, x):\n        x = torch.relu(self.backbone(x))\n        return self.heatmap(x).sigmoid(), self.box(x)\n\n\n@torch.no_grad()\ndef detect(net, image):\n    heatmap, box = net(torch.from_numpy(image)[None])\n    peak = heatmap.flatten().argmax().item()\n    return box.flatten(2)[0, :, peak].data.numpy()\n',
+            ),
+            runtime="heatmap, box = Detector()(torch.randn(1, 3, 8, 8))\nassert has_graph(box) and activations_alive(box)",
+            note="DBFace's detect(): the model is a parameter, known as the file's `Detector` because its results are unpacked as forward returns them (`heatmap`, `box`); the function turns them into NumPy in a file that never trains",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Memory:
+    def __init__(self):
+        self.logprobs = []
+
+    def clear(self):
+        del self.logprobs[:]
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))
+
+    def act(self, state, memory):
+        dist = Categorical(self.actor(state))
+        action = dist.sample()
+        memory.logprobs.append(dist.log_prob(action))
+        return action.item()
+
+
+def old_logprobs(memory):
+    return torch.stack(memory.logprobs).detach()
+""",
+            range=(21, 27, 21, 44),
+            message="`self.actor(state)` runs with grad enabled in `act()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Memory:\n    def __init__(self):\n        self.logprobs = []\n\n    def clear(self):\n        del self.logprobs[:]\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))\n\n    @torch.no_grad()\n    def act(self, state, memory):\n        dist = Categorical(self.actor(state))\n        action = dist.sample()\n        memory.logprobs.append(dist.log_prob(action))\n        return action.item()\n\n\ndef old_logprobs(memory):\n    return torch.stack(memory.logprobs).detach()\n',
+            ),
+            runtime="policy, memory = Policy(), Memory()\nfor _ in range(3):\n    policy.act(torch.randn(4), memory)\nassert all(has_graph(lp) for lp in memory.logprobs) and activations_alive(memory.logprobs[0])",
+            note="PPO-PyTorch's act(): the log-probabilities it keeps in the memory are only ever read `.detach()`-ed by the update, so every kept graph trains nothing and holds its activations until the memory is cleared",
         ),
     ]
 

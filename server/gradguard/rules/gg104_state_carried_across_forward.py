@@ -114,6 +114,8 @@ class StateCarriedAcrossForward(Rule):
         self.candidates: list[Carried] = []
         self.inputs: set = set()  # assignments whose graph is that of the forward's input
         self._helper_calls: set = set()  # `batch_norm(X, ...)` calls whose items carry the input's graph
+        self._returned: dict = {}  # helper node -> evidence.returned_names
+        self._helper_stats: dict = {}  # (helper node, its parameters given the input) -> names reducing them
         self._derived: dict = {}  # function node -> names computed from its parameters
         self._call_sites: Optional[dict] = None  # name -> call sites (see _calls)
 
@@ -238,6 +240,11 @@ class StateCarriedAcrossForward(Rule):
         if (fn is None or not fn.name.endswith("forward") or helper is None or not hasattr(helper, "node")
                 or self.flow.frame.mode is not GradMode.ON):
             return value
+        returned = self._returned.get(helper.node)
+        if returned is None:
+            returned = self._returned[helper.node] = returned_names(helper.node)
+        if len(returned) != n:
+            return value  # `q, k = apply_rotary(q, k)` of a helper returning two: a question for each call
         if fn.node not in self._derived:
             self._reduces_input(fn, call)  # fills self._derived for the forward
         derived = self._derived[fn.node][0]
@@ -249,9 +256,11 @@ class StateCarriedAcrossForward(Rule):
                    if a.keyword is not None and any(m.value in derived for m in _names_in(a.value))}
         if not inputs:
             return value
-        stats = derived_names(helper.node, inputs)[1]
-        returned = returned_names(helper.node)
-        if len(returned) != n or not stats.intersection(r for r in returned if r):
+        key = (helper.node, frozenset(inputs))
+        stats = self._helper_stats.get(key)
+        if stats is None:
+            stats = self._helper_stats[key] = derived_names(helper.node, inputs)[1]
+        if not stats.intersection(r for r in returned if r):
             return value
         parts = value.elements if value.elements is not None and len(value.elements) == n else [value] * n
         self._helper_calls.add(call)
@@ -420,61 +429,6 @@ class StateCarriedAcrossForward(Rule):
         self.report(c.target, message, fixes=fixes, related=related)
 
     VALID = [
-        Valid(
-            """
-import torch
-from torch import nn
-
-
-class LIF(nn.Module):
-    def __init__(self, alpha=0.9, threshold=1.0):
-        super().__init__()
-        self.alpha, self.threshold = alpha, threshold
-        self.register_buffer("v_mem", torch.zeros(1))
-
-    def forward(self, x):
-        self.v_mem = self.v_mem.detach()
-        spikes = []
-        for t in range(x.shape[1]):
-            self.v_mem = self.alpha * self.v_mem + x[:, t]
-            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))
-            spikes.append(spk)
-        return torch.stack(spikes, 1)
-""",
-            note="a spiking neuron whose membrane is detached at the start of every call: its time steps keep their graph within the call only",
-            runtime="lin, lif = nn.Linear(4, 4), LIF()\nfor _ in range(2):\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\nassert lin.weight.grad is not None",
-        ),
-        Valid(
-            """
-import torch
-from torch import nn
-
-
-def batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):
-    mean = X.mean(dim=0)
-    var = ((X - mean) ** 2).mean(dim=0)
-    X_hat = (X - mean) / torch.sqrt(var + eps)
-    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean.detach()
-    moving_var = momentum * moving_var + (1.0 - momentum) * var.detach()
-    return gamma * X_hat + beta, moving_mean, moving_var
-
-
-class BatchNorm(nn.Module):
-    def __init__(self, num_features):
-        super().__init__()
-        self.gamma = nn.Parameter(torch.ones(num_features))
-        self.beta = nn.Parameter(torch.zeros(num_features))
-        self.moving_mean = torch.zeros(num_features)
-        self.moving_var = torch.ones(num_features)
-
-    def forward(self, X):
-        Y, self.moving_mean, self.moving_var = batch_norm(
-            X, self.gamma, self.beta, self.moving_mean, self.moving_var)
-        return Y
-""",
-            note="the from-scratch batch norm of d2l after its fix: the helper updates the moving statistics from detached batch statistics",
-            runtime="lin, bn = nn.Linear(3, 3), BatchNorm(3)\nfor _ in range(3):\n    bn(lin(torch.randn(8, 3))).pow(2).mean().backward()\nassert not has_graph(bn.moving_mean) and bn.gamma.grad is not None",
-        ),
         Valid(
             """
 import torch
@@ -656,38 +610,7 @@ for step in range(2):
 """,
             note='the same update under torch.no_grad(): the buffer holds values only',
         ),
-    ]
-
-    INVALID = [
-        Invalid(
-            """
-import torch
-from torch import nn
-
-
-class LIF(nn.Module):
-    def __init__(self, alpha=0.9, threshold=1.0):
-        super().__init__()
-        self.alpha, self.threshold = alpha, threshold
-        self.register_buffer("v_mem", torch.zeros(1))
-
-    def forward(self, x):
-        spikes = []
-        for t in range(x.shape[1]):
-            self.v_mem = self.alpha * self.v_mem + x[:, t]
-            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))
-            spikes.append(spk)
-        return torch.stack(spikes, 1)
-""",
-            range=(15, 12, 15, 22),
-            message='`self.v_mem` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.v_mem` (line 15): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
-            fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass LIF(nn.Module):\n    def __init__(self, alpha=0.9, threshold=1.0):\n        super().__init__()\n        self.alpha, self.threshold = alpha, threshold\n        self.register_buffer("v_mem", torch.zeros(1))\n\n    def forward(self, x):\n        spikes = []\n        for t in range(x.shape[1]):\n            self.v_mem = (self.alpha * self.v_mem + x[:, t]).detach()\n            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))\n            spikes.append(spk)\n        return torch.stack(spikes, 1)\n',
-            ),
-            runtime="lin, lif = nn.Linear(4, 4), LIF()\nlif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\ntry:\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert 'Trying to backward through the graph a second time' in raised",
-            note="sinabs' LIF layer: the membrane integrates the input's time steps (`x[:, t]`, the output of the layers before) and is carried into the next call",
-        ),
-        Invalid(
+        Valid(
             """
 import torch
 from torch import nn
@@ -697,8 +620,8 @@ def batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):
     mean = X.mean(dim=0)
     var = ((X - mean) ** 2).mean(dim=0)
     X_hat = (X - mean) / torch.sqrt(var + eps)
-    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean
-    moving_var = momentum * moving_var + (1.0 - momentum) * var
+    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean.detach()
+    moving_var = momentum * moving_var + (1.0 - momentum) * var.detach()
     return gamma * X_hat + beta, moving_mean, moving_var
 
 
@@ -715,14 +638,36 @@ class BatchNorm(nn.Module):
             X, self.gamma, self.beta, self.moving_mean, self.moving_var)
         return Y
 """,
-            range=(24, 11, 24, 27),
-            message="`self.moving_mean`, `self.moving_var` are assigned values with a graph in `forward()` after reading the previous call's `self.moving_mean` (line 25): every past batch's graph stays reachable, memory grows with every call; detach them when storing them",
-            fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\ndef batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):\n    mean = X.mean(dim=0)\n    var = ((X - mean) ** 2).mean(dim=0)\n    X_hat = (X - mean) / torch.sqrt(var + eps)\n    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean\n    moving_var = momentum * moving_var + (1.0 - momentum) * var\n    return gamma * X_hat + beta, moving_mean, moving_var\n\n\nclass BatchNorm(nn.Module):\n    def __init__(self, num_features):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.ones(num_features))\n        self.beta = nn.Parameter(torch.zeros(num_features))\n        self.moving_mean = torch.zeros(num_features)\n        self.moving_var = torch.ones(num_features)\n\n    def forward(self, X):\n        if isinstance(self.moving_mean, tuple):\n            self.moving_mean = tuple(s.detach() for s in self.moving_mean)\n        elif self.moving_mean is not None:\n            self.moving_mean = self.moving_mean.detach()\n        if isinstance(self.moving_var, tuple):\n            self.moving_var = tuple(s.detach() for s in self.moving_var)\n        elif self.moving_var is not None:\n            self.moving_var = self.moving_var.detach()\n        Y, self.moving_mean, self.moving_var = batch_norm(\n            X, self.gamma, self.beta, self.moving_mean, self.moving_var)\n        return Y\n',
-            ),
-            runtime="lin, bn, sizes = nn.Linear(3, 3), BatchNorm(3), []\nfor _ in range(3):\n    bn(lin(torch.randn(8, 3))).pow(2).mean().backward()\n    sizes.append(graph_size(bn.moving_mean))\nassert sizes[0] < sizes[1] < sizes[2]",
-            note="d2l's from-scratch batch norm before its fix: a helper returns the moving statistics computed from the input's batch statistics, and the forward stores them - each keeps the graph of every batch before (they do not reach the output, so nothing raises: memory only grows)",
+            note="the from-scratch batch norm of d2l after its fix: the helper updates the moving statistics from detached batch statistics",
+            runtime="lin, bn = nn.Linear(3, 3), BatchNorm(3)\nfor _ in range(3):\n    bn(lin(torch.randn(8, 3))).pow(2).mean().backward()\nassert not has_graph(bn.moving_mean) and bn.gamma.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class LIF(nn.Module):
+    def __init__(self, alpha=0.9, threshold=1.0):
+        super().__init__()
+        self.alpha, self.threshold = alpha, threshold
+        self.register_buffer("v_mem", torch.zeros(1))
+
+    def forward(self, x):
+        self.v_mem = self.v_mem.detach()
+        spikes = []
+        for t in range(x.shape[1]):
+            self.v_mem = self.alpha * self.v_mem + x[:, t]
+            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))
+            spikes.append(spk)
+        return torch.stack(spikes, 1)
+""",
+            note="a spiking neuron whose membrane is detached at the start of every call: its time steps keep their graph within the call only",
+            runtime="lin, lif = nn.Linear(4, 4), LIF()\nfor _ in range(2):\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\nassert lin.weight.grad is not None",
+        ),
+    ]
+
+    INVALID = [
         Invalid(
             """
 import torch
@@ -880,6 +825,70 @@ for step in range(2):
             message='`self.running_mean` is updated in place in `forward()` with a value that carries a graph: the state keeps every past batch\'s graph reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; update it under `torch.no_grad()` or from detached values',
             raises=SECOND_TIME,
             note="a running statistic updated in place from a graph-carrying batch mean (nflows' BatchNorm): the buffer chains every batch's graph",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):
+    mean = X.mean(dim=0)
+    var = ((X - mean) ** 2).mean(dim=0)
+    X_hat = (X - mean) / torch.sqrt(var + eps)
+    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean
+    moving_var = momentum * moving_var + (1.0 - momentum) * var
+    return gamma * X_hat + beta, moving_mean, moving_var
+
+
+class BatchNorm(nn.Module):
+    def __init__(self, num_features):
+        super().__init__()
+        self.gamma = nn.Parameter(torch.ones(num_features))
+        self.beta = nn.Parameter(torch.zeros(num_features))
+        self.moving_mean = torch.zeros(num_features)
+        self.moving_var = torch.ones(num_features)
+
+    def forward(self, X):
+        Y, self.moving_mean, self.moving_var = batch_norm(
+            X, self.gamma, self.beta, self.moving_mean, self.moving_var)
+        return Y
+""",
+            range=(24, 11, 24, 27),
+            message="`self.moving_mean`, `self.moving_var` are assigned values with a graph in `forward()` after reading the previous call's `self.moving_mean` (line 25): every past batch's graph stays reachable, memory grows with every call; detach them when storing them",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef batch_norm(X, gamma, beta, moving_mean, moving_var, eps=1e-5, momentum=0.9):\n    mean = X.mean(dim=0)\n    var = ((X - mean) ** 2).mean(dim=0)\n    X_hat = (X - mean) / torch.sqrt(var + eps)\n    moving_mean = momentum * moving_mean + (1.0 - momentum) * mean\n    moving_var = momentum * moving_var + (1.0 - momentum) * var\n    return gamma * X_hat + beta, moving_mean, moving_var\n\n\nclass BatchNorm(nn.Module):\n    def __init__(self, num_features):\n        super().__init__()\n        self.gamma = nn.Parameter(torch.ones(num_features))\n        self.beta = nn.Parameter(torch.zeros(num_features))\n        self.moving_mean = torch.zeros(num_features)\n        self.moving_var = torch.ones(num_features)\n\n    def forward(self, X):\n        if isinstance(self.moving_mean, tuple):\n            self.moving_mean = tuple(s.detach() for s in self.moving_mean)\n        elif self.moving_mean is not None:\n            self.moving_mean = self.moving_mean.detach()\n        if isinstance(self.moving_var, tuple):\n            self.moving_var = tuple(s.detach() for s in self.moving_var)\n        elif self.moving_var is not None:\n            self.moving_var = self.moving_var.detach()\n        Y, self.moving_mean, self.moving_var = batch_norm(\n            X, self.gamma, self.beta, self.moving_mean, self.moving_var)\n        return Y\n',
+            ),
+            runtime="lin, bn, sizes = nn.Linear(3, 3), BatchNorm(3), []\nfor _ in range(3):\n    bn(lin(torch.randn(8, 3))).pow(2).mean().backward()\n    sizes.append(graph_size(bn.moving_mean))\nassert sizes[0] < sizes[1] < sizes[2]",
+            note="d2l's from-scratch batch norm before its fix: a helper returns the moving statistics computed from the input's batch statistics, and the forward stores them - each keeps the graph of every batch before (they do not reach the output, so nothing raises: memory only grows)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class LIF(nn.Module):
+    def __init__(self, alpha=0.9, threshold=1.0):
+        super().__init__()
+        self.alpha, self.threshold = alpha, threshold
+        self.register_buffer("v_mem", torch.zeros(1))
+
+    def forward(self, x):
+        spikes = []
+        for t in range(x.shape[1]):
+            self.v_mem = self.alpha * self.v_mem + x[:, t]
+            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))
+            spikes.append(spk)
+        return torch.stack(spikes, 1)
+""",
+            range=(15, 12, 15, 22),
+            message='`self.v_mem` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.v_mem` (line 15): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass LIF(nn.Module):\n    def __init__(self, alpha=0.9, threshold=1.0):\n        super().__init__()\n        self.alpha, self.threshold = alpha, threshold\n        self.register_buffer("v_mem", torch.zeros(1))\n\n    def forward(self, x):\n        spikes = []\n        for t in range(x.shape[1]):\n            self.v_mem = (self.alpha * self.v_mem + x[:, t]).detach()\n            spk = torch.sigmoid(4 * (self.v_mem - self.threshold))\n            spikes.append(spk)\n        return torch.stack(spikes, 1)\n',
+            ),
+            runtime="lin, lif = nn.Linear(4, 4), LIF()\nlif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\ntry:\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert 'Trying to backward through the graph a second time' in raised",
+            note="sinabs' LIF layer: the membrane integrates the input's time steps (`x[:, t]`, the output of the layers before) and is carried into the next call",
         ),
     ]
 

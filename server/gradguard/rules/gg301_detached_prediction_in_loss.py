@@ -599,43 +599,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-
-def consistency(student, teacher):
-    return F.mse_loss(student, teacher)
-
-
-def compute_loss(model, x, y, weight=0.1):
-    model.train()
-    out = model(x)
-    target = out.detach()
-    return F.mse_loss(out, y) + weight * consistency(out, target)
-""",
-            note="a loss helper whose consistency term takes the detached output as its target and the output itself as the prediction: the term trains the model",
-            runtime="model = nn.Linear(4, 2)\ncompute_loss(model, torch.randn(3, 4), torch.randn(3, 2)).backward()\nassert model.weight.grad is not None",
-        ),
-        Valid(
-            """
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import nn
-
-model = nn.Linear(4, 3)
-x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
-logits = model(x)
-confidence = np.exp(-F.cross_entropy(logits, y).detach().numpy())
-loss = F.cross_entropy(logits, y) * confidence + np.log(3.0)
-loss.backward()
-""",
-            note="a NumPy weight of the loss made from a cut value (a factor, a stop-gradient weight) and a NumPy constant with no cut in it: neither is a cut prediction",
-            runtime="assert model.weight.grad is not None and model.weight.grad.abs().sum() > 0",
-        ),
-        Valid(
-            """
-import torch
-import torch.nn.functional as F
-from torch import nn
-
 q_net, target_net = nn.Linear(4, 2), nn.Linear(4, 2)
 s, s2, r = torch.randn(8, 4), torch.randn(8, 4), torch.randn(8)
 q = q_net(s).max(1)[0]
@@ -804,60 +767,46 @@ loss.backward()
             runtime='assert model.weight.grad is not None and log_temperature.grad is not None',
             note='a cut factor is a stop-gradient weight; a learnable weight times a cut term still trains the weight',
         ),
-    ]
-
-    INVALID = [
-        Invalid(
-            """
-import torch
-from torch import nn
-
-
-class Deformer(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.weight_net = nn.Linear(3, 4)
-        self.offset_net = nn.Linear(3, 3)
-
-    def forward(self, points, cage):
-        weights = torch.softmax(self.weight_net(points), dim=-1)
-        return {"deformed": weights @ (cage + self.offset_net(cage)), "weight": weights}
-
-
-def weight_penalty(weights):
-    return (weights ** 2).mean()
-
-
-def compute_loss(model, points, cage, target, reg=1.0):
-    outputs = model(points, cage)
-    weights = outputs["weight"].detach()
-    loss = ((outputs["deformed"] - target) ** 2).mean()
-    return loss + weight_penalty(weights) * reg
-""",
-            range=(23, 14, 23, 40),
-            message='`outputs["weight"].detach()` makes `weight_penalty(weights) * reg` a constant to the loss returned on line 25: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
-            runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
-            note="deep_cage: a loss helper regularises the predicted weights after detaching them; the caller back-propagates what it returns, and the penalty changes no gradient (the same with reg=100 and reg=0)",
-        ),
-        Invalid(
+        Valid(
             """
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-disc = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
-opt = torch.optim.SGD(disc.parameters(), lr=0.1)
-real, fake = torch.randn(8, 4), torch.randn(8, 4)
-penalty = sum(p.pow(2).sum() for p in disc.parameters())
-d_loss = -np.mean(np.log(disc(real).detach().numpy() + 1e-5) + np.log(1.0 - disc(fake).detach().numpy() + 1e-5)) + 1e-4 * penalty
-opt.zero_grad()
-d_loss.backward()
+model = nn.Linear(4, 3)
+x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+logits = model(x)
+confidence = np.exp(-F.cross_entropy(logits, y).detach().numpy())
+loss = F.cross_entropy(logits, y) * confidence + np.log(3.0)
+loss.backward()
 """,
-            range=(10, 9, 10, 112),
-            message="`-np.mean(np.log(disc(real).detach()...` is a constant to the `.backward()` on line 12: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself",
-            runtime="assert torch.allclose(disc[0].bias.grad, 2e-4 * disc[0].bias)",
-            note="a GAN discriminator loss computed in NumPy on `.detach().numpy()` of its outputs (CFGAN): a NumPy result added to the loss is a constant, only the penalty trains the discriminator",
+            note="a NumPy weight of the loss made from a cut value (a factor, a stop-gradient weight) and a NumPy constant with no cut in it: neither is a cut prediction",
+            runtime="assert model.weight.grad is not None and model.weight.grad.abs().sum() > 0",
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def consistency(student, teacher):
+    return F.mse_loss(student, teacher)
+
+
+def compute_loss(model, x, y, weight=0.1):
+    model.train()
+    out = model(x)
+    target = out.detach()
+    return F.mse_loss(out, y) + weight * consistency(out, target)
+""",
+            note="a loss helper whose consistency term takes the detached output as its target and the output itself as the prediction: the term trains the model",
+            runtime="model = nn.Linear(4, 2)\ncompute_loss(model, torch.randn(3, 4), torch.randn(3, 2)).backward()\nassert model.weight.grad is not None",
+        ),
+    ]
+
+    INVALID = [
         Invalid(
             """
 import torch
@@ -1247,6 +1196,57 @@ def train_step(model, aux_head, x, y):
             message='`aux_loss.detach().item()` is a constant to the `.backward()` on line 11: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself',
             runtime='from torch import nn\nmodel, aux_head = nn.Linear(4, 3), nn.Linear(3, 1)\ntrain_step(model, aux_head, torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None and aux_head.weight.grad is None',
             note='regression (SimAC): a loss term added as `.detach().item()` is a constant, whatever computed it - the head behind it never learns',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+disc = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())
+opt = torch.optim.SGD(disc.parameters(), lr=0.1)
+real, fake = torch.randn(8, 4), torch.randn(8, 4)
+penalty = sum(p.pow(2).sum() for p in disc.parameters())
+d_loss = -np.mean(np.log(disc(real).detach().numpy() + 1e-5) + np.log(1.0 - disc(fake).detach().numpy() + 1e-5)) + 1e-4 * penalty
+opt.zero_grad()
+d_loss.backward()
+""",
+            range=(10, 9, 10, 112),
+            message="`-np.mean(np.log(disc(real).detach()...` is a constant to the `.backward()` on line 12: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself",
+            runtime="assert torch.allclose(disc[0].bias.grad, 2e-4 * disc[0].bias)",
+            note="a GAN discriminator loss computed in NumPy on `.detach().numpy()` of its outputs (CFGAN): a NumPy result added to the loss is a constant, only the penalty trains the discriminator",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Deformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight_net = nn.Linear(3, 4)
+        self.offset_net = nn.Linear(3, 3)
+
+    def forward(self, points, cage):
+        weights = torch.softmax(self.weight_net(points), dim=-1)
+        return {"deformed": weights @ (cage + self.offset_net(cage)), "weight": weights}
+
+
+def weight_penalty(weights):
+    return (weights ** 2).mean()
+
+
+def compute_loss(model, points, cage, target, reg=1.0):
+    outputs = model(points, cage)
+    weights = outputs["weight"].detach()
+    loss = ((outputs["deformed"] - target) ** 2).mean()
+    return loss + weight_penalty(weights) * reg
+""",
+            range=(23, 14, 23, 40),
+            message='`outputs["weight"].detach()` makes `weight_penalty(weights) * reg` a constant to the loss returned on line 25: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
+            runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
+            note="deep_cage: a loss helper regularises the predicted weights after detaching them; the caller back-propagates what it returns, and the penalty changes no gradient (the same with reg=100 and reg=0)",
         ),
     ]
 

@@ -370,23 +370,6 @@ class RebuiltLeaf(Rule):
 import torch
 from torch import nn
 
-
-class MaskedMSELoss(nn.Module):
-    def forward(self, pred, target, mask):
-        if mask.sum() == 0:
-            loss = torch.tensor(0.0, device=pred.device)
-            loss.requires_grad = True
-            return loss
-        return ((pred - target) ** 2 * mask).sum() / mask.sum()
-""",
-            note="a loss module's zero loss for an empty batch: a fresh tensor made a leaf, not a loss computed from the prediction",
-            runtime="loss = MaskedMSELoss()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0",
-        ),
-        Valid(
-            """
-import torch
-from torch import nn
-
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
 criterion = nn.CrossEntropyLoss()
 x, y = torch.randn(5, 4), torch.tensor([0, 1, 2, 0, 1])
@@ -549,31 +532,25 @@ saliency = x.grad.abs()
             runtime='assert x.grad is not None',
             note='an input made a leaf for its gradient (saliency): not computed with a graph',
         ),
-    ]
-    INVALID = [
-        Invalid(
+        Valid(
             """
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 
-class TripletLoss(nn.Module):
-    def __init__(self, margin=1.0):
-        super().__init__()
-        self.margin = margin
-
-    def forward(self, anchor, positive, negative):
-        losses = F.relu((anchor - positive).pow(2).sum(1) - (anchor - negative).pow(2).sum(1) + self.margin)
-        loss = losses.mean()
-        loss.requires_grad = True
-        return loss
+class MaskedMSELoss(nn.Module):
+    def forward(self, pred, target, mask):
+        if mask.sum() == 0:
+            loss = torch.tensor(0.0, device=pred.device)
+            loss.requires_grad = True
+            return loss
+        return ((pred - target) ** 2 * mask).sum() / mask.sum()
 """,
-            range=(15, 8, 15, 33),
-            message='`loss.requires_grad = True` in `TripletLoss.forward()`, on a loss computed from `anchor`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
-            runtime="encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTripletLoss()(a, p, n).backward()\nassert encoder.weight.grad is None",
-            note="the triplet-loss thread's workaround inside the loss module: the embeddings came through a no_grad regulariser, the setter hides it, backward() runs and the encoder never learns",
+            note="a loss module's zero loss for an empty batch: a fresh tensor made a leaf, not a loss computed from the prediction",
+            runtime="loss = MaskedMSELoss()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0",
         ),
+    ]
+    INVALID = [
         Invalid(
             """
 import torch
@@ -751,6 +728,29 @@ loss.backward()
             message='`loss.requires_grad = True` on `loss`, computed with a graph (from `nn.functional.mse_loss(model(x), y)` on line 7): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 9 reaches no parameter, so the model never learns; remove the line and find the cut',
             raises=NON_LEAF,
             note='the loss still has its graph: the setter itself raises',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TripletLoss(nn.Module):
+    def __init__(self, margin=1.0):
+        super().__init__()
+        self.margin = margin
+
+    def forward(self, anchor, positive, negative):
+        losses = F.relu((anchor - positive).pow(2).sum(1) - (anchor - negative).pow(2).sum(1) + self.margin)
+        loss = losses.mean()
+        loss.requires_grad = True
+        return loss
+""",
+            range=(15, 8, 15, 33),
+            message='`loss.requires_grad = True` in `TripletLoss.forward()`, on a loss computed from `anchor`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            runtime="encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTripletLoss()(a, p, n).backward()\nassert encoder.weight.grad is None",
+            note="the triplet-loss thread's workaround inside the loss module: the embeddings came through a no_grad regulariser, the setter hides it, backward() runs and the encoder never learns",
         ),
     ]
 

@@ -101,37 +101,6 @@ import numpy as np
 import torch
 from torch import nn
 
-
-class Client:
-    def __init__(self, model, batches):
-        self.model = model
-        self.batches = batches
-        self.criterion = nn.CrossEntropyLoss()
-
-    def evaluate(self):
-        loss = 0
-        for x, y in self.batches:
-            loss += self.criterion(self.model(x), y)
-        return loss, len(self.batches)
-
-
-def average_loss(clients):
-    losses, sizes = [], []
-    for worker in clients:
-        loss, n = worker.evaluate()
-        losses.append(loss)
-        sizes.append(n)
-    return np.sum([l * n for l, n in zip(losses, sizes)]) / np.sum(sizes)
-""",
-            note="the file's `Client` has an `evaluate()`, but nothing says `worker` is one: the workers may be objects from elsewhere that return floats",
-            runtime="class Worker:\n    def evaluate(self):\n        return 0.5, 2\nassert average_loss([Worker(), Worker()]) == 0.5",
-        ),
-        Valid(
-            """
-import numpy as np
-import torch
-from torch import nn
-
 model = nn.Linear(4, 3)
 x = torch.randn(5, 4)
 model.eval()
@@ -239,10 +208,7 @@ scale, steps, shift = export(Scaler())
             runtime="assert scale.shape == (3,) and steps.shape == (1,)",
             note="a model's attributes read through `.data`, set to a plain tensor, or registered as a buffer",
         ),
-    ]
-
-    INVALID = [
-        Invalid(
+        Valid(
             """
 import numpy as np
 import torch
@@ -264,17 +230,18 @@ class Client:
 
 def average_loss(clients):
     losses, sizes = [], []
-    for client in clients:
-        loss, n = client.evaluate()
+    for worker in clients:
+        loss, n = worker.evaluate()
         losses.append(loss)
         sizes.append(n)
     return np.sum([l * n for l, n in zip(losses, sizes)]) / np.sum(sizes)
 """,
-            range=(26, 11, 26, 57),
-            message='`[l * n for l, n in zip(losses, sizes)]` holds tensors that require grad (from `self.criterion(self.model(x), y)` on line 16); `np.sum()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
-            runtime="client = Client(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 1]))])\ntry:\n    average_loss([client])\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert \"Can't call numpy() on Tensor that requires grad\" in raised",
-            note="FedGen's server: `client` is the file's `Client` (only it has `evaluate()`, and the name says so), whose losses keep their graph; NumPy's sum converts them and raises",
+            note="the file's `Client` has an `evaluate()`, but nothing says `worker` is one: the workers may be objects from elsewhere that return floats",
+            runtime="class Worker:\n    def evaluate(self):\n        return 0.5, 2\nassert average_loss([Worker(), Worker()]) == 0.5",
         ),
+    ]
+
+    INVALID = [
         Invalid(
             """
 import numpy as np
@@ -483,6 +450,39 @@ def log_gates(model, history):
             runtime="import pytest\nwith pytest.raises(RuntimeError, match='Can.t call numpy'):\n    log_gates(Gate(4), [])",
             note="a model received from elsewhere (`model.eval()`): its `.alpha` is the parameter the one class of "
             "the file with an `.alpha` makes (EdgeML's Bonsai)",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Client:
+    def __init__(self, model, batches):
+        self.model = model
+        self.batches = batches
+        self.criterion = nn.CrossEntropyLoss()
+
+    def evaluate(self):
+        loss = 0
+        for x, y in self.batches:
+            loss += self.criterion(self.model(x), y)
+        return loss, len(self.batches)
+
+
+def average_loss(clients):
+    losses, sizes = [], []
+    for client in clients:
+        loss, n = client.evaluate()
+        losses.append(loss)
+        sizes.append(n)
+    return np.sum([l * n for l, n in zip(losses, sizes)]) / np.sum(sizes)
+""",
+            range=(26, 11, 26, 57),
+            message='`[l * n for l, n in zip(losses, sizes)]` holds tensors that require grad (from `self.criterion(self.model(x), y)` on line 16); `np.sum()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            runtime="client = Client(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 1]))])\ntry:\n    average_loss([client])\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert \"Can't call numpy() on Tensor that requires grad\" in raised",
+            note="FedGen's server: `client` is the file's `Client` (only it has `evaluate()`, and the name says so), whose losses keep their graph; NumPy's sum converts them and raises",
         ),
     ]
 
