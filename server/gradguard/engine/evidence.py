@@ -404,8 +404,8 @@ def class_members(node: cst.ClassDef) -> frozenset:
 
 
 def forward_signatures(module: cst.Module) -> list:
-    """(class name, positional parameters, every parameter name, names of the returned tuple's items)
-    of the `forward()` of each top-level class of the file: what call_shape_receivers compares calls with."""
+    """(class name, positional parameters, every parameter name, the forward itself) of the `forward()`
+    of each top-level class of the file: what call_shape_receivers compares calls with."""
     found = []
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
@@ -413,30 +413,41 @@ def forward_signatures(module: cst.Module) -> list:
                 if isinstance(s, cst.FunctionDef) and s.name.value == "forward":
                     ps = s.params
                     positional = [p.name.value for p in (*ps.posonly_params, *ps.params) if p.name.value != "self"]
-                    found.append((stmt.name.value, positional, frozenset(named_params(s)) - {"self"}, returned_names(s)))
+                    found.append((stmt.name.value, positional, frozenset(named_params(s)) - {"self"}, s))
     return found
 
 
-class _Returns(cst.CSTVisitor):
-    def __init__(self):
-        self.found = []
+def _returns(suite) -> list:
+    """The `return` statements of a suite and of the suites nested in its statements (not of nested
+    functions or classes): a statement-level scan, no walk of the expressions."""
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [s for s in suite.body if isinstance(s, cst.Return)]
+    found = []
+    for stmt in getattr(suite, "body", ()):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            found += [s for s in stmt.body if isinstance(s, cst.Return)]
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            found += _clause_returns(stmt)
+    return found
 
-    def visit_FunctionDef(self, node) -> bool:
-        return False  # a nested function's returns are its own (the root is walked from its body)
 
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.found.append(node)
+def _clause_returns(node: cst.CSTNode) -> list:
+    """The returns under a compound statement or one of its clauses (else, elif, except, finally, case)."""
+    found = []
+    for part in ("body", "orelse", "handlers", "finalbody", "cases"):
+        inner = getattr(node, part, None)
+        for b in inner if isinstance(inner, (list, tuple)) else [inner]:
+            if isinstance(b, cst.BaseSuite):
+                found += _returns(b)
+            elif isinstance(b, cst.CSTNode):
+                found += _clause_returns(b)
+    return found
 
 
 def returned_names(fn: cst.FunctionDef) -> list:
     """What a function's first `return a, b, c` calls its items, each by the name its value comes
     from: `return self.hm(x).sigmoid(), self.box(x), logits` -> hm, box, logits (None: no name)."""
-    finder = _Returns()
-    walk(fn.body, finder)
-    for ret in finder.found:
+    for ret in _returns(fn.body):
         if isinstance(ret.value, cst.Tuple):
             return [_value_name(e.value) for e in ret.value.elements]
     return []
@@ -487,12 +498,13 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             if agree >= 2:
                 found.add(key)
                 break
-    returned = [r for *_, r in signatures if len(r) > 1]
-    if returned:
-        for m in _UNPACK.finditer(source):  # `hm, box, landmark = model(image)`
-            targets = [t.strip() for t in m.group(1).split(",")]
-            if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
-                found.add(m.group(2))
+    returned = None  # what each forward returns, read only where the text unpacks a call's results
+    for m in _UNPACK.finditer(source):  # `hm, box, landmark = model(image)`
+        if returned is None:
+            returned = [r for r in (returned_names(fn) for *_, fn in signatures) if len(r) > 1]
+        targets = [t.strip() for t in m.group(1).split(",")]
+        if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
+            found.add(m.group(2))
     return found
 
 

@@ -276,6 +276,7 @@ class FlowAnalysis:
         self.classes: list[ClassInfo] = []
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
+        self.class_words: Optional[frozenset] = None  # words of the file's class names (_instance_by_members)
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
@@ -1212,6 +1213,11 @@ class FlowAnalysis:
         class may be any class of the file."""
         used = uses.members.get(key)
         if not used or not self.classes:
+            return None
+        if self.class_words is None:
+            self.class_words = frozenset().union(*(evidence.class_words(c.name) for c in self.classes))
+        maybe_named = "." not in key and key.replace("_", "").lower() in self.class_words
+        if not maybe_named and (len(used) < 2 or not used.keys() & self.instance_methods):
             return None
         for info in self.classes:
             if info not in self.class_members:

@@ -225,7 +225,8 @@ class StateCarriedAcrossForward(Rule):
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self.flow.value(node.value)
         for t in node.targets:
-            if isinstance(t.target, (cst.Tuple, cst.List)) and isinstance(node.value, cst.Call):
+            if isinstance(t.target, (cst.Tuple, cst.List)) and isinstance(node.value, cst.Call) and any(
+                    self._self_attr(e.value) is not None for e in t.target.elements):
                 value = self._helper_statistics(node.value, value, len(t.target.elements))
             self._assigned(node, t.target, value, tuple_target=False)
 
