@@ -363,7 +363,7 @@ def named_receivers(source: str, methods: dict) -> set:
     found = set()
     for m in re.finditer(r"\.\s*(" + "|".join(sorted(map(re.escape, methods))) + r")\s*\(", source):
         r = _receiver_before(source, m.start())
-        if r is not None and not r[1] and "." not in r[0] and r[0].replace("_", "").lower() in class_words(methods[m.group(1)]):
+        if r is not None and not r[1] and "." not in r[0] and name_word(r[0]) in class_words(methods[m.group(1)]):
             found.add(r[0])
     return found
 
@@ -411,9 +411,7 @@ def forward_signatures(module: cst.Module) -> list:
         if isinstance(stmt, cst.ClassDef):
             for s in stmt.body.body:
                 if isinstance(s, cst.FunctionDef) and s.name.value == "forward":
-                    ps = s.params
-                    positional = [p.name.value for p in (*ps.posonly_params, *ps.params) if p.name.value != "self"]
-                    found.append((stmt.name.value, positional, frozenset(named_params(s)) - {"self"}, s))
+                    found.append((stmt.name.value, positional_params(s), frozenset(named_params(s)) - {"self"}, s))
     return found
 
 
@@ -489,7 +487,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
         if key in found or params.isdisjoint(_WORD.findall(args)):
             continue
         pieces = [a.strip() for a in args.split(",") if a.strip()]
-        word = key.replace("_", "").lower()
+        word = name_word(key)
         for cls, positional, names, _ in signatures:
             agree = word in class_words(cls)
             for i, piece in enumerate(pieces):
@@ -514,6 +512,17 @@ def class_words(name: str) -> frozenset:
     return frozenset([p.lower() for p in parts] + [name.lower()])
 
 
+def name_word(key: str) -> str:
+    """A name as class_words spells it: `location_attention` -> locationattention (`self.net` -> net)."""
+    return key.rsplit(".", 1)[-1].replace("_", "").lower()
+
+
+def positional_params(fn: cst.FunctionDef) -> list:
+    """The names a call can pass by position (positional-only, ordinary), `self` left out."""
+    ps = fn.params
+    return [p.name.value for p in (*ps.posonly_params, *ps.params) if p.name.value != "self"]
+
+
 def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.FunctionDef,
                     unpacked: Optional[list] = None) -> Optional[list]:
     """How a call of `key` agrees with a class's `forward()`, or None where it cannot be a call of
@@ -524,9 +533,7 @@ def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.Functi
     None: more positional arguments than it takes, a keyword it does not declare, a required
     parameter left out, results unpacked to another number of names than it returns."""
     ps = forward.params
-    positional = [p.name.value for p in (*ps.posonly_params, *ps.params)]
-    if positional[:1] == ["self"]:
-        positional = positional[1:]
+    positional = positional_params(forward)
     keywords = set(positional) | {p.name.value for p in ps.kwonly_params}
     star_args, star_kwargs = isinstance(ps.star_arg, cst.Param), ps.star_kwarg is not None
     required = [p.name.value for p in (*ps.posonly_params, *ps.params, *ps.kwonly_params)
@@ -550,8 +557,7 @@ def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.Functi
             agree.append(f"`{a.keyword.value}=`")
     if any(r not in given for r in required):
         return None
-    word = key.rsplit(".", 1)[-1].replace("_", "").lower()
-    if word in class_words(cls_name):
+    if name_word(key) in class_words(cls_name):
         agree.append(f"the name `{key}`")
     if unpacked:
         returned = returned_names(forward)

@@ -1216,7 +1216,7 @@ class FlowAnalysis:
             return None
         if self.class_words is None:
             self.class_words = frozenset().union(*(evidence.class_words(c.name) for c in self.classes))
-        maybe_named = "." not in key and key.replace("_", "").lower() in self.class_words
+        maybe_named = "." not in key and evidence.name_word(key) in self.class_words
         if not maybe_named and (len(used) < 2 or not used.keys() & self.instance_methods):
             return None
         for info in self.classes:
@@ -1226,7 +1226,7 @@ class FlowAnalysis:
         if len(fits) != 1:
             return None
         info = fits[0]
-        named = "." not in key and key.replace("_", "").lower() in evidence.class_words(info.name)
+        named = maybe_named and evidence.name_word(key) in evidence.class_words(info.name)
         if not named and (len(used) < 2 or not info.module_like or not used.keys() & self.instance_methods):
             return None
         own = [m for m in used if m in info.methods and not m.startswith("_") and m not in evidence.COMMON_METHODS
@@ -1256,10 +1256,10 @@ class FlowAnalysis:
         # only classes whose forward takes one of the call's names: an agreement needs one
         named = {a.keyword.value if a.keyword is not None else a.value.value for a in call.args
                  if a.keyword is not None or isinstance(a.value, cst.Name)}
+        unpacked = uses.unpacked.get(call)
         fits = []
         for info in self.classes:
             forward = info.methods.get("forward")
-            unpacked = uses.unpacked.get(call)
             if forward is None or not info.module_like or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked:
                 continue
             agree = evidence.call_agreements(call, key, info.name, forward.node, unpacked)
