@@ -129,6 +129,9 @@ export async function ruleLinkFromHover(line, code, shown = async () => undefine
     await page.mouse.move(box.x, box.y);
     const hover = page.locator('.monaco-hover:visible', { hasText: 'rule page' });
     await hover.first().waitFor();
+    // VS Code asks for the marker's code actions after it shows the hover ("Checking for quick
+    // fixes..."), so its "Quick Fix..." link comes later: read the hover once that row settled.
+    await hover.first().locator('a', { hasText: 'Quick Fix' }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
     const seen = { hover: nbsp(await hover.first().innerText()) };
     seen.links = (await hover.first().locator('a').allInnerTexts()).map(nbsp);
     await shown();
