@@ -38,3 +38,33 @@ def test_gg103_wraps_the_call_statement_not_the_callees_last_statement():
         "out = net(torch.randn(2, 3))\n", "with torch.no_grad():\n    out = net(torch.randn(2, 3))\n"
     )
     assert analyze(fixed).findings == []
+
+
+def test_gg101_a_second_loop_appending_to_the_same_dict_of_lists_is_a_store_too():
+    # `outs[k].append(loss)` made `outs` a dict of the losses themselves, so the second loop's
+    # `outs[k]` looked like a tensor and its append went unseen; fix-all then revealed it.
+    source = textwrap.dedent(
+        """\
+        import torch
+
+
+        def train(model, loader, opt, crit):
+            outs = {}
+            for k, (x, y) in enumerate(loader):
+                loss = crit(model(x), y)
+                loss.backward()
+                outs[k].append(loss)
+            for k, (x, y) in enumerate(loader):
+                loss = crit(model(x), y)
+                loss.backward()
+                outs[k].append(loss)
+            return outs
+        """
+    )
+    findings = analyze(source).findings
+    assert [(f.code, f.range.start.line, f.range.start.column, f.range.end.column) for f in findings] == [
+        ("GG101", 9, 23, 27), ("GG101", 13, 23, 27),
+    ]
+    fixed = apply_edits(source, [e for f in findings for e in f.fixes[0].edits])
+    assert fixed == source.replace("outs[k].append(loss)", "outs[k].append(loss.detach())")
+    assert analyze(fixed).findings == []

@@ -1028,7 +1028,9 @@ class FlowAnalysis:
             if isinstance(obj.cls, ClassInfo):
                 obj.cls.attrs[container.attr.value] = new
         elif isinstance(container, cst.Subscript):
-            self._add_item(container.value, v)
+            # `outs[k].append(v)`: outs now holds lists of v (not v itself: a later `outs[k].append`
+            # is a list's append again)
+            self._add_item(container.value, new if cv.kind is Kind.CONTAINER or key is None else v)
 
     def _rebind_mutated(self, name: str, value: Value) -> None:
         scope = self.frame.scope
