@@ -870,7 +870,10 @@ class FlowAnalysis:
         elif t in (cst.Tuple, cst.List):
             elems = [e.value for e in target.elements]
             if v.elements is not None and len(v.elements) == len(elems):
-                parts = list(v.elements)
+                # The tuple's own identity (the list it was read from: `for r, prob in self.data`)
+                # goes to each part, as a loop's element carries its container's.
+                own = v.origins.difference(*(e.origins for e in v.elements))
+                parts = [e.but(origins=e.origins | own) if own and e.grad is not Grad.NO else e for e in v.elements]
             elif v.kind is Kind.CONTAINER and v.item is not None:
                 parts = [v.item] * len(elems)
             elif v.kind is Kind.TENSOR and v.grad is not Grad.UNKNOWN:
@@ -885,11 +888,16 @@ class FlowAnalysis:
                 self._assign(e, part, None)
         elif t is cst.Attribute:
             base = self._eval(target.value)
-            if target.attr.value == "requires_grad" and isinstance(target.value, cst.Name) and base.kind is Kind.TENSOR:
+            if target.attr.value == "requires_grad" and isinstance(target.value, (cst.Name, cst.Attribute)) \
+                    and base.kind is Kind.TENSOR:
                 flag = literal_bool(rhs) if rhs is not None else None
                 if flag is not None:  # x.requires_grad = True makes x a leaf that requires grad
-                    self._rebind_mutated(target.value.value, base.but(
-                        grad=Grad.YES if flag else Grad.NO, leaf=flag, why=Evidence(target, "`.requires_grad = True`")))
+                    new = base.but(grad=Grad.YES if flag else Grad.NO, leaf=flag,
+                                   why=Evidence(target, "`.requires_grad = True`"))
+                    if isinstance(target.value, cst.Name):
+                        self._rebind_mutated(target.value.value, new)
+                    else:  # `self.log_alpha.requires_grad = True` (SAC's temperature)
+                        self._replace_attribute(target.value, new)
                 return
             if v.has_graph and rhs is not None:
                 self._store(target, rhs, v, "assign")
@@ -917,6 +925,12 @@ class FlowAnalysis:
             self._add_item(target.value, v, key=key)
         elif t is cst.StarredElement:
             self._assign(target.value, UNKNOWN, None)
+
+    def _replace_attribute(self, target: cst.Attribute, v: Value) -> None:
+        """The attribute now holds `v`, whatever it held: its own state changed in place."""
+        obj = self.values.get(target.value, UNKNOWN)
+        if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo):
+            obj.cls.attrs[target.attr.value] = v
 
     def _set_attribute(self, target: cst.Attribute, v: Value) -> None:
         obj = self.values.get(target.value, UNKNOWN)
@@ -1469,6 +1483,8 @@ class FlowAnalysis:
             # A view of a leaf still requires grad but holds no activations: `leaf` carries over.
             return base.but(alias=self._view_alias(base, node.value, node), fresh=False, scalar=False, elements=None)
         if base.kind is Kind.CONTAINER:
+            if any(isinstance(el.slice, cst.Slice) for el in node.slice):
+                return base.but(elements=None)  # `self.data[::-1]`: a list of the same items
             key = _literal_key(node)
             if key is not None:
                 return next((x for k, x in base.keyed if k == key), UNKNOWN)

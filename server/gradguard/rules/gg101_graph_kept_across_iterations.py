@@ -630,6 +630,50 @@ def tap_loss():
             note="a class-level list of outputs that a loss of the file reads with their graph (and clears): kept for a backward",
             runtime="t = Taps()\nt(torch.randn(2, 4))\ntap_loss().backward()\nassert t.fc.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.data = []
+        self.fc = nn.Linear(4, 2)
+        self.optimizer = torch.optim.Adam(self.parameters(), lr=0.01)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x), dim=0)
+
+    def put_data(self, item):
+        self.data.append(item)
+
+    def train_net(self):
+        R = 0
+        self.optimizer.zero_grad()
+        for r, prob in self.data[::-1]:
+            R = r + 0.98 * R
+            loss = -torch.log(prob) * R
+            loss.backward()
+        self.optimizer.step()
+        self.data = []
+
+
+def main(episodes=2, steps=3):
+    pi = Policy()
+    for _ in range(episodes):
+        for _ in range(steps):
+            prob = pi(torch.randn(4))
+            a = Categorical(prob).sample()
+            pi.put_data((1.0, prob[a]))
+        pi.train_net()
+    return pi
+""",
+            note="minimalRL's REINFORCE: (reward, probability) pairs kept through put_data() until train_net() back-propagates each, read back reversed (`self.data[::-1]`) and unpacked",
+            runtime="pi = Policy()\nfor _ in range(3):\n    prob = pi(torch.randn(4))\n    pi.put_data((1.0, prob[Categorical(prob).sample()]))\nassert all(has_graph(p) for _, p in pi.data)\npi.train_net()\nassert pi.fc.weight.grad is not None",
+        ),
     ]
 
     INVALID = [

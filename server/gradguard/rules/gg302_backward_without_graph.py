@@ -257,6 +257,31 @@ with torch.inference_mode():
             note="torch.inference_mode(False) does leave inference mode",
             runtime="assert net.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class PolicyNet(nn.Module):
+    def __init__(self, target_entropy=-1.0):
+        super().__init__()
+        self.fc = nn.Linear(3, 1)
+        self.target_entropy = target_entropy
+        self.log_alpha = torch.tensor(0.01)
+        self.log_alpha.requires_grad = True
+        self.log_alpha_optimizer = torch.optim.Adam([self.log_alpha], lr=1e-3)
+
+    def train_alpha(self, s):
+        log_prob = self.fc(s)
+        self.log_alpha_optimizer.zero_grad()
+        alpha_loss = -(self.log_alpha.exp() * (log_prob + self.target_entropy).detach()).mean()
+        alpha_loss.backward()
+        self.log_alpha_optimizer.step()
+""",
+            note="minimalRL's SAC temperature: a fresh tensor made a leaf that requires grad by setting `self.log_alpha.requires_grad = True`",
+            runtime="pi = PolicyNet()\npi.train_alpha(torch.randn(4, 3))\nassert pi.log_alpha.grad is not None",
+        ),
     ]
 
     INVALID = [
