@@ -1914,6 +1914,12 @@ class FlowAnalysis:
             if isinstance(func.value, cst.Name):
                 self._rebind_mutated(func.value.value, v)
             return v
+        if name == "detach_":  # in place: the tensor itself is now a leaf that does not require grad
+            v = t.but(grad=Grad.NO, leaf=False, why=Evidence(node, "`.detach_()`"), origins=frozenset(),
+                      cuts=self._cut(t, node, "`.detach_()`"))
+            if isinstance(func.value, cst.Name):
+                self._rebind_mutated(func.value.value, v)
+            return v
         if name in K.NUMBER_METHODS:
             return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
         if name in K.NEVER_GRAD_METHODS:

@@ -292,6 +292,28 @@ class PreTrained(nn.Module):
             runtime='with torch.no_grad():\n    PreTrained()._init_weights(Mixer())',
             note="regression (transformers' mamba): an initialisation hook of a given module, which the framework runs under no_grad",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class DDPGAgent:
+    def __init__(self, mix=0.01):
+        self.network, self.target_network = nn.Linear(3, 2), nn.Linear(3, 2)
+        self.mix = mix
+
+    def soft_update(self, target, src):
+        for target_param, param in zip(target.parameters(), src.parameters()):
+            target_param.detach_()
+            target_param.copy_(target_param * (1.0 - self.mix) + param * self.mix)
+
+    def step(self):
+        self.soft_update(self.target_network, self.network)
+""",
+            runtime="agent = DDPGAgent()\nbefore = agent.target_network.weight.detach().clone()\nagent.step()  # no error: the copy is allowed\nassert not torch.equal(agent.target_network.weight.detach(), before)",
+            note="DeepRL's DDPG target update: `detach_()` makes each target parameter a leaf that no longer requires grad, so the in-place copy is allowed",
+        ),
     ]
 
     INVALID = [
