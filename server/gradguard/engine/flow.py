@@ -1276,7 +1276,9 @@ class FlowAnalysis:
         fits = []
         for info in self.classes:
             forward = info.methods.get("forward")
-            if forward is None or not info.module_like or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked:
+            # (a class of no torch base with a forward() - pytorch-grad-cam's RefineCAM - is not an nn.Module)
+            if forward is None or not (info.is_module or info.unknown_base) \
+                    or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked:
                 continue
             agree = evidence.call_agreements(call, key, info.name, forward.node, unpacked)
             if agree is not None and len(agree) >= 2:
@@ -1479,13 +1481,16 @@ class FlowAnalysis:
                 return base.elements[i]
             except (ValueError, IndexError):
                 pass
+        key = _literal_key(node)
+        if base.has_graph and base.kind in (Kind.TENSOR, Kind.CONTAINER) and key in K.INTEGER_OUTPUT_KEYS \
+                and all(k != key for k, _ in base.keyed):  # (not a "labels" item the file itself stored)
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`{self._short(node)}`, class indices"))
         if base.kind is Kind.TENSOR:
             # A view of a leaf still requires grad but holds no activations: `leaf` carries over.
             return base.but(alias=self._view_alias(base, node.value, node), fresh=False, scalar=False, elements=None)
         if base.kind is Kind.CONTAINER:
             if any(isinstance(el.slice, cst.Slice) for el in node.slice):
                 return base.but(elements=None)  # `self.data[::-1]`: a list of the same items
-            key = _literal_key(node)
             if key is not None:
                 return next((x for k, x in base.keyed if k == key), UNKNOWN)
             # `losses[i]` read back from a list of graphs: like iterating it, it carries the list's

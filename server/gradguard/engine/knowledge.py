@@ -40,6 +40,9 @@ SAME_GRAD_METHODS_RETURN_SELF_KIND = frozenset(
 INTEGER_DTYPES = frozenset(
     "long int int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool short".split()
 )
+# Items of a model's output dict that hold class indices (torchvision detection's
+# `outputs[0]["labels"]`, detectron2's `pred_classes`): integer tensors, which never require grad.
+INTEGER_OUTPUT_KEYS = frozenset(("labels", "pred_classes", "class_ids"))
 # Reductions whose result is a 0-dim tensor when called without a dim.
 SCALAR_REDUCTIONS = frozenset("mean sum norm prod std var max min amax amin logsumexp".split())
 

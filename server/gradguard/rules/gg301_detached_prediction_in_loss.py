@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import partial
 from typing import Optional
@@ -54,16 +55,34 @@ def _fresh_submodule(flow, cls, attr: str) -> bool:
     init = cls.methods.get("__init__")
     if init is None:
         return False
+    fresh = False
     for stmt in init.node.body.body:
-        if not isinstance(stmt, cst.SimpleStatementLine):
+        if fresh and _frozen(attr).search(flow.code_for(stmt)):
+            return False  # then frozen on purpose: its `.detach()` is redundant, not a cut
+        if fresh or not isinstance(stmt, cst.SimpleStatementLine):
             continue
         for small in stmt.body:
             if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and any(
                 _self_attribute(t.target) == attr for t in small.targets
             ):
                 q = flow._qualname(small.value.func) or ""
-                return q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper()
-    return False
+                if not (q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper()):
+                    return False
+                fresh = True
+    return fresh
+
+
+def _frozen(attr: str) -> re.Pattern:
+    """`self.emb.weight = nn.Parameter(w, requires_grad=False)` (Informer's fixed embedding),
+    `self.emb.requires_grad_(False)`, `self.emb.weight.requires_grad = False`, or a loop over
+    `self.emb.parameters()` that sets it."""
+    a = re.escape(attr)
+    return re.compile(
+        rf"self\.{a}\.[\w.]+\s*=\s*(?:\w+\.)*Parameter\(.*requires_grad\s*=\s*False"
+        rf"|self\.{a}(?:\.\w+)*\.requires_grad(?:_\(\s*(?:requires_grad\s*=\s*)?False|\s*=\s*False)"
+        rf"|for\s+(\w+)\s+in\s+self\.{a}\.parameters\(\)\s*:\s*\n?\s*\1\.requires_grad(?:_\(\s*False|\s*=\s*False)",
+        re.S,
+    )
 
 
 # --- a scored cut: a detached output of the trained model fed to a model the optimizer does not train
@@ -803,6 +822,31 @@ def compute_loss(model, x, y, weight=0.1):
 """,
             note="a loss helper whose consistency term takes the detached output as its target and the output itself as the prediction: the term trains the model",
             runtime="model = nn.Linear(4, 2)\ncompute_loss(model, torch.randn(3, 4), torch.randn(3, 2)).backward()\nassert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import math
+
+import torch
+from torch import nn
+
+
+class FixedEmbedding(nn.Module):
+    def __init__(self, c_in, d_model):
+        super().__init__()
+        w = torch.zeros(c_in, d_model)
+        position = torch.arange(0, c_in).float().unsqueeze(1)
+        div_term = (torch.arange(0, d_model, 2).float() * -(math.log(10000.0) / d_model)).exp()
+        w[:, 0::2] = torch.sin(position * div_term)
+        w[:, 1::2] = torch.cos(position * div_term)
+        self.emb = nn.Embedding(c_in, d_model)
+        self.emb.weight = nn.Parameter(w, requires_grad=False)
+
+    def forward(self, x):
+        return self.emb(x).detach()
+""",
+            note="Informer's fixed (sinusoidal) embedding: its weight is frozen on purpose in __init__, so the `.detach()` cuts nothing that should learn",
+            runtime="emb = FixedEmbedding(24, 8)\nout = emb(torch.tensor([[1, 2, 3]]))\nassert not emb.emb.weight.requires_grad and not out.requires_grad",
         ),
     ]
 

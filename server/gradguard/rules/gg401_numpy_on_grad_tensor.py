@@ -239,6 +239,43 @@ def average_loss(clients):
             note="the file's `Client` has an `evaluate()`, but nothing says `worker` is one: the workers may be objects from elsewhere that return floats",
             runtime="class Worker:\n    def evaluate(self):\n        return 0.5, 2\nassert average_loss([Worker(), Worker()]) == 0.5",
         ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+
+class RefineCAM:
+    def __init__(self, model, target_layers, base_method):
+        self.base_cams = [base_method(model, [layer]) for layer in target_layers]
+
+    def forward(self, input_tensor, targets=None):
+        cam_per_layer = np.array([base_cam(input_tensor, targets) for base_cam in self.base_cams])
+        return np.prod(cam_per_layer, axis=0)
+
+    def __call__(self, input_tensor, targets=None):
+        return self.forward(input_tensor, targets)
+""",
+            note="pytorch-grad-cam's RefineCAM: `base_cam(input_tensor, targets)` is called the way the file's own `forward()` is declared, but RefineCAM has no torch base - not an nn.Module - and the CAMs it calls return NumPy maps",
+            runtime="class CAM:\n    def __init__(self, model, layers):\n        self.model = model\n    def __call__(self, x, targets=None):\n        return self.model(x).detach().numpy()\nassert RefineCAM(torch.nn.Linear(3, 2), [0, 1], CAM)(torch.randn(4, 3)).shape == (4, 2)",
+        ),
+        Valid(
+            """
+import torch
+
+
+def predict(input_tensor, model, detection_threshold):
+    model.eval()
+    outputs = model(input_tensor)
+    pred_labels = outputs[0]["labels"].cpu().numpy()
+    pred_scores = outputs[0]["scores"].detach().cpu().numpy()
+    pred_boxes = outputs[0]["boxes"].detach().cpu().numpy()
+    keep = pred_scores >= detection_threshold
+    return pred_boxes[keep], pred_labels[keep]
+""",
+            note="pytorch-grad-cam's Faster R-CNN tutorial: a detection model's `labels` are class indices (int64), which never require grad; the scores and boxes, which do, are detached",
+            runtime="class Detector(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.head = torch.nn.Linear(4, 5)\n    def forward(self, x):\n        out = self.head(x)\n        return [{'boxes': out[:, :4], 'scores': out[:, 4].sigmoid(), 'labels': out.argmax(1)}]\nboxes, labels = predict(torch.randn(3, 4), Detector(), 0.0)\nassert labels.dtype.kind == 'i' and len(boxes) == 3",
+        ),
     ]
 
     INVALID = [
