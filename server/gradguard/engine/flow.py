@@ -2112,8 +2112,9 @@ class FlowAnalysis:
         if name in ("list", "tuple", "set", "sorted", "reversed"):
             if vals and vals[0].kind in (Kind.CONTAINER, Kind.PARAMS):
                 v = vals[0]
+                # `list(model.parameters())` requires grad but holds no graph: `leaf` carries over
                 return Value(kind=Kind.CONTAINER, grad=v.item.grad if v.item else Grad.UNKNOWN, item=v.item,
-                             origins=v.origins, why=v.why)
+                             origins=v.origins, why=v.why, leaf=bool(v.item and v.item.leaf))
             return Value(kind=Kind.CONTAINER, grad=Grad.NO) if not vals else UNKNOWN
         if name == "dict" and not vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO)

@@ -674,6 +674,28 @@ def main(episodes=2, steps=3):
             note="minimalRL's REINFORCE: (reward, probability) pairs kept through put_data() until train_net() back-propagates each, read back reversed (`self.data[::-1]`) and unpacked",
             runtime="pi = Policy()\nfor _ in range(3):\n    prob = pi(torch.randn(4))\n    pi.put_data((1.0, prob[Categorical(prob).sample()]))\nassert all(has_graph(p) for _, p in pi.data)\npi.train_net()\nassert pi.fc.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+
+
+def build(models, lr):
+    groups = []
+    for m in models:
+        groups.append({"params": list(m.parameters()), "lr": lr})
+    return torch.optim.SGD(groups, lr=lr)
+
+
+def train(models, loader):
+    opt = build(models, 0.1)
+    for x in loader:
+        loss = sum(m(x).sum() for m in models)
+        loss.backward()
+        opt.step()
+""",
+            note="optimizer parameter groups built in a loop: `list(m.parameters())` is a list of leaves that require grad, with no graph (axolotl's grouped parameters)",
+            runtime="models = [torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)]\ntrain(models, [torch.randn(2, 3)])\nassert all(m.weight.grad is not None for m in models)",
+        ),
     ]
 
     INVALID = [
