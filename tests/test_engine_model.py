@@ -423,3 +423,17 @@ def test_evidence_from_what_a_loss_takes_as_its_prediction():
     )
     assert state(src, "net(x)") == "`net` is an `nn.Module` (`loss_fn(net(x), y)` takes its output as a prediction on line 18)"
     assert state(src, "decode_boxes(out)") is None
+
+
+def test_sampled_indices_and_detection_labels_carry_no_graph():
+    src = """
+    import torch
+    net = torch.nn.Linear(4, 3)
+    policy = torch.softmax(net(torch.randn(2, 4)), dim=1)
+    action = policy.multinomial(1)
+    outputs = net(torch.randn(2, 4))
+    labels = outputs["labels"]
+    print(action, labels)
+    """
+    assert state(src, "action, labels") == "`action` carries no graph (`.multinomial()` on line 5)"
+    assert state(src, "labels)") == '`labels` carries no graph (`outputs["labels"]`, class indices on line 7)'

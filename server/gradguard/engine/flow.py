@@ -1528,7 +1528,9 @@ class FlowAnalysis:
             # `loss + aux_loss.detach().item()`: a loss term cut from its graph and added to a loss
             # that trains is a constant - its model gets no gradient (a target is per element, not a loss).
             for term, other in ((a, b), (b, a)):
-                if other.has_graph and other.scalar and not term.has_graph and term.cuts and (
+                # (provably cut: a term of unknown grad - `-(log_probs * adv.detach()).mean()` over a
+                # distribution's log-probs - may carry its own graph)
+                if other.has_graph and other.scalar and term.grad is Grad.NO and term.cuts and (
                     term.scalar or term.kind is Kind.NUMBER
                 ):
                     pred = pred | frozenset((cut, node) for cut in term.cuts)

@@ -11,7 +11,7 @@ NEVER_GRAD_METHODS = frozenset(
     nonzero count_nonzero long int bool byte short char is_contiguous
     is_floating_point is_complex data_ptr stride storage_offset get_device argsort
     logical_and logical_or logical_not logical_xor isclose allclose any all
-    bincount signbit""".split()
+    bincount signbit multinomial""".split()
 )
 # Tensor methods that return a Python number or bool (not a tensor).
 NUMBER_METHODS = frozenset(

@@ -6,6 +6,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.values import Kind, all_origins
+from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, evidence_note, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -140,7 +141,28 @@ class GraphKeptAcrossIterations(Rule):
             # model's output: its callers back-propagate them.
             if store.function is not None and _part_of_forward(store.function, backwards):
                 continue
+            if not done and (self._from_the_arguments(store) or _forward_trained(store, backwards)):
+                continue
             self._report(store, done[0] if done else None)
+
+    def _from_the_arguments(self, store) -> bool:
+        """`def compute_returns(next_value, rewards, masks): returns = [] ... returns.insert(0, R)`: every
+        graph the loop stores came in through the function's arguments - made before the call, the loop
+        only adds arithmetic to it - and goes into a list the function makes afresh on each call. The loop
+        keeps no activations its caller does not hold anyway; what the caller keeps of the result is a
+        store of its own."""
+        fn = store.function
+        root = re.match(r"[A-Za-z_]\w*", store.target)
+        if fn is None or store.via is not None or not fn.param_values or root is None:
+            return False
+        name = root.group()
+        if name == "self" or name in fn.param_values or not re.search(
+            rf"^[ \t]*{name}\s*=\s*(?:\[\s*\]|\{{\s*\}}|list\(\)|dict\(\))", self.code_of(fn.node), re.M
+        ):
+            return False
+        came = frozenset().union(*(all_origins(v) for v in fn.param_values.values()))
+        made = {o for o in store.value.origins if isinstance(o, cst.CSTNode)}
+        return bool(made) and made <= came
 
     def _evaluates(self, fn) -> bool:
         """A function that puts a model in eval mode and never back-propagates is an evaluation:
@@ -696,6 +718,90 @@ def train(models, loader):
             note="optimizer parameter groups built in a loop: `list(m.parameters())` is a list of leaves that require grad, with no graph (axolotl's grouped parameters)",
             runtime="models = [torch.nn.Linear(3, 1), torch.nn.Linear(3, 1)]\ntrain(models, [torch.randn(2, 3)])\nassert all(m.weight.grad is not None for m in models)",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.critic = nn.Linear(4, 1)
+        self.actor = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return torch.softmax(self.actor(x), dim=1), self.critic(x)
+
+
+def compute_returns(next_value, rewards, masks, gamma=0.99):
+    R = next_value
+    returns = []
+    for step in reversed(range(len(rewards))):
+        R = rewards[step] + gamma * R * masks[step]
+        returns.insert(0, R)
+    return returns
+
+
+def update(model, optimizer, states, rewards, masks, next_state):
+    values = []
+    for s in states:
+        _, value = model(s)
+        values.append(value)
+    _, next_value = model(next_state)
+    returns = torch.cat(compute_returns(next_value, rewards, masks)).detach()
+    loss = (returns - torch.cat(values)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+model = ActorCritic()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+update(model, opt, [torch.randn(1, 4) for _ in range(3)], [torch.ones(1, 1)] * 3, [torch.ones(1, 1)] * 3, torch.randn(1, 4))
+""",
+            note="RL-Adventure's compute_returns(): the bootstrapped value comes in as an argument and the loop only adds arithmetic to it, into a list made afresh on each call; the caller detaches the result",
+            runtime='model = ActorCritic()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nreturns = compute_returns(model(torch.randn(1, 4))[1], [torch.ones(1, 1)] * 3, [torch.ones(1, 1)] * 3)\nassert all(has_graph(r) for r in returns)\nupdate(model, opt, [torch.randn(1, 4) for _ in range(3)], [torch.ones(1, 1)] * 3, [torch.ones(1, 1)] * 3, torch.randn(1, 4))\nassert model.critic.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = nn.Linear(4, 2)
+        self.critic = nn.Linear(4, 2)
+
+    def forward(self, x):
+        policy = torch.softmax(self.actor(x), dim=1)
+        q_value = self.critic(x)
+        return policy, q_value, (policy * q_value).sum(-1, keepdim=True)
+
+
+def train(model, optimizer, episodes, num_steps=3):
+    for _ in range(episodes):
+        policies, q_values, values, actions = [], [], [], []
+        for _ in range(num_steps):
+            policy, q_value, value = model(torch.randn(1, 4))
+            action = policy.multinomial(1)
+            policies.append(policy)
+            q_values.append(q_value)
+            values.append(value)
+            actions.append(action)
+        loss = 0
+        for policy, q_value, value, action in zip(policies, q_values, values, actions):
+            advantage = q_value.gather(1, action) - value.detach()
+            loss = loss - (policy.gather(1, action).log() * advantage.detach()).mean() + advantage.pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+""",
+            note="ACER's rollout keeps each `value` only to read it detached, but `policy` and `q_value` from the same model call are back-propagated after the loop: the activations the stored graphs hold are needed by that backward anyway",
+            runtime='model = ActorCritic()\ntrain(model, torch.optim.SGD(model.parameters(), lr=0.1), 2)\nassert model.actor.weight.grad is not None and model.critic.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -1214,6 +1320,17 @@ class CachedBlock(nn.Module):
             note="a DenseNet bottleneck's class-level cache of its outputs, replayed detached later (the forum's 'how PyTorch stores class variables'): every stored graph stays alive",
         ),
     ]
+
+
+def _forward_trained(store, backwards) -> bool:
+    """ACER's rollout keeps `values.append(value)` only to read it detached, but `policy` and `q_value`,
+    returned by the same `model(state)` call, are back-propagated after the loop: the activations the
+    stored graph holds are the ones that backward needs anyway."""
+    made = {o for o in store.value.origins if isinstance(o, cst.Call)}
+    if not made:
+        return False
+    made &= {n for n in descendants(store.loop) if isinstance(n, cst.Call)}  # this loop's calls, not forward()'s
+    return bool(made) and any(b.origins & made for b in backwards)
 
 
 def _returned_to_unknown_caller(store) -> bool:

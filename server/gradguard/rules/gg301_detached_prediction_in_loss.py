@@ -848,6 +848,41 @@ class FixedEmbedding(nn.Module):
             note="Informer's fixed (sinusoidal) embedding: its weight is frozen on purpose in __init__, so the `.detach()` cuts nothing that should learn",
             runtime="emb = FixedEmbedding(24, 8)\nout = emb(torch.tensor([[1, 2, 3]]))\nassert not emb.emb.weight.requires_grad and not out.requires_grad",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.critic = nn.Linear(4, 1)
+        self.actor = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return Categorical(logits=self.actor(x)), self.critic(x)
+
+
+def update(model, optimizer, state, returns):
+    dist, value = model(state)
+    log_prob = dist.log_prob(dist.sample())
+    advantage = returns - value
+    actor_loss = -(log_prob * advantage.detach()).mean()
+    critic_loss = advantage.pow(2).mean()
+    loss = actor_loss + 0.5 * critic_loss
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+
+model = ActorCritic()
+update(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(3, 4), torch.ones(3, 1))
+""",
+            note="RL-Adventure's actor-critic: the actor loss weights a distribution's log-probabilities (whose graph the engine cannot see) by the detached advantage - a baseline, not a cut prediction",
+            runtime='assert model.actor.weight.grad is not None and model.critic.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
