@@ -68,3 +68,25 @@ def test_gg101_a_second_loop_appending_to_the_same_dict_of_lists_is_a_store_too(
     fixed = apply_edits(source, [e for f in findings for e in f.fixes[0].edits])
     assert fixed == source.replace("outs[k].append(loss)", "outs[k].append(loss.detach())")
     assert analyze(fixed).findings == []
+
+
+def test_gg203_reads_a_negated_operand_of_an_in_place_update():
+    # `policy_loss += w * -log_prob` after a backward in the function: GG203 looks for
+    # `x.grad` among the update's operands, and crashed on the unary minus (MrSyee's A2C).
+    source = textwrap.dedent(
+        """\
+        import torch
+
+
+        def update(critic, optimizer, log_prob, pred_value, target, entropy_weight=0.01):
+            value_loss = (pred_value - target).pow(2).mean()
+            value_loss.backward()
+            advantage = (target - pred_value).detach()
+            policy_loss = -advantage * log_prob
+            policy_loss += entropy_weight * -log_prob
+            policy_loss.backward()
+            optimizer.step()
+        """
+    )
+    result = analyze(source)
+    assert result.error is None and result.internal_errors == [] and result.findings == []

@@ -26,6 +26,21 @@ torch = pytest.importorskip("torch")
 PROJECT = {
     "encoder": "from torch import nn\n\nBaseEncoder = nn.Module\n",
     "training": "def update_step(value):\n    value.sum().backward()\n",
+    # p-christ's DQN agent, the base of its prioritised-replay agent
+    "ddqn": (
+        "import torch\n\n\nclass Memory:\n    def sample(self):\n"
+        "        return (torch.randn(4, 3), torch.randint(0, 2, (4, 1)), torch.randn(4, 1), torch.randn(4, 3),\n"
+        "                torch.zeros(4, 1), torch.ones(4, 1))\n\n    def update_td_errors(self, errors):\n"
+        "        self.errors = errors\n\n\nclass DDQN:\n    def __init__(self):\n"
+        "        self.q_network_local, self.q_network_target = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)\n"
+        "        self.q_network_optimizer = torch.optim.SGD(self.q_network_local.parameters(), lr=0.1)\n"
+        "        self.memory = Memory()\n\n    def compute_q_targets(self, next_states, rewards, dones):\n"
+        "        return rewards + 0.99 * self.q_network_target(next_states).detach().max(1)[0].unsqueeze(1) * (1 - dones)\n\n"
+        "    def compute_expected_q_values(self, states, actions):\n"
+        "        return self.q_network_local(states).gather(1, actions.long())\n\n"
+        "    def take_optimisation_step(self, optimizer, network, loss):\n"
+        "        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n"
+    ),
 }
 
 

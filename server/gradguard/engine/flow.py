@@ -509,8 +509,13 @@ class FlowAnalysis:
         if q == "torch.is_tensor":
             return name, positive
         if isinstance(test.func, cst.Name) and test.func.value == "isinstance" and len(test.args) == 2:
-            if self._qualname(test.args[1].value) in ("torch.Tensor", "torch.nn.Parameter"):
+            kinds = test.args[1].value
+            kinds = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+            names = [self._qualname(k) or self.code_for(k) for k in kinds]
+            if len(names) == 1 and names[0] in ("torch.Tensor", "torch.nn.Parameter"):
                 return name, positive
+            if positive and all(n in K.NOT_TENSOR_TYPES for n in names):
+                return name, False  # `isinstance(x, (np.ndarray, np.generic))`: not a tensor in the body
         return None
 
     def _not_a_tensor(self, name: str) -> None:

@@ -40,6 +40,10 @@ SAME_GRAD_METHODS_RETURN_SELF_KIND = frozenset(
 INTEGER_DTYPES = frozenset(
     "long int int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool short".split()
 )
+# `isinstance(x, T)` with only these types says x is no tensor in the body (`np` as commonly imported).
+NOT_TENSOR_TYPES = frozenset(
+    "numpy.ndarray numpy.generic np.ndarray np.generic list tuple dict str int float bool numbers.Number".split()
+)
 # Items of a model's output dict that hold class indices (torchvision detection's
 # `outputs[0]["labels"]`, detectron2's `pred_classes`): integer tensors, which never require grad.
 INTEGER_OUTPUT_KEYS = frozenset(("labels", "pred_classes", "class_ids"))

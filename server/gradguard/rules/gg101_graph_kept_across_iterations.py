@@ -157,7 +157,8 @@ class GraphKeptAcrossIterations(Rule):
             return False
         name = root.group()
         if name == "self" or name in fn.param_values or not re.search(
-            rf"^[ \t]*{name}\s*=\s*(?:\[\s*\]|\{{\s*\}}|list\(\)|dict\(\))", self.code_of(fn.node), re.M
+            rf"^[ \t]*{name}\s*(?::[^=\n]+)?=\s*(?:\[\s*\]|\{{\s*\}}|(?:list|dict|deque|collections\.deque)\(\))",
+            self.code_of(fn.node), re.M
         ):
             return False
         came = frozenset().union(*(all_origins(v) for v in fn.param_values.values()))
@@ -801,6 +802,34 @@ def train(model, optimizer, episodes, num_steps=3):
 """,
             note="ACER's rollout keeps each `value` only to read it detached, but `policy` and `q_value` from the same model call are back-propagated after the loop: the activations the stored graphs hold are needed by that backward anyway",
             runtime='model = ActorCritic()\ntrain(model, torch.optim.SGD(model.parameters(), lr=0.1), 2)\nassert model.actor.weight.grad is not None and model.critic.weight.grad is not None',
+        ),
+        Valid(
+            """
+from collections import deque
+from typing import Deque, List
+
+import torch
+from torch import nn
+
+
+def compute_gae(next_value, rewards: list, masks: list, values: list, gamma=0.99, tau=0.95) -> List:
+    values = values + [next_value]
+    gae = 0
+    returns: Deque[float] = deque()
+    for step in reversed(range(len(rewards))):
+        delta = rewards[step] + gamma * values[step + 1] * masks[step] - values[step]
+        gae = delta + gamma * tau * masks[step] * gae
+        returns.appendleft(gae + values[step])
+    return list(returns)
+
+
+critic = nn.Linear(4, 1)
+values = [critic(torch.randn(1, 4)) for _ in range(3)]
+returns = torch.cat(compute_gae(critic(torch.randn(1, 4)), [torch.ones(1, 1)] * 3, [torch.ones(1, 1)] * 3, values)).detach()
+(returns - torch.cat(values)).pow(2).mean().backward()
+""",
+            note="pg-is-all-you-need's compute_gae(): the same, into an annotated deque (`returns: Deque[float] = deque()`)",
+            runtime="assert critic.weight.grad is not None and not returns.requires_grad",
         ),
     ]
 

@@ -324,6 +324,8 @@ class EvalWithoutNoGrad(Rule):
                 continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
             if why == "named" and _acting(fn.name) and _keeps(fn.node, self.flow.module):
                 continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
+            if why == "numpy" and (fn.returns.has_graph or any(e.has_graph for e in fn.returns.elements or ())):
+                continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
             if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
@@ -929,6 +931,30 @@ def heatmap_of(net, image):
 """,
             note="a helper that turns its result into NumPy but also returns the tensor with its graph: a caller in another file may train on it",
             runtime="h, arr = heatmap_of(Detector(), np.random.rand(3, 8, 8).astype(np.float32))\nassert has_graph(h)",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from ddqn import DDQN
+
+
+class DDQN_With_Prioritised_Experience_Replay(DDQN):
+    def learn(self):
+        states, actions, rewards, next_states, dones, weights = self.memory.sample()
+        loss, td_errors = self.compute_loss_and_td_errors(states, next_states, rewards, actions, dones, weights)
+        self.take_optimisation_step(self.q_network_optimizer, self.q_network_local, loss)
+        self.memory.update_td_errors(td_errors.squeeze(1))
+
+    def compute_loss_and_td_errors(self, states, next_states, rewards, actions, dones, weights):
+        Q_targets = self.compute_q_targets(next_states, rewards, dones)
+        Q_expected = self.compute_expected_q_values(states, actions)
+        loss = torch.mean(F.mse_loss(Q_expected, Q_targets) * weights)
+        td_errors = Q_targets.data.cpu().numpy() - Q_expected.data.cpu().numpy()
+        return loss, td_errors
+""",
+            note="p-christ's prioritised-replay DQN: the function turns its TD errors into NumPy, but it also returns the loss, which its caller back-propagates (take_optimisation_step)",
+            runtime="agent = DDQN_With_Prioritised_Experience_Replay()\nagent.learn()\nassert agent.q_network_local.weight.grad is not None",
         ),
     ]
 

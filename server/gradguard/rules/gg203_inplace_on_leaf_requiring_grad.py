@@ -599,7 +599,7 @@ def _operands(expr: cst.BaseExpression) -> list:
     if isinstance(expr, cst.BinaryOperation):
         return _operands(expr.left) + _operands(expr.right)
     if isinstance(expr, cst.UnaryOperation):
-        return _operands(expr.operand)
+        return _operands(expr.expression)
     if isinstance(expr, cst.Call):
         return [x for a in expr.args for x in _operands(a.value)]
     return [expr]

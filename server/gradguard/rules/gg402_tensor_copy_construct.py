@@ -165,6 +165,34 @@ def normalize(latents: torch.Tensor, latents_mean: torch.Tensor) -> torch.Tensor
 """,
             note="regression (diffusers motif_video): an annotation is a hint - callers pass a config list",
         ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class PPO(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc_v = nn.Linear(4, 1)
+        self.optimizer = torch.optim.Adam(self.parameters(), lr=1e-3)
+
+    def v(self, x):
+        if isinstance(x, (np.ndarray, np.generic)):
+            x = torch.tensor(x)
+        return self.fc_v(x)
+
+    def train_net(self, s_lst, r_lst):
+        s, r = torch.tensor(s_lst, dtype=torch.float), torch.tensor(r_lst)
+        loss = (r - self.v(s)).pow(2).mean()
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+""",
+            note="Popular-RL-Algorithms' PPO: every caller in the file passes a tensor, but the conversion sits under `isinstance(x, (np.ndarray, np.generic))`, where x is an array",
+            runtime="ppo = PPO()\nppo.train_net([[0.0] * 4] * 3, [[1.0]] * 3)\nassert ppo.v(np.zeros((2, 4), dtype=np.float32)).shape == (2, 1) and ppo.fc_v.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
