@@ -355,6 +355,19 @@ def class_methods(module: cst.Module) -> dict:
             if len(owners) == 1 and m not in COMMON_METHODS and not m.startswith("_")}
 
 
+def plain_class_methods(module: cst.Module) -> frozenset:
+    """Methods of the file's own classes that derive from nothing (`class Value:` of micrograd, with
+    its `backward()` and `parameters()`): in such a file `x.backward()` or `n.parameters()` may well be
+    theirs, so those calls are no evidence of a tensor or an nn.Module."""
+    found = set()
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef) and all(
+            isinstance(b.value, cst.Name) and b.value.value == "object" for b in stmt.bases
+        ):
+            found.update(s.name.value for s in stmt.body.body if isinstance(s, cst.FunctionDef))
+    return frozenset(found)
+
+
 def named_receivers(source: str, methods: dict) -> set:
     """Plain names named after the class whose method is called on them: `user` of `user.test()`
     where only `User` defines `test` (FlowAnalysis._instance_by_members)."""

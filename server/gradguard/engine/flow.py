@@ -287,6 +287,8 @@ class FlowAnalysis:
         self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
         self.instance_methods: frozenset = frozenset()  # evidence.instance_methods, with the mentions
         self.scalar_backwards: frozenset = frozenset()  # `x.backward()` with no argument: `x` is 0-dim
+        self.plain_methods: frozenset = frozenset()  # evidence.plain_class_methods, with the mentions
+        self.loop_items: dict = {}  # loop variable -> the list it runs over (`for p in parameters`)
         self.evidences: dict = {}  # (use, wording) -> Evidence
         self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
@@ -545,12 +547,17 @@ class FlowAnalysis:
 
     def _for(self, node: cst.For) -> None:
         it = self._eval(node.iter)
+        over = isinstance(node.target, cst.Name) and isinstance(node.iter, cst.Name)
+        if over:  # `for p in parameters:` - what `p.requires_grad = True` sets
+            self.loop_items[node.target.value] = node.iter.value
 
         def body():
             self._assign(node.target, self._element_of(it, node.iter), node.iter)
             self._block(node.body)
 
         self._loop(node, body)
+        if over:
+            self.loop_items.pop(node.target.value, None)
         if node.orelse is not None:
             self._block(node.orelse.body)
 
@@ -901,6 +908,8 @@ class FlowAnalysis:
                                    why=Evidence(target, "`.requires_grad = True`"))
                     if isinstance(target.value, cst.Name):
                         self._rebind_mutated(target.value.value, new)
+                        if target.value.value in self.loop_items:
+                            self._items_require_grad(self.loop_items[target.value.value], flag, target)
                     else:  # `self.log_alpha.requires_grad = True` (SAC's temperature)
                         self._replace_attribute(target.value, new)
                 return
@@ -930,6 +939,22 @@ class FlowAnalysis:
             self._add_item(target.value, v, key=key)
         elif t is cst.StarredElement:
             self._assign(target.value, UNKNOWN, None)
+
+    def _items_require_grad(self, name: str, flag: bool, where: cst.CSTNode) -> None:
+        """`parameters = [C, W1, b1]` ... `for p in parameters: p.requires_grad = True` (makemore):
+        each tensor the list was written with is now a leaf that requires grad (or not)."""
+        b = self.lookup(name)
+        if b is None or not isinstance(b.node, (cst.List, cst.Tuple)):
+            return
+        why = Evidence(where, f"`.requires_grad = {flag}` on the items of `{name}`")
+        for e in b.node.elements:
+            item = self.lookup(e.value.value) if isinstance(e.value, cst.Name) else None
+            if item is not None and item.value.kind in (Kind.TENSOR, Kind.UNKNOWN):
+                self._rebind_mutated(e.value.value, item.value.but(
+                    kind=Kind.TENSOR, grad=Grad.YES if flag else Grad.NO, leaf=flag, why=why, origins=frozenset()))
+        if b.value.kind is Kind.CONTAINER and b.value.item is not None:
+            item = b.value.item.but(grad=Grad.YES if flag else Grad.NO, leaf=flag, why=why, origins=frozenset())
+            self._rebind_mutated(name, b.value.but(item=item, grad=item.grad, leaf=flag))
 
     def _replace_attribute(self, target: cst.Attribute, v: Value) -> None:
         """The attribute now holds `v`, whatever it held: its own state changed in place."""
@@ -1197,11 +1222,14 @@ class FlowAnalysis:
                              | evidence.named_receivers(self.source, evidence.class_methods(self.module))
                              | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
+            self.plain_methods = evidence.plain_class_methods(self.module)
         if key not in self.mentions or v.has_graph and key not in self.scalar_backwards:
             return v
         for uses in self._uses_around(key):
             if _unknown(v):
                 call = uses.module_evidence(key)
+                if call is not None and self._plain_method(call):
+                    call = None  # micrograd's `n.parameters()`: the file's own class has that method
                 if call is not None:
                     # `x.state_dict()` alone says a stateful module, not one with parameters (a torchrl
                     # transform, a scheduler): its calls are not known to build graphs.
@@ -1212,6 +1240,8 @@ class FlowAnalysis:
                 if inst is not None:
                     return inst
             call = uses.graph_evidence(key)
+            if call is not None and self._plain_method(call):
+                call = None  # micrograd's `o.backward()` on its own `Value`
             if call is not None and v.has_graph:
                 # Known to carry a graph already (from `model(x)`): the backward adds only that the
                 # value is 0-dim - PyTorch creates the gradient implicitly only for a scalar.
@@ -1223,6 +1253,9 @@ class FlowAnalysis:
                 return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
                              why=self._evidence(call, " needs one"))
         return v
+
+    def _plain_method(self, call: cst.Call) -> bool:
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.plain_methods
 
     def _instance_by_members(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
         """`decoder.init_hidden_state(...)`, `decoder.attend(...)`, `decoder.fc(h)`: a name on which

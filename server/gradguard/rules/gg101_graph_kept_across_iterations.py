@@ -831,6 +831,51 @@ returns = torch.cat(compute_gae(critic(torch.randn(1, 4)), [torch.ones(1, 1)] * 
             note="pg-is-all-you-need's compute_gae(): the same, into an annotated deque (`returns: Deque[float] = deque()`)",
             runtime="assert critic.weight.grad is not None and not returns.requires_grad",
         ),
+        Valid(
+            """
+import torch
+
+
+class Value:
+    def __init__(self, data, _children=()):
+        self.data, self.grad, self._prev = data, 0.0, set(_children)
+        self._backward = lambda: None
+
+    def __mul__(self, other):
+        out = Value(self.data * other.data, (self, other))
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+
+    def backward(self):
+        self.grad = 1.0
+        for v in self._prev:
+            v._backward()
+
+
+def trace(root):
+    nodes, edges = set(), set()
+
+    def build(v):
+        if v not in nodes:
+            nodes.add(v)
+            for child in v._prev:
+                edges.add((child, v))
+                build(child)
+    build(root)
+    return nodes, edges
+
+
+o = Value(2.0) * Value(3.0)
+o.backward()
+nodes, edges = trace(o)
+""",
+            note="micrograd's own `Value` has a `backward()`: `o.backward()` says nothing of torch graphs, and `edges` holds Values",
+            runtime='assert len(edges) == 2 and o.data == 6.0',
+        ),
     ]
 
     INVALID = [

@@ -282,6 +282,61 @@ class PolicyNet(nn.Module):
             note="minimalRL's SAC temperature: a fresh tensor made a leaf that requires grad by setting `self.log_alpha.requires_grad = True`",
             runtime="pi = PolicyNet()\npi.train_alpha(torch.randn(4, 3))\nassert pi.log_alpha.grad is not None",
         ),
+        Valid(
+            """
+import torch
+
+
+class MLP:
+    def __init__(self, nin):
+        self.w = [0.5] * nin
+
+    def parameters(self):
+        return self.w
+
+    def __call__(self, x):
+        return sum(wi * xi for wi, xi in zip(self.w, x))
+
+
+x1 = torch.Tensor([2.0]).double()
+x1.requires_grad = True
+n = x1 * 3.0
+o = torch.tanh(n)
+o.backward()
+
+n = MLP(3)
+for p in n.parameters():
+    print(p)
+""",
+            note="Karpathy's micrograd lecture: `n` is a tensor here and later the file's own MLP, whose `parameters()` is no nn.Module evidence; `x1.requires_grad = True` on a `torch.Tensor(...)`",
+            runtime='assert x1.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+g = torch.Generator().manual_seed(2147483647)
+C = torch.randn((27, 2), generator=g)
+W1 = torch.randn((6, 27), generator=g)
+b1 = torch.randn(27, generator=g)
+parameters = [C, W1, b1]
+for p in parameters:
+    p.requires_grad = True
+
+X, Y = torch.randint(0, 27, (8, 3)), torch.randint(0, 27, (8,))
+for _ in range(3):
+    logits = C[X].view(-1, 6) @ W1 + b1
+    loss = F.cross_entropy(logits, Y)
+    for p in parameters:
+        p.grad = None
+    loss.backward()
+    for p in parameters:
+        p.data += -0.1 * p.grad
+""",
+            note="Karpathy's makemore: the tensors are made leaves that require grad through the list that holds them (`for p in parameters: p.requires_grad = True`)",
+            runtime='assert C.grad is not None and W1.grad is not None',
+        ),
     ]
 
     INVALID = [
