@@ -176,6 +176,23 @@ _STDLIB = frozenset(sys.stdlib_module_names) - {
 }
 
 
+def _shape(v: Value) -> tuple:
+    """What callers of a function read of its result: kind and grad, and each item's
+    (`return loss, rewards`: the tuple's own grad can stay while the loss's changes)."""
+    return v.kind, v.grad, tuple((e.kind, e.grad) for e in v.elements or ())
+
+
+def _unsure(v: Value) -> Value:
+    """`v` with "no graph" made unknown (what a grad mode decided), its items too."""
+    if v.kind not in (Kind.TENSOR, Kind.CONTAINER, Kind.UNKNOWN):
+        return v
+    elements = tuple(_unsure(e) for e in v.elements) if v.elements is not None else None
+    item = _unsure(v.item) if v.item is not None else None
+    grad = Grad.UNKNOWN if v.grad is Grad.NO else v.grad
+    return v.but(grad=grad, why=None if grad is not v.grad else v.why, elements=elements, item=item,
+                 cuts=frozenset() if grad is not v.grad else v.cuts)
+
+
 def _unknown(v: Value) -> bool:
     """Nothing known from syntax: a bare unknown, or a name imported from a module the engine does not model."""
     return v.kind is Kind.UNKNOWN and (v.qualname is None or v.qualname.split(".", 1)[0] not in _UNDERSTOOD_IMPORTS)
@@ -762,6 +779,11 @@ class FlowAnalysis:
         elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
             fn.dirty = True
         self._kept_by_call(fn, call, args, bound_self)
+        if fn.context is not None and mode is not fn.context[0]:
+            # The body was last walked in another grad mode (a loss function called under no_grad
+            # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
+            # there say nothing of this call's, until it is walked again.
+            return _unsure(fn.returns)
         return fn.returns
 
     def _context_of(self, fn: FunctionInfo) -> tuple:
@@ -855,7 +877,7 @@ class FlowAnalysis:
             self.statement = outer_statement
         if not fn.returned:
             fn.returns = NUMBER  # falls off the end: None
-        if (old_returns.kind, old_returns.grad) != (fn.returns.kind, fn.returns.grad) and fn.analyses > 1:
+        if _shape(old_returns) != _shape(fn.returns) and fn.analyses > 1:
             for caller in fn.callers:
                 if caller.analyses < MAX_ANALYSES_PER_FUNCTION:
                     caller.dirty = True
@@ -2064,7 +2086,9 @@ class FlowAnalysis:
             if rg is not None and literal_bool(rg.value) and not vals[0].has_graph:
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`requires_grad=True`"))
             return vals[0]
-        if q.startswith("torchvision.models.") and last[:1].islower() and last not in ("get_weight", "list_models"):
+        if q.startswith("torchvision.models.") and last not in ("get_weight", "list_models") and not any(
+            part[:1].isupper() for part in q.split(".")  # `EfficientNet_B2_Weights.DEFAULT.transforms()`: a weight's
+        ):
             return Value(kind=Kind.MODULE, grad=Grad.NO)
         if q in ("timm.create_model",):
             return Value(kind=Kind.MODULE, grad=Grad.NO)

@@ -956,6 +956,35 @@ class DDQN_With_Prioritised_Experience_Replay(DDQN):
             note="p-christ's prioritised-replay DQN: the function turns its TD errors into NumPy, but it also returns the loss, which its caller back-propagates (take_optimisation_step)",
             runtime="agent = DDQN_With_Prioritised_Experience_Replay()\nagent.learn()\nassert agent.q_network_local.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+import torchvision
+from torch import nn
+
+
+def create_effnetb2_model(num_classes: int = 3):
+    weights = torchvision.models.EfficientNet_B2_Weights.DEFAULT
+    transforms = weights.transforms()
+    model = torchvision.models.efficientnet_b2(weights=weights)
+    for param in model.parameters():
+        param.requires_grad = False
+    model.classifier = nn.Sequential(nn.Dropout(p=0.3, inplace=True), nn.Linear(1408, num_classes))
+    return model, transforms
+
+
+effnetb2, effnetb2_transforms = create_effnetb2_model(num_classes=3)
+
+
+def predict(img):
+    img = effnetb2_transforms(img).unsqueeze(0)
+    effnetb2.eval()
+    with torch.inference_mode():
+        pred_probs = torch.softmax(effnetb2(img), dim=1)
+    return pred_probs
+""",
+            note="pytorch-deep-learning's deployment notebook: `weights.transforms()` (of `EfficientNet_B2_Weights.DEFAULT`) builds the preprocessing, not a model; the model itself runs under inference_mode",
+        ),
     ]
 
     INVALID = [

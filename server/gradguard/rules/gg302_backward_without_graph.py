@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine.values import Grad, Kind
+from gradguard.engine.walk import descendants
 from gradguard.findings import Severity
 from gradguard.rules._build import evidence_note, short
 from gradguard.rules.base import Invalid, Rule, Valid
@@ -14,6 +15,19 @@ ERROR = "element 0 of tensors does not require grad and does not have a grad_fn"
 GRAD_TEST = re.compile(r"\b(?:requires_grad|grad_fn|is_grad_enabled|is_inference_mode_enabled)\b")
 # Functions that back-propagate their first argument (`outputs`, `tensors`): they raise like `.backward()`.
 AUTOGRAD_FUNCTIONS = frozenset(("torch.autograd.grad", "torch.autograd.backward"))
+# `with pytest.raises(RuntimeError):`, `with self.assertRaises(RuntimeError):`: code that expects the error.
+EXPECTS_ERROR = re.compile(r"\b(?:raises|assertRaises\w*)\s*\(")
+CAUGHT = frozenset(("RuntimeError", "Exception", "BaseException"))
+
+
+def _catches_runtime_error(handler: cst.ExceptHandler) -> bool:
+    """`except:`, `except RuntimeError`, `except (ValueError, RuntimeError) as e`, `except Exception`."""
+    kinds = handler.type
+    if kinds is None:
+        return True
+    names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds]
+    return any((n.value if isinstance(n, cst.Name) else n.attr.value if isinstance(n, cst.Attribute) else "") in CAUGHT
+               for n in names)
 
 
 class BackwardWithoutGraph(Rule):
@@ -59,6 +73,23 @@ class BackwardWithoutGraph(Rule):
     def __init__(self, flow, settings, reports):
         super().__init__(flow, settings, reports)
         self.conditions: dict = {}  # function being walked -> the tests of the `if`s around the statement
+        self.expecting: list = []  # bodies of `try:` / `with pytest.raises(...)` that expect the RuntimeError
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if any(_catches_runtime_error(h) for h in node.handlers):
+            self.expecting.append(node.body)
+
+    def leave_Try(self, node: cst.Try) -> None:
+        if self.expecting and self.expecting[-1] is node.body:
+            self.expecting.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        if any(EXPECTS_ERROR.search(self.code_of(item.item)) for item in node.items):
+            self.expecting.append(node.body)
+
+    def leave_With(self, node: cst.With) -> None:
+        if self.expecting and self.expecting[-1] is node.body:
+            self.expecting.pop()
 
     def visit_If(self, node: cst.If) -> None:
         self.conditions.setdefault(self.flow.function, []).append(node.test)
@@ -81,6 +112,8 @@ class BackwardWithoutGraph(Rule):
         v = self.flow.value(receiver)
         if v.kind is not Kind.TENSOR or v.grad is not Grad.NO or self._guarded(v):
             return
+        if any(node in descendants(body) for body in self.expecting):
+            return  # the error is the point: a tutorial's `try: z.backward() except RuntimeError`, a test
         name = short(self.code_of(receiver))
         why = v.why
 
@@ -336,6 +369,66 @@ for _ in range(3):
 """,
             note="Karpathy's makemore: the tensors are made leaves that require grad through the list that holds them (`for p in parameters: p.requires_grad = True`)",
             runtime='assert C.grad is not None and W1.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def compute_logprobs(logits, labels):
+    return torch.gather(F.log_softmax(logits, -1), -1, labels.unsqueeze(-1)).squeeze(-1)
+
+
+def compute_dpo_loss_batch(batch, policy_model, reference_model, beta):
+    policy = compute_logprobs(policy_model(batch["x"]), batch["y"])
+    with torch.no_grad():
+        ref = compute_logprobs(reference_model(batch["x"]), batch["y"])
+    loss = -F.logsigmoid(beta * (policy - ref)).mean()
+    return loss, policy.detach().mean()
+
+
+def evaluate(policy_model, reference_model, loader, beta):
+    with torch.no_grad():
+        return sum(compute_dpo_loss_batch(b, policy_model, reference_model, beta)[0].item() for b in loader)
+
+
+def train(policy_model, reference_model, loader, optimizer, beta):
+    for batch in loader:
+        optimizer.zero_grad()
+        loss, reward = compute_dpo_loss_batch(batch, policy_model, reference_model, beta)
+        loss.backward()
+        optimizer.step()
+        evaluate(policy_model, reference_model, loader, beta)
+
+
+policy_model, reference_model = torch.nn.Linear(4, 3), torch.nn.Linear(4, 3)
+loader = [{"x": torch.randn(2, 4), "y": torch.randint(0, 3, (2,))}]
+with torch.no_grad():
+    print(compute_dpo_loss_batch(loader[0], policy_model, reference_model, 0.1))
+train(policy_model, reference_model, loader, torch.optim.SGD(policy_model.parameters(), lr=0.1), 0.1)
+""",
+            note="LLMs-from-scratch's DPO: the loss function is first called under no_grad to print a loss and for evaluation, then to train; what its first walk returned is no proof for the training call",
+            runtime='assert policy_model.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+
+n = 3
+x = torch.arange(1., n + 1)
+w = torch.ones(n, requires_grad=True)
+with torch.no_grad():
+    z = w @ x
+
+try:
+    z.backward()  # the tutorial's point: this raises
+except RuntimeError as e:
+    print("RuntimeError:", e)
+
+""",
+            note="the NYU deep-learning course's autograd tutorial shows the error on purpose, inside a `try` that catches it",
+            runtime="assert w.grad is None",
         ),
     ]
 
