@@ -26,6 +26,11 @@ torch = pytest.importorskip("torch")
 PROJECT = {
     "encoder": "from torch import nn\n\nBaseEncoder = nn.Module\n",
     "training": "def update_step(value):\n    value.sum().backward()\n",
+    # yolov5's utils/torch_utils.py
+    "torch_utils": (
+        "import torch\n\n\ndef select_device(device):\n    return torch.device(device)\n\n\n"
+        "def smart_inference_mode():\n    def decorate(fn):\n        return torch.inference_mode()(fn)\n    return decorate\n"
+    ),
     # p-christ's DQN agent, the base of its prioritised-replay agent
     "ddqn": (
         "import torch\n\n\nclass Memory:\n    def sample(self):\n"

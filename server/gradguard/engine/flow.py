@@ -595,11 +595,13 @@ class FlowAnalysis:
                 return GradMode.OFF
             return None
         q = self._qualname(expr.func)
-        if q is None:
-            name = (dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
-            # inference_context(), maybe_no_grad(), poutyne's _set_training_mode(False): a switch we cannot read.
+        if q is None or not q.startswith("torch."):
+            name = (q or dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
+            # inference_context(), maybe_no_grad(), poutyne's _set_training_mode(False), yolov5's imported
+            # smart_inference_mode(): a switch we cannot read.
             if any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode")):
                 return GradMode.UNKNOWN
+        if q is None:
             fv = self.values.get(expr.func, UNKNOWN)
             if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and self._switches_grad(fv.cls):
                 return GradMode.UNKNOWN  # a context manager of this file that switches grad mode inside

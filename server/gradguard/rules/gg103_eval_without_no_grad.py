@@ -985,6 +985,26 @@ def predict(img):
 """,
             note="pytorch-deep-learning's deployment notebook: `weights.transforms()` (of `EfficientNet_B2_Weights.DEFAULT`) builds the preprocessing, not a model; the model itself runs under inference_mode",
         ),
+        Valid(
+            """
+import torch
+
+from torch_utils import select_device, smart_inference_mode
+
+
+@smart_inference_mode()
+def run(model, dataloader, device="cpu"):
+    device = select_device(device)
+    model.eval()
+    stats = []
+    for im, targets in dataloader:
+        preds = model(im.to(device))
+        stats.append((preds.argmax(1) == targets).float().mean().item())
+    return sum(stats) / len(stats)
+""",
+            note="yolov5's val.run(): `@smart_inference_mode()`, imported from the project, applies torch.inference_mode (or no_grad) - a switch whose name says so",
+            runtime="model = torch.nn.Linear(4, 3)\nassert 0.0 <= run(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))]) <= 1.0",
+        ),
     ]
 
     INVALID = [
