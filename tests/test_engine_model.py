@@ -437,3 +437,23 @@ def test_sampled_indices_and_detection_labels_carry_no_graph():
     """
     assert state(src, "action, labels") == "`action` carries no graph (`.multinomial()` on line 5)"
     assert state(src, "labels)") == '`labels` carries no graph (`outputs["labels"]`, class indices on line 7)'
+
+
+def test_freezing_a_model_then_giving_it_a_new_head_still_trains_that_head():
+    # `for p in model.parameters(): p.requires_grad = False` makes the model's forward record
+    # no graph (GG103 stays silent); a head assigned afterwards has parameters that do.
+    frozen = textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        for param in model.parameters():
+            param.requires_grad = False
+        model.eval()
+        scores = model(torch.randn(3, 4))
+        """
+    )
+    assert analyze(frozen).findings == []
+    head = frozen.replace("model.eval()\n", "model.fc = nn.Linear(8, 2)\nmodel.eval()\n")
+    assert [(f.code, f.range.start.line) for f in analyze(head).findings] == [("GG103", 9)]

@@ -122,6 +122,7 @@ class Store:
     how: str  # "append", "accumulate", "assign", "item"
     function: Optional[FunctionInfo]
     via: Optional[str] = None  # the function of this file that stores it (`remember(loss)`)
+    made_in: tuple = ()  # the loops a local place was made in (`losses = []` in an outer loop's body)
 
 
 @dataclass(eq=False)
@@ -191,6 +192,42 @@ def _unsure(v: Value) -> Value:
     grad = Grad.UNKNOWN if v.grad is Grad.NO else v.grad
     return v.but(grad=grad, why=None if grad is not v.grad else v.why, elements=elements, item=item,
                  cuts=frozenset() if grad is not v.grad else v.cuts)
+
+
+def _frozen_module(loop: cst.For) -> Optional[cst.BaseExpression]:
+    """`for p in model.parameters(): p.requires_grad = False` (or over `named_parameters()`, with
+    every branch of an `if` setting it): the module whose every parameter the loop freezes."""
+    it, target = loop.iter, loop.target
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args
+            and it.func.attr.value in ("parameters", "named_parameters")):
+        return None
+    if it.func.attr.value == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        target = target.elements[1].value
+    if not isinstance(target, cst.Name):
+        return None
+    return it.func.value if _always_freezes(loop.body, target.value) else None
+
+
+def _always_freezes(suite, name: str) -> bool:
+    """Does every path through `suite` set `<name>.requires_grad = False` (or `requires_grad_(False)`)?"""
+    for stmt in getattr(suite, "body", ()):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+                if (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
+                        and isinstance(target.value, cst.Name) and target.value.value == name
+                        and isinstance(small.value, cst.Name) and small.value.value == "False"):
+                    return True
+                call = small.value if isinstance(small, cst.Expr) else None
+                if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                        and call.func.attr.value == "requires_grad_" and isinstance(call.func.value, cst.Name)
+                        and call.func.value.value == name and call.args
+                        and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"):
+                    return True
+        elif isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else):
+            if _always_freezes(stmt.body, name) and _always_freezes(stmt.orelse.body, name):
+                return True
+    return False
 
 
 def _unknown(v: Value) -> bool:
@@ -575,6 +612,14 @@ class FlowAnalysis:
         self._loop(node, body)
         if over:
             self.loop_items.pop(node.target.value, None)
+        frozen = _frozen_module(node)
+        if frozen is not None:
+            m = self.values.get(frozen, UNKNOWN)
+            if m.kind is Kind.MODULE:
+                if isinstance(frozen, cst.Name):
+                    self._rebind_mutated(frozen.value, m.but(frozen=True))
+                elif isinstance(frozen, cst.Attribute):
+                    self._replace_attribute(frozen, m.but(frozen=True))
         if node.orelse is not None:
             self._block(node.orelse.body)
 
@@ -988,6 +1033,9 @@ class FlowAnalysis:
 
     def _set_attribute(self, target: cst.Attribute, v: Value) -> None:
         obj = self.values.get(target.value, UNKNOWN)
+        if obj.frozen and isinstance(target.value, cst.Name):
+            # `model.fc = nn.Linear(...)` after freezing the backbone: a part that trains again
+            self._rebind_mutated(target.value.value, obj.but(frozen=False))
         info = obj.cls if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo) else None
         if info is not None:
             name = target.attr.value
@@ -1020,10 +1068,20 @@ class FlowAnalysis:
         if where is None:
             return
         code, token = where
-        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function)
+        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target))
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)
+
+    def _made_in(self, target: cst.BaseExpression) -> tuple:
+        """The loops a local name at the root of `target` was bound in (`loss_list = []` each outer iteration)."""
+        base = target
+        while isinstance(base, (cst.Subscript, cst.Attribute)):
+            base = base.value
+        if not isinstance(base, cst.Name):
+            return ()
+        b = self.lookup(base.value)
+        return b.loops if b is not None and any(v is b for v in self.frame.scope.env.values()) else ()
 
     def _kept_by_call(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
         """Stores a call in a loop makes through a function that keeps its argument."""
@@ -1864,8 +1922,8 @@ class FlowAnalysis:
     def _looks_like_model_class(self, node: cst.BaseExpression) -> bool:
         name = self._qualname(node) or (dotted(node) or "")
         last = name.rsplit(".", 1)[-1]
-        if any(word in last for word in K.PRETRAINED_NOT_MODELS):
-            return False
+        if any(word in last for word in K.PRETRAINED_NOT_MODELS) or re.match(r"(?:TF|Flax)[A-Z]", last):
+            return False  # (transformers' TensorFlow and Flax models are no torch modules)
         return "Model" in last or "For" in last or last.startswith(("UNet", "Autoencoder", "VAE"))
 
     def _backward(self, node: cst.CSTNode, v: Value) -> None:

@@ -62,6 +62,7 @@ class Value:
     alias: Optional[Alias] = None
     fresh: bool = False  # a copy with its own storage (clone())
     parameterized: bool = True  # MODULE: do its calls build a graph by themselves?
+    frozen: bool = False  # MODULE: its parameters were all set requires_grad=False (PPLM's GPT-2)
     loss: bool = False  # MODULE: a loss function (nn.*Loss)
     pure: bool = False  # MODULE: a torch.nn layer known not to write to its input (no inplace=True)
     elements: Optional[tuple["Value", ...]] = None  # known tuple structure
@@ -138,7 +139,7 @@ def merge(a: Value, b: Value) -> Value:
     else:
         grad = Grad.UNKNOWN
     if kind is Kind.MODULE:
-        return a.but(parameterized=a.parameterized or b.parameterized)
+        return a.but(parameterized=a.parameterized or b.parameterized, frozen=a.frozen and b.frozen)
     return Value(
         kind=kind,
         grad=grad,

@@ -141,7 +141,8 @@ class GraphKeptAcrossIterations(Rule):
             # model's output: its callers back-propagate them.
             if store.function is not None and _part_of_forward(store.function, backwards):
                 continue
-            if not done and (self._from_the_arguments(store) or _forward_trained(store, backwards)):
+            if not done and (self._from_the_arguments(store) or _forward_trained(store, backwards)
+                             or _trained_each_outer_iteration(store, backwards)):
                 continue
             self._report(store, done[0] if done else None)
 
@@ -876,6 +877,35 @@ nodes, edges = trace(o)
             note="micrograd's own `Value` has a `backward()`: `o.backward()` says nothing of torch graphs, and `edges` holds Values",
             runtime='assert len(edges) == 2 and o.data == 6.0',
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def perturb(model, last, bows, num_iterations=3, stepsize=0.01):
+    delta = torch.zeros_like(last, requires_grad=True)
+    for i in range(num_iterations):
+        probs = F.softmax(model(last + delta), dim=-1)
+        loss = 0.0
+        loss_list = []
+        for bow in bows:
+            bow_loss = -torch.log(torch.sum(probs * bow))
+            loss += bow_loss
+            loss_list.append(bow_loss)
+        loss.backward()
+        delta.data -= stepsize * delta.grad
+        delta.grad.zero_()
+    return delta.detach(), [l.item() for l in loss_list]
+
+
+model = nn.Linear(4, 4)
+delta, losses = perturb(model, torch.randn(1, 4), [torch.eye(4)[0], torch.eye(4)[1]])
+""",
+            note="PPLM's perturb_past(): `loss_list` is made afresh in each step of the outer loop and holds terms of the `loss` that same step back-propagates",
+            runtime='assert len(losses) == 2 and delta.abs().sum() > 0',
+        ),
     ]
 
     INVALID = [
@@ -1394,6 +1424,20 @@ class CachedBlock(nn.Module):
             note="a DenseNet bottleneck's class-level cache of its outputs, replayed detached later (the forum's 'how PyTorch stores class variables'): every stored graph stays alive",
         ),
     ]
+
+
+def _trained_each_outer_iteration(store, backwards) -> bool:
+    """PPLM's `loss_list = []` in each step of its outer loop, filled by an inner loop with terms of the
+    `loss` that step back-propagates: the list lives one outer iteration, and the backward that frees
+    its graphs runs in that iteration too."""
+    outer = [loop for loop in store.made_in if loop is not store.loop]
+    if not outer:
+        return False
+    # the calls of that iteration (not the nodes inside a forward() every call shares)
+    made = {o for o in store.value.origins if isinstance(o, cst.Call)}
+    made &= {n for n in descendants(outer[-1]) if isinstance(n, cst.Call)} if made else set()
+    return bool(made) and any(outer[-1] in b.loops and b.function is store.function and b.origins & made
+                              for b in backwards)
 
 
 def _forward_trained(store, backwards) -> bool:

@@ -6,7 +6,7 @@ import libcst as cst
 
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import Kind, all_origins, holds_graph
-from gradguard.engine.walk import walk
+from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -125,6 +125,13 @@ class RecurrentStateNotDetached(Rule):
         self._resets.setdefault((loop, name), ifs[0])
         return True
 
+    def _restarted(self, loop, name: str, node: cst.Assign) -> bool:
+        rhs = node.value
+        if not isinstance(rhs, cst.Name) or rhs.value == name:
+            return False
+        source = self.flow.lookup(rhs.value)
+        return source is not None and loop not in source.loops
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
             self._before[node] = {
@@ -140,7 +147,9 @@ class RecurrentStateNotDetached(Rule):
             new = self.flow.lookup(name)
             if new is None:
                 continue
-            if not holds_graph(new.value):
+            if not holds_graph(new.value) or self._restarted(loop, name, node):
+                # (a state set back each iteration to a value made before the loop - PPLM's
+                # `curr_unpert_past = unpert_past` - starts over: its graph does not grow)
                 if not self._conditional_reset(loop, name, node):
                     self._cleared.add((loop, name))
                 continue
@@ -163,6 +172,9 @@ class RecurrentStateNotDetached(Rule):
             for loop in reversed(loops):
                 if (loop, name) in self._cleared:
                     break
+                reset = self._resets.get((loop, name))
+                if reset is not None and call in descendants(reset.body):
+                    break  # reset by the `if` that holds every use of the state (PPLM's horizon)
                 if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards):
                     carried = loop
                     break
@@ -441,6 +453,48 @@ def smooth_labels(update, frames):
 """,
             note="a smoothing function fed its own output: `decay=` is no parameter of `Scorer.forward()`, so `update` is not taken for a Scorer, and an update of plain tensors keeps no graph",
             runtime="labels = smooth_labels(lambda f, m, decay: decay * m + (1 - decay) * f, [torch.randn(1, 4) for _ in range(3)])\nassert all(l.grad_fn is None for l in labels)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.step = nn.Linear(4, 4)
+
+    def forward(self, past_key_values, inputs_embeds):
+        hidden = torch.tanh(self.step(past_key_values + inputs_embeds))
+        return {"past_key_values": hidden, "hidden_states": [hidden]}
+
+
+def perturb(model, classifier, unpert_past, inputs_embeds, loss_type, num_iterations=2, horizon_length=3):
+    delta = torch.zeros_like(inputs_embeds, requires_grad=True)
+    for i in range(num_iterations):
+        loss = 0.0
+        if loss_type == 2:
+            curr_unpert_past = unpert_past
+            accumulated = 0.0
+            for _ in range(horizon_length):
+                lm_output = model(past_key_values=curr_unpert_past, inputs_embeds=inputs_embeds + delta)
+                curr_unpert_past, curr_all_hidden = lm_output["past_key_values"], lm_output["hidden_states"]
+                accumulated = accumulated + curr_all_hidden[-1]
+            loss = loss + classifier(accumulated).pow(2).mean()
+        loss.backward()
+        delta.data -= 0.01 * delta.grad
+        delta.grad.zero_()
+    return delta.detach()
+
+
+model, classifier = TinyLM(), nn.Linear(4, 1)
+for param in model.parameters():
+    param.requires_grad = False
+delta = perturb(model, classifier, torch.zeros(1, 4), torch.randn(1, 4), loss_type=2)
+""",
+            note="PPLM's horizon: inside the `if` that uses it, the state restarts each step from `unpert_past`, made before the loop, and the step back-propagates through the short horizon on purpose",
+            runtime='assert delta.abs().sum() > 0',
         ),
     ]
 

@@ -210,14 +210,15 @@ class EvalWithoutNoGrad(Rule):
             return
         if self.flow.frame.mode_nodes[-1] is not None or (fn is not None and fn.decorated_mode is GradMode.ON):
             return  # inside `torch.enable_grad()`: the graph is wanted
+        elsewhere = False  # a method of a model from another file, which may be decorated with no_grad
         if callee.kind is not Kind.MODULE and isinstance(func, cst.Attribute):
             receiver = self.flow.value(func.value)
             if receiver.kind is Kind.MODULE and (
                 receiver.cls is None and forward_like(func.attr.value)  # `model.encode(x)` of a model from elsewhere
                 or callee.kind is Kind.FUNCTION and receiver.cls is not None  # a method of a model of this file
             ):
-                callee = receiver
-        if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.loss and self.flow.value(node).has_graph):
+                callee, elsewhere = receiver, receiver.cls is None
+        if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.frozen and not callee.loss and self.flow.value(node).has_graph):
             return
         name = self.code_of(func)
         after_eval = self._eval_of(fn, name)
@@ -230,9 +231,11 @@ class EvalWithoutNoGrad(Rule):
         )  # in a model's own class, only if it returns no graph (checked in finish)
         if after_eval is not None or named:
             why = "named" if named else "eval"
-        elif self._inference_script(fn):
+        elif self._inference_script(fn) and not elsewhere:
             why = "inference"
-        elif self._to_numpy(fn):
+        elif self._to_numpy(fn) and not elsewhere:
+            # (only the file's own use says the outputs are not trained on: a method of a model from
+            # elsewhere - latent diffusion's `encode_first_stage` - may carry its own @torch.no_grad)
             why = "numpy"
         else:
             return
@@ -1004,6 +1007,43 @@ def run(model, dataloader, device="cpu"):
 """,
             note="yolov5's val.run(): `@smart_inference_mode()`, imported from the project, applies torch.inference_mode (or no_grad) - a switch whose name says so",
             runtime="model = torch.nn.Linear(4, 3)\nassert 0.0 <= run(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))]) <= 1.0",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+for param in model.parameters():
+    param.requires_grad = False
+model.eval()
+scores = model(torch.randn(3, 4))
+""",
+            note='every parameter frozen (`for param in model.parameters(): param.requires_grad = False`, as PPLM does to GPT-2): the forward records no graph',
+            runtime='assert not scores.requires_grad',
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+from ldm.util import instantiate_from_config
+
+
+def load_model_from_config(config, ckpt):
+    model = instantiate_from_config(config.model)
+    model.load_state_dict(torch.load(ckpt)["state_dict"], strict=False)
+    model.eval()
+    return model
+
+
+def main(config, ckpt, init_image):
+    model = load_model_from_config(config, ckpt)
+    init_latent = model.get_first_stage_encoding(model.encode_first_stage(init_image))
+    with torch.no_grad():
+        x = model.decode_first_stage(init_latent)
+    return (255.0 * x.cpu().numpy()).astype(np.uint8)
+""",
+            note="latent diffusion's img2img: `encode_first_stage` is a method of a model defined elsewhere (ldm), which decorates it with @torch.no_grad(); only the file's NumPy conversion would speak against it",
         ),
     ]
 

@@ -9,7 +9,7 @@ import libcst as cst
 from gradguard.engine.walk import descendants
 from gradguard.engine.walk import walk as walk_tree
 
-from gradguard.engine.evidence import returned_names
+from gradguard.engine.evidence import dotted, returned_names
 from gradguard.engine.flow import GradMode
 from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
 from gradguard.findings import Safety, Severity
@@ -666,6 +666,42 @@ class LIF(nn.Module):
             note="a spiking neuron whose membrane is detached at the start of every call: its time steps keep their graph within the call only",
             runtime="lin, lif = nn.Linear(4, 4), LIF()\nfor _ in range(2):\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\nassert lin.weight.grad is not None",
         ),
+        Valid(
+            """
+import math
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class EMAModule(nn.Module):
+    def __init__(self, channels, num_bases, num_stages, momentum):
+        super().__init__()
+        self.num_stages, self.momentum = num_stages, momentum
+        bases = torch.zeros(1, channels, num_bases)
+        bases.normal_(0, math.sqrt(2.0 / num_bases))
+        self.register_buffer("bases", F.normalize(bases, dim=1, p=2))
+
+    def forward(self, feats):
+        batch_size, channels, height, width = feats.size()
+        feats = feats.view(batch_size, channels, height * width)
+        bases = self.bases.repeat(batch_size, 1, 1)
+        with torch.no_grad():
+            for i in range(self.num_stages):
+                attention = F.softmax(torch.einsum("bcn,bck->bnk", feats, bases), dim=2)
+                bases = torch.einsum("bcn,bnk->bck", feats, F.normalize(attention, dim=1, p=1))
+                bases = F.normalize(bases, dim=1, p=2)
+        feats_recon = torch.einsum("bck,bnk->bcn", bases, attention).view(batch_size, channels, height, width)
+        if self.training:
+            bases = bases.mean(dim=0, keepdim=True)
+            bases = F.normalize(bases, dim=1, p=2)
+            self.bases = (1 - self.momentum) * self.bases + self.momentum * bases
+        return feats_recon
+""",
+            note="mmseg's EMA head (vendored in ControlNet): the bases it keeps are computed from the input under torch.no_grad(), so the moving average carries no graph",
+            runtime="conv, ema = nn.Conv2d(3, 8, 1), EMAModule(8, 4, 2, 0.1)\nfor _ in range(2):\n    h = conv(torch.randn(2, 3, 5, 5))\n    (h + ema(h)).pow(2).mean().backward()  # mmseg adds the reconstruction to a residual\nassert not has_graph(ema.bases) and conv.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -1046,9 +1082,19 @@ def derived_names(fn: cst.FunctionDef, params: set) -> tuple[set, set]:
     from the function's assignments in source order."""
     derived, stats = set(params), set()
     for _ in range(2):  # assignments in loops may feed earlier ones
-        walk = _Derive(derived, stats)
+        walk = _Derive(derived, stats, frozenset(params))
         walk_tree(fn.body, walk)
     return derived, stats
+
+
+def _turns_grad_off(item: cst.BaseExpression) -> bool:
+    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)`."""
+    code = item.func if isinstance(item, cst.Call) else item
+    name = dotted(code) or ""
+    if name.endswith("set_grad_enabled"):
+        return isinstance(item, cst.Call) and bool(item.args) and isinstance(item.args[0].value, cst.Name) \
+            and item.args[0].value.value == "False"
+    return name.endswith(("no_grad", "inference_mode"))
 
 
 REDUCTIONS = ("mean", "var", "std", "sum", "norm", "amax", "amin", "var_mean")
@@ -1079,15 +1125,30 @@ def _is_torch(node) -> bool:
 
 
 class _Derive(cst.CSTVisitor):
-    def __init__(self, derived: set, stats: set):
+    def __init__(self, derived: set, stats: set, params: frozenset = frozenset()):
         self.derived = derived
         self.stats = stats
+        self.params = params
+        self.off = 0  # depth of `with torch.no_grad():` blocks around the statement
 
     def visit_FunctionDef(self, node) -> bool:
         return False
 
+    def visit_With(self, node: cst.With) -> None:
+        if any(_turns_grad_off(item.item) for item in node.items):
+            self.off += 1
+
+    def leave_With(self, node: cst.With) -> None:
+        if any(_turns_grad_off(item.item) for item in node.items):
+            self.off -= 1
+
     def visit_Assign(self, node: cst.Assign) -> None:
         names = {n.value for n in _names_in(node.value)}
+        if self.off:  # computed under no_grad (mmseg's EMA bases): no graph of the input behind it
+            bound = {n for t in node.targets for n in _bound_names(t.target)}
+            self.derived.difference_update(bound - self.params)
+            self.stats.difference_update(bound)
+            return
         if names & self.derived:
             bound = [n for t in node.targets for n in _bound_names(t.target)]
             self.derived.update(bound)

@@ -276,6 +276,22 @@ def predict(input_tensor, model, detection_threshold):
             note="pytorch-grad-cam's Faster R-CNN tutorial: a detection model's `labels` are class indices (int64), which never require grad; the scores and boxes, which do, are detached",
             runtime="class Detector(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.head = torch.nn.Linear(4, 5)\n    def forward(self, x):\n        out = self.head(x)\n        return [{'boxes': out[:, :4], 'scores': out[:, 4].sigmoid(), 'labels': out.argmax(1)}]\nboxes, labels = predict(torch.randn(3, 4), Detector(), 0.0)\nassert labels.dtype.kind == 'i' and len(boxes) == 3",
         ),
+        Valid(
+            """
+import numpy as np
+import tensorflow as tf
+from transformers import TFCamembertModel
+
+
+def embeddings_slice():
+    model = TFCamembertModel.from_pretrained("jplu/tf-camembert-base")
+    input_ids = tf.convert_to_tensor([[5, 121, 11, 660, 16, 730, 25543, 110, 83, 6]], dtype=tf.int32)
+    output = model(input_ids)["last_hidden_state"]
+    # the reference values came from torch.hub.load("pytorch/fairseq", "camembert.v0")
+    return np.asarray(output[:, :3, :3].numpy())
+""",
+            note="a TensorFlow model of transformers (`TFCamembertModel`, in the tests microsoft/LoRA vendors): its outputs are TF tensors, whose `.numpy()` never raises",
+        ),
     ]
 
     INVALID = [
