@@ -90,3 +90,36 @@ def test_gg203_reads_a_negated_operand_of_an_in_place_update():
     )
     result = analyze(source)
     assert result.error is None and result.internal_errors == [] and result.findings == []
+
+
+def test_gg101_fix_in_a_forward_that_returns_nothing_adds_no_gg301():
+    # A mutation deleted `return out`: GG101's `.detach()` fix then read as "cuts `self.fc` from
+    # every output of forward()" - but a forward returning nothing reaches no output anyway.
+    source = textwrap.dedent(
+        """\
+        import torch
+        from torch import nn
+
+
+        class CachedBlock(nn.Module):
+            saved = [None] * 4
+
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+                self.step = 0
+
+            def forward(self, x):
+                out = torch.relu(self.fc(x))
+                CachedBlock.saved[self.step % 4] = out
+                self.step += 1
+
+            def replay(self, i):
+                return CachedBlock.saved[i].detach()
+        """
+    )
+    (finding,) = analyze(source).findings
+    assert finding.code == "GG101"
+    fixed = apply_edits(source, finding.fixes[0].edits)
+    assert fixed == source.replace("= out\n", "= out.detach()\n")
+    assert analyze(fixed).findings == []

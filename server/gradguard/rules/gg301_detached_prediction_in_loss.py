@@ -568,6 +568,8 @@ class DetachedPredictionInLoss(Rule):
                 continue
             if not _known(fn.returns):
                 continue  # `return ModelOutput(...)`, an unknown call: what reaches the outputs is unknown
+            if fn.returns.kind is Kind.NUMBER:
+                continue  # a forward() that returns nothing (or a number): no `.detach()` is what cuts its layers
             out = all_origins(fn.returns)
             # cut: every call of the submodule feeds only the detached value, and none reaches an output
             subs = [a for a in subs if all(c in cut and c not in out for c in self._sub_calls.get((fn.cls, a), ()))]
