@@ -355,6 +355,42 @@ def class_methods(module: cst.Module) -> dict:
             if len(owners) == 1 and m not in COMMON_METHODS and not m.startswith("_")}
 
 
+def frozen_by(loop: cst.For) -> Optional[cst.BaseExpression]:
+    """`for p in model.parameters(): p.requires_grad = False` (or over `named_parameters()`, with
+    every branch of an `if` setting it): the module whose every parameter the loop freezes."""
+    it, target = loop.iter, loop.target
+    if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args
+            and it.func.attr.value in ("parameters", "named_parameters")):
+        return None
+    if it.func.attr.value == "named_parameters" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+        target = target.elements[1].value
+    if not isinstance(target, cst.Name):
+        return None
+    return it.func.value if _always_freezes(loop.body, target.value) else None
+
+
+def _always_freezes(suite, name: str) -> bool:
+    """Does every path through `suite` set `<name>.requires_grad = False` (or `requires_grad_(False)`)?"""
+    for stmt in getattr(suite, "body", ()):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                target = small.targets[0].target if isinstance(small, cst.Assign) and len(small.targets) == 1 else None
+                if (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
+                        and isinstance(target.value, cst.Name) and target.value.value == name
+                        and isinstance(small.value, cst.Name) and small.value.value == "False"):
+                    return True
+                call = small.value if isinstance(small, cst.Expr) else None
+                if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                        and call.func.attr.value == "requires_grad_" and isinstance(call.func.value, cst.Name)
+                        and call.func.value.value == name and call.args
+                        and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == "False"):
+                    return True
+        elif isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else):
+            if _always_freezes(stmt.body, name) and _always_freezes(stmt.orelse.body, name):
+                return True
+    return False
+
+
 def plain_class_methods(module: cst.Module) -> frozenset:
     """Methods of the file's own classes that derive from nothing (`class Value:` of micrograd, with
     its `backward()` and `parameters()`): in such a file `x.backward()` or `n.parameters()` may well be
