@@ -194,7 +194,6 @@ def _unsure(v: Value) -> Value:
                  cuts=frozenset() if grad is not v.grad else v.cuts)
 
 
-
 def _unknown(v: Value) -> bool:
     """Nothing known from syntax: a bare unknown, or a name imported from a module the engine does not model."""
     return v.kind is Kind.UNKNOWN and (v.qualname is None or v.qualname.split(".", 1)[0] not in _UNDERSTOOD_IMPORTS)
@@ -377,26 +376,29 @@ class FlowAnalysis:
             scope = scope.parent
         return None
 
+    def _root(self, target: cst.BaseExpression) -> tuple:
+        """The root of a place (`losses` of `losses[k].items`, `self.<attr>`), the binding of a root
+        name, and whether this scope bound it."""
+        base = target
+        while isinstance(base, (cst.Subscript, cst.Attribute)) and not (
+            isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self"
+        ):
+            base = base.value
+        b = self.lookup(base.value) if isinstance(base, cst.Name) else None
+        return base, b, b is not None and any(v is b for v in self.frame.scope.env.values())
+
     def outlives_iteration(self, target: cst.BaseExpression) -> Optional[tuple[str, object]]:
         """If `target` (a name, attribute or item) lives past the innermost loop's
         iteration, return (its code, an identity token); else None."""
         if not self.frame.loops:
             return None
         loop = self.frame.loops[-1]
-        base = target
-        while isinstance(base, (cst.Subscript, cst.Attribute)) and not (
-            isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self"
-        ):
-            base = base.value
+        base, b, local = self._root(target)
         if isinstance(base, cst.Attribute):  # self.<attr>: lives on the object
             return self.code_for(target), ("attr", self.function.cls if self.function else None, base.attr.value)
-        if not isinstance(base, cst.Name):
-            return None
-        b = self.lookup(base.value)
         if b is None:
-            # Unbound here: a global or closure cell we cannot see - or a typo.
+            # Not a name, or unbound here: a global or closure cell we cannot see - or a typo.
             return None
-        local = any(v is b for v in self.frame.scope.env.values())
         if local and loop in b.loops:
             return None  # created inside this iteration
         if target is base or isinstance(target, cst.Subscript):
@@ -1040,13 +1042,8 @@ class FlowAnalysis:
 
     def _made_in(self, target: cst.BaseExpression) -> tuple:
         """The loops a local name at the root of `target` was bound in (`loss_list = []` each outer iteration)."""
-        base = target
-        while isinstance(base, (cst.Subscript, cst.Attribute)):
-            base = base.value
-        if not isinstance(base, cst.Name):
-            return ()
-        b = self.lookup(base.value)
-        return b.loops if b is not None and any(v is b for v in self.frame.scope.env.values()) else ()
+        _, b, local = self._root(target)
+        return b.loops if local else ()
 
     def _kept_by_call(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
         """Stores a call in a loop makes through a function that keeps its argument."""

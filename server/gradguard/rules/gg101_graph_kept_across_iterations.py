@@ -1431,23 +1431,23 @@ def _trained_each_outer_iteration(store, backwards) -> bool:
     `loss` that step back-propagates: the list lives one outer iteration, and the backward that frees
     its graphs runs in that iteration too."""
     outer = [loop for loop in store.made_in if loop is not store.loop]
-    if not outer:
-        return False
-    # the calls of that iteration (not the nodes inside a forward() every call shares)
-    made = {o for o in store.value.origins if isinstance(o, cst.Call)}
-    made &= {n for n in descendants(outer[-1]) if isinstance(n, cst.Call)} if made else set()
+    made = _calls_made_in(store, outer[-1]) if outer else set()
     return bool(made) and any(outer[-1] in b.loops and b.function is store.function and b.origins & made
                               for b in backwards)
+
+
+def _calls_made_in(store, loop) -> set:
+    """The calls in `loop` that made the stored graph - not the nodes inside a forward() that every
+    call of the model shares, which would tie it to any backward through that model."""
+    made = {o for o in store.value.origins if isinstance(o, cst.Call)}
+    return made & {n for n in descendants(loop) if isinstance(n, cst.Call)} if made else set()
 
 
 def _forward_trained(store, backwards) -> bool:
     """ACER's rollout keeps `values.append(value)` only to read it detached, but `policy` and `q_value`,
     returned by the same `model(state)` call, are back-propagated after the loop: the activations the
     stored graph holds are the ones that backward needs anyway."""
-    made = {o for o in store.value.origins if isinstance(o, cst.Call)}
-    if not made:
-        return False
-    made &= {n for n in descendants(store.loop) if isinstance(n, cst.Call)}  # this loop's calls, not forward()'s
+    made = _calls_made_in(store, store.loop)
     return bool(made) and any(b.origins & made for b in backwards)
 
 
