@@ -2,6 +2,19 @@
 
 It knows nothing of the CLI, LSP or jedi. One parse, one walk (see flow.py);
 positions are resolved only when there is something to report.
+
+Where each kind of knowledge lives:
+- values.py      the abstract values (grad state, storage alias, container elements)
+- model.py       the records the walk builds: scopes and bindings, classes, functions, stores, backwards
+- flow.py        the walk over statements, and the API rules read
+- summaries.py   the file's functions: the order and context each is analysed in, calls into them
+- places.py      assignments, and stores that outlive a loop iteration
+- containers.py  lists, tuples, dicts and what their methods and iteration give
+- expressions.py names, attributes, subscripts, operators
+- calls.py       torch functions, tensor and module methods, builtins, backward
+- gradmodes.py   no_grad / inference_mode / set_grad_enabled
+- from_use.py    what a name is from how the code uses it (evidence.py holds the scans)
+- knowledge.py   facts about torch's API, as data
 """
 
 from __future__ import annotations

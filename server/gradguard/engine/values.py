@@ -7,7 +7,7 @@ A value answers the two questions of rules.md: does it carry an autograd graph
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Optional
 
 import libcst as cst

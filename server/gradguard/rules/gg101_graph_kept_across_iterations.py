@@ -8,9 +8,11 @@ from gradguard.engine import knowledge as K
 from gradguard.engine.values import Kind, all_origins
 from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import method_chain, evidence_note, short
+from gradguard.rules._build import evidence_note, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-from gradguard.rules.gg103_eval_without_no_grad import kept_for_training as _kept_for_training
+from gradguard.rules.gg103_eval_without_no_grad import (
+    kept_for_training as _kept_for_training,
+)
 
 
 class GraphKeptAcrossIterations(Rule):

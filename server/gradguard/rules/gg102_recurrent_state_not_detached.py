@@ -4,11 +4,17 @@ import re
 
 import libcst as cst
 
-from gradguard.engine.flow import GradMode
+from gradguard.engine.model import GradMode
 from gradguard.engine.values import Kind, all_origins, holds_graph
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
+from gradguard.rules._build import (
+    has_multiline_string,
+    import_torch,
+    short,
+    torch_name,
+    wrap_in_no_grad,
+)
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 from gradguard.rules.gg103_eval_without_no_grad import eval_function_name, name_words
 

@@ -4,14 +4,19 @@ import re
 
 import libcst as cst
 
-from gradguard.engine.walk import descendants, walk
-
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
-from gradguard.engine.flow import ClassInfo, GradMode
+from gradguard.engine.model import ClassInfo, GradMode
 from gradguard.engine.values import Grad, Kind
+from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import has_multiline_string, import_torch, short, torch_name, wrap_in_no_grad
+from gradguard.rules._build import (
+    has_multiline_string,
+    import_torch,
+    short,
+    torch_name,
+    wrap_in_no_grad,
+)
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 EVAL_WORDS = frozenset(

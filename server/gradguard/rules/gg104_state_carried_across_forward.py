@@ -6,17 +6,18 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.evidence import dotted, returned_names
+from gradguard.engine.model import GradMode
+from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
 from gradguard.engine.walk import descendants
 from gradguard.engine.walk import walk as walk_tree
-
-from gradguard.engine.evidence import dotted, returned_names
-from gradguard.engine.flow import GradMode
-from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-from gradguard.rules.gg102_recurrent_state_not_detached import SECOND_TIME, _detach_lines
-
+from gradguard.rules.gg102_recurrent_state_not_detached import (
+    SECOND_TIME,
+    _detach_lines,
+)
 
 # Reading these of the previous call's tensor reads no graph.
 METADATA = ("shape", "dtype", "device", "ndim", "is_cuda", "requires_grad")

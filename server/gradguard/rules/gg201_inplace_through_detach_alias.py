@@ -3,7 +3,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.flow import GradMode
+from gradguard.engine.model import GradMode
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import copy_methods, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid

@@ -3,12 +3,19 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.flow import GradMode, dotted
+from gradguard.engine.evidence import dotted
+from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import has_multiline_string, import_torch, method_chain, short, torch_name, wrap_in_no_grad
+from gradguard.rules._build import (
+    has_multiline_string,
+    import_torch,
+    method_chain,
+    short,
+    torch_name,
+    wrap_in_no_grad,
+)
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-
 
 META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", "item"}
 ZERO_DIM = "invalid index of a 0-dim tensor"

@@ -6,10 +6,17 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import named_params
-from gradguard.engine.flow import GradMode
+from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import has_multiline_string, import_torch, evidence_note, short, torch_name, wrap_in_no_grad
+from gradguard.rules._build import (
+    evidence_note,
+    has_multiline_string,
+    import_torch,
+    short,
+    torch_name,
+    wrap_in_no_grad,
+)
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."

@@ -376,8 +376,9 @@ class DetachedPredictionInLoss(Rule):
         if isinstance(func, cst.Attribute) and func.attr.value == "backward" and isinstance(func.value, cst.Name):
             self._constant_terms_of(func.value, node)
 
-    def visit_Return(self, node: cst.Return) -> None:
-        """`return loss` from a loss helper (`compute_losses(model, batch)`, which a caller of
+    def leave_Return(self, node: cst.Return) -> None:
+        """(After the value is evaluated: this analysis's values, not an earlier one's.)
+        `return loss` from a loss helper (`compute_losses(model, batch)`, which a caller of
         another file back-propagates): its constant terms are found as at a `.backward()`."""
         fn = self.flow.function
         if fn is not None and isinstance(node.value, (cst.Name, cst.BinaryOperation)) and is_loss_name(fn.name) and (

@@ -6,10 +6,10 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine.walk import walk as walk_tree
-
-from gradguard.engine.flow import GradMode, keyword, literal_bool
+from gradguard.engine.model import GradMode
+from gradguard.engine.syntax import keyword, literal_bool
 from gradguard.engine.values import Evidence, Grad, Kind
+from gradguard.engine.walk import walk as walk_tree
 from gradguard.findings import Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, Rule, Valid

@@ -3,10 +3,11 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.flow import GradMode, keyword, positional
+from gradguard.engine.model import GradMode
+from gradguard.engine.syntax import keyword, positional
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
-from gradguard.rules._build import method_chain, evidence_note, short
+from gradguard.rules._build import evidence_note, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 ERROR = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."

@@ -1,0 +1,497 @@
+"""Calls: torch functions, tensor and module methods, nn classes, builtins, losses, backward."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import dotted
+from gradguard.engine.model import Backward, GradMode
+from gradguard.engine.summaries import (
+    MAX_ANALYSES_PER_FUNCTION,
+    ClassInfo,
+    FunctionInfo,
+)
+from gradguard.engine.syntax import keyword, literal_bool, positional, reduces_to_scalar
+from gradguard.engine.typequestions import knows_nothing
+from gradguard.engine.values import (
+    NUMBER,
+    UNKNOWN,
+    Evidence,
+    Grad,
+    Kind,
+    Value,
+    combined_cuts,
+    join_grad,
+    reach,
+)
+
+_AUTOGRAD_USE = re.compile(r"\b(?:backward|grad|requires_grad|requires_grad_)\b")
+
+
+BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
+
+
+class Calls:
+    """What a call returns and what it does to its arguments."""
+
+    # ----------------------------------------------------------------- calls
+    def _e_call(self, node: cst.Call) -> Value:
+        func = node.func
+        fv = self._eval(func)
+        if (isinstance(func, cst.Name) and not self._python_builtin(func)) or (
+            isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+        ):
+            self._ask(func)  # model(x), Net(), self.encoder(x): an nn.Module from elsewhere?
+        args = []
+        for a in node.args:
+            args.append((a, self._eval(a.value)))
+        if isinstance(func, cst.Attribute) and func.attr.value == "step":
+            self._repeated_closures(args)
+        v = self._call(node, fv, args)
+        if self.strict and v is UNKNOWN and knows_nothing(fv) and not isinstance(func, cst.Attribute):
+            graphs = [a for _, a in args if a.has_graph]
+            if graphs:
+                why = Evidence(node, f"from `{self._short(node)}`, which is given a graph,")
+                origins = frozenset().union(*(a.origins for a in graphs)) | {node}
+                v = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=why, origins=origins), node)
+        if knows_nothing(fv) and isinstance(func, cst.Name):
+            # Handed to a function of another file (`update(loss)`), which may train on it.
+            self.escaped |= reach([a for _, a in args])
+        if v.grad is Grad.UNKNOWN and not v.origins and v.kind in (Kind.UNKNOWN, Kind.TENSOR, Kind.CONTAINER):
+            # What an unknown call returns may carry its inputs' graphs: `scaler.scale(loss)`,
+            # `outs.mean()` of a buffer written with graphs.
+            inputs = [a for _, a in args]
+            if isinstance(func, cst.Attribute):
+                inputs.append(self.values.get(func.value, UNKNOWN))
+            origins = reach(inputs)
+            if origins:
+                v = v.but(origins=origins)
+        return v
+
+    def _unknown_receiver(self, node: cst.Call, name: str, args: list) -> None:
+        """Stores through an object syntax cannot see: `history.append(loss)` on a list the caller
+        passed in, and `meter.update(loss)` where the only class of the file with an `update` keeps
+        its argument (`self.sum += val`)."""
+        func = node.func
+        if name in ("append", "extend", "appendleft", "insert") and args:
+            a, v = args[-1]
+            if v.has_graph:
+                self._store(func.value, a.value, v, "append")
+                self._add_item(func.value, v)  # now a list of graphs: a later backward of it excuses the store
+            return
+        owners = [f for f in self.functions if f.name == name and f.cls is not None]
+        if len(owners) == 1:
+            self._called_by_name(owners[0])
+            self._kept_by_call(owners[0], node, args, UNKNOWN)
+
+    def _called_by_name(self, fn: FunctionInfo) -> None:
+        """`model.predict(batch)` on an object syntax cannot see, where `predict` is defined by one
+        class of the file: that method runs in this call's grad mode (mt-dnn's `predict()`, reached
+        only under the entry point's `no_grad`, builds no graph). Only the mode is taken: the
+        receiver may be another object (an sklearn model's `predict`), so only a call under
+        no_grad counts, and only for a method that does not use autograd itself: then the mode
+        can only silence findings."""
+        if self.frame.mode is not GradMode.OFF or _AUTOGRAD_USE.search(self.module.code_for_node(fn.node)):
+            return  # a guessed callee must not make its own backward look like one under no_grad
+        before = self._context_of(fn)
+        fn.call_modes.add(self.frame.mode)
+        if fn.analyses and self._context_of(fn) != before and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
+            fn.dirty = True
+
+    def _repeated_closures(self, args: list) -> None:
+        """`optimizer.step(closure)` calls the closure on every step (L-BFGS): its body is a
+        loop body - what it stores outside itself piles up."""
+        for _, v in args:
+            fn = v.cls if v.kind is Kind.FUNCTION and isinstance(v.cls, FunctionInfo) else None
+            if fn is not None and not fn.repeated:
+                fn.repeated = True
+                if fn.analyses:
+                    fn.dirty = True
+
+    def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
+        func = node.func
+        if fv.qualname:
+            return self._call_qualified(node, fv.qualname, args)
+        if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)
+            return self._module_call(node, fv, args)
+        if fv.kind is Kind.CLASS and fv.cls is None and fv.item is not None:
+            return fv.item  # a class the type layer knows (an nn.Module subclass from another file)
+        if isinstance(func, cst.Attribute):
+            recv = self.values.get(func.value, UNKNOWN)
+            name = func.attr.value
+            if recv.kind is Kind.UNKNOWN:
+                if name in K.RECEIVER_QUESTIONS or (name.endswith("_") and not name.startswith("_")):
+                    # a tensor, an array, another object? (~10 ms a question). Only for `.clone()` and
+                    # `.detach()` can the answer add a finding (a needless copy, a storage alias).
+                    self._ask(func.value, removes_only=name not in ("clone", "detach"))
+                self._unknown_receiver(node, name, args)
+            if name == "append" and args:
+                self._ask(args[0][0].value, removes_only=True)  # a float or a tensor kept?
+            if name in K.BACKWARD_METHODS:
+                pos = [v for a, v in args if a.keyword is None and not a.star]
+                if recv.kind is Kind.TENSOR or (recv.grad is Grad.YES and not pos) or (recv.kind is Kind.UNKNOWN and not pos):
+                    self._backward(node, recv)  # `.backward()` proves a graph (or PyTorch raises)
+                    return NUMBER
+                if pos and recv.kind is Kind.UNKNOWN:
+                    # `y.backward(grad)` or `accelerator.backward(loss)`: either may be the graph
+                    self._backward(node, UNKNOWN.but(origins=reach([recv, pos[0]])))
+                    return NUMBER
+                if pos:
+                    self._backward(node, pos[0])  # accelerator.backward(loss)
+                    return NUMBER
+            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
+                bound = fv.elements[0] if fv.elements else None
+                return self._call_function(fv.cls, node, args, bound)
+            if recv.kind is Kind.MODULE:
+                return self._module_method(node, recv, name, args)
+            if recv.kind is Kind.TENSOR:
+                return self._tensor_method(node, recv, name, args)
+            if recv.kind is Kind.CONTAINER:
+                return self._container_method(node, recv, name, args)
+            if recv.kind is Kind.PARAMS:
+                return UNKNOWN
+            if recv.kind is Kind.NDARRAY:
+                return Value(kind=Kind.NDARRAY, grad=Grad.NO) if name not in ("item", "tolist") else NUMBER
+            if recv.kind is Kind.NUMBER:
+                return NUMBER
+            if recv.kind is Kind.OBJECT and recv.cls is None:
+                return UNKNOWN  # an instance the type layer knows is no tensor: its own clone(), detach()...
+            # Unknown receiver: only what holds whatever it is.
+            if name == "item":
+                return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
+            if name == "tolist":
+                return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
+            if name == "detach":
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
+                             alias=self._alias(func.value, "detach", node, UNKNOWN))
+            if name == "from_pretrained" and self._looks_like_model_class(func.value):
+                return Value(kind=Kind.MODULE, grad=Grad.NO)
+            return UNKNOWN
+        if fv.kind is Kind.MODULE:
+            return self._module_call(node, fv, args)
+        if fv.kind is Kind.CLASS and isinstance(fv.cls, ClassInfo):
+            info = fv.cls
+            inst = Value(kind=Kind.MODULE if info.is_module else Kind.OBJECT, grad=Grad.NO, cls=info,
+                         parameterized=info.parameterized)
+            init = info.methods.get("__init__")
+            if init is not None:
+                self._call_function(init, node, args, inst)
+            return inst
+        if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
+            return self._call_function(fv.cls, node, args, fv.elements[0] if fv.elements else None)
+        if isinstance(func, cst.Name) and self.lookup(func.value) is None:
+            return self._builtin(node, func.value, args)
+        return UNKNOWN
+
+    def _looks_like_model_class(self, node: cst.BaseExpression) -> bool:
+        name = self._qualname(node) or (dotted(node) or "")
+        last = name.rsplit(".", 1)[-1]
+        if any(word in last for word in K.PRETRAINED_NOT_MODELS) or re.match(r"(?:TF|Flax)[A-Z]", last):
+            return False  # (transformers' TensorFlow and Flax models are no torch modules)
+        return "Model" in last or "For" in last or last.startswith(("UNet", "Autoencoder", "VAE"))
+
+    def _backward(self, node: cst.CSTNode, v: Value) -> None:
+        b = Backward(node, v.origins, self.frame.loops, self.function, v)
+        self.backwards.append(b)
+
+    def _module_call(self, node: cst.Call, m: Value, args: list) -> Value:
+        vals = [v for _, v in args]
+        if m.loss:
+            operands = self._loss_operands(node, args)
+            g, why, origins = join_grad(operands) if operands else (Grad.UNKNOWN, None, frozenset())
+            scalar = m.scalar and reduces_to_scalar(node)  # nn.MSELoss(reduction="none") stays per element
+            if g is Grad.YES:
+                why = Evidence(node, f"from `{self._short(node)}`")
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar,
+                                    pred_cuts=self._prediction_cuts(node, vals)), node)
+        if isinstance(m.cls, ClassInfo) and "forward" in m.cls.methods:
+            # Analyse forward() with these arguments; a module with parameters makes a new graph here.
+            out = self._call_function(m.cls.methods["forward"], node, args, m)
+            if not m.parameterized:
+                return out
+            if out.kind is Kind.CONTAINER and out.elements is not None:
+                return self._made_each(out, node)  # a tuple/list output keeps its shape: `pred, inputs_list = net(x)`
+        if m.parameterized:
+            # A new graph from this call, on top of whatever graphs its inputs carry.
+            inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
+            return self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
+                                    origins=inputs | {node}), node)
+        g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+
+    @staticmethod
+    def _loss_operands(node: cst.Call, args: list) -> list:
+        """What a loss's graph comes from: its prediction, and its target unless the target is a
+        name nothing is known about that names data (`y`, `labels`, `targets`): where the
+        prediction was cut, `F.mse_loss(out, y)` then has no graph (and `.backward()` raises)."""
+        out = []
+        for i, (a, v) in enumerate(args):
+            target = (a.keyword is None and i > 0) or (a.keyword is not None and a.keyword.value == "target")
+            if target and v.grad is Grad.UNKNOWN and isinstance(a.value, cst.Name) and K.target_like(a.value.value):
+                continue
+            out.append(v)
+        return out
+
+    @staticmethod
+    def _prediction_cuts(node: cst.Call, vals: list) -> frozenset:
+        """A loss's first argument is its prediction; a cut there means no gradient for the model.
+        A cut in the target (the second argument) is the point of the target."""
+        inp = keyword(node, "input")
+        first = vals[0] if vals and node.args and node.args[0].keyword is None else None
+        if inp is not None:
+            first = next((v for a, v in zip(node.args, vals) if a is inp), first)
+        if first is None:
+            return frozenset()
+        return frozenset((cut, node) for cut in first.cuts) | first.pred_cuts  # (where cut, which loss)
+
+    def _module_method(self, node: cst.Call, m: Value, name: str, args: list) -> Value:
+        func = node.func
+        if name in K.MODULE_SELF_METHODS:
+            new = m
+            if name == "requires_grad_":
+                flag = literal_bool(args[0][0].value) if args else True
+                new = m.but(parameterized=flag is not False and m.parameterized)
+                if isinstance(func.value, cst.Name):
+                    self._rebind_mutated(func.value.value, new)
+            return new
+        if name == "forward":
+            return self._module_call(node, m, args)
+        if name in ("parameters",):
+            return Value(kind=Kind.PARAMS, grad=Grad.NO, item=self._param(node) if m.parameterized else UNKNOWN)
+        if name == "named_parameters":
+            p = self._param(node) if m.parameterized else UNKNOWN
+            return Value(kind=Kind.PARAMS, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, p), item=UNKNOWN))
+        if name in ("zero_grad", "load_state_dict", "register_buffer", "register_forward_hook"):
+            return NUMBER
+        if m.cls is None and m.parameterized and K.forward_like(name):
+            # `model.encode(x)`, `critic.get_value(obs)` on a model from elsewhere: a forward pass.
+            return self._module_call(node, m, args)
+        return UNKNOWN
+
+    def _param(self, node) -> Value:
+        return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "a parameter"))
+
+    def _tensor_method(self, node: cst.Call, t: Value, name: str, args: list) -> Value:
+        func = node.func
+        vals = [v for _, v in args]
+        if name.startswith("register_"):
+            return UNKNOWN  # `p.register_hook(fn)`: a handle, not a tensor
+        if name == "detach":
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
+                         alias=self._alias(func.value, "detach", node, t) if not t.fresh else None,
+                         scalar=t.scalar, fresh=t.fresh, cuts=self._cut(t, node, "`.detach()`"))
+        if name in ("item",):
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"), cuts=self._cut(t, node, "`.item()`"))
+        if name in ("argmax", "argmin"):  # indices: a loss computed from them trains nothing (arcface's issue)
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"), cuts=self._cut(t, node, f"`.{name}()`"))
+        if name == "tolist":
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER,
+                         cuts=self._cut(t, node, "`.tolist()`"))
+        if name == "numpy":
+            return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, "`.numpy()`"), cuts=self._cut(t, node, "`.numpy()`"))
+        if name == "clone":
+            return t.but(alias=None, fresh=True, leaf=False) if t.grad is Grad.YES else t.but(alias=None, fresh=True)
+        if name == "requires_grad_":
+            flag = literal_bool(args[0][0].value) if args else True
+            if flag is False:
+                v = t.but(grad=Grad.NO, leaf=False, why=Evidence(node, "`.requires_grad_(False)`"))
+            elif t.has_graph:
+                v = t  # already part of a graph: requires_grad_() changes nothing
+            else:
+                v = t.but(grad=Grad.YES, leaf=True, why=Evidence(node, "`.requires_grad_()`"), origins=frozenset())
+            if isinstance(func.value, cst.Name):
+                self._rebind_mutated(func.value.value, v)
+            return v
+        if name == "detach_":  # in place: the tensor itself is now a leaf that does not require grad
+            v = t.but(grad=Grad.NO, leaf=False, why=Evidence(node, "`.detach_()`"), origins=frozenset(),
+                      cuts=self._cut(t, node, "`.detach_()`"))
+            if isinstance(func.value, cst.Name):
+                self._rebind_mutated(func.value.value, v)
+            return v
+        if name in K.NUMBER_METHODS:
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
+        if name in K.NEVER_GRAD_METHODS:
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
+        if name in ("to", "type"):
+            for a, _ in args:
+                q = self._qualname(a.value) or ""
+                if q.startswith("torch.") and q.rsplit(".", 1)[-1] in K.INTEGER_DTYPES:
+                    return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a cast to `{q}`"))
+            return t.but(alias=None, fresh=False, leaf=t.leaf and name == "to")
+        if name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
+            return t.but(alias=None, fresh=name == "clone")
+        has_dim = bool(positional(node)) or keyword(node, "dim") is not None
+        if name in K.TUPLE_ALWAYS or (name in K.TUPLE_WITH_DIM and has_dim):
+            g, why, origins = join_grad([t] + vals)
+            values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+            indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `.{name}()`"))
+            return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values,
+                         why=values.why, origins=values.origins)
+        if name in ("split", "chunk", "unbind", "tensor_split"):
+            part = t.but(alias=self._view_alias(t, func.value, node), fresh=False, leaf=False)
+            return Value(kind=Kind.CONTAINER, grad=t.grad, item=self._made(part, node), origins=t.origins, why=t.why)
+        if K.is_inplace_method(name):
+            g, why, origins = join_grad([t] + vals)
+            new = t.but(grad=g, why=why if g is Grad.YES and t.grad is not Grad.YES else t.why, origins=origins)
+            new = self._made(new, node) if t.grad is not Grad.YES else new
+            if isinstance(func.value, cst.Name) and new is not t:
+                self._rebind_mutated(func.value.value, new.but(alias=t.alias))
+            return new
+        operands = [t] + [v for v in vals if v.kind in (Kind.TENSOR, Kind.UNKNOWN)]
+        g, why, origins = join_grad(operands)
+        scalar = name in K.SCALAR_REDUCTIONS and not has_dim
+        alias = self._view_alias(t, func.value, node) if name in K.VIEW_METHODS else None
+        cuts, pred = combined_cuts(operands)
+        # A view of a parameter holds no activations (`mi.bias.view(self.na, -1)`: the sizes are no operands).
+        leaf = alias is not None and t.leaf and not any(v.kind is Kind.TENSOR for v in operands[1:])
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias,
+                                cuts=cuts, pred_cuts=pred, leaf=leaf), node)
+
+    def _call_qualified(self, node: cst.Call, q: str, args: list) -> Value:
+        vals = [v for _, v in args]
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional.") and last[:1].isupper():
+            v = self._nn_class(node, q, last, vals)
+            inplace = keyword(node, "inplace")
+            if v.kind is Kind.MODULE and last not in K.MODULE_CONTAINERS:
+                pure = not (inplace is not None and literal_bool(inplace.value) is not False)
+                if last == "Sequential":
+                    pure = all(x.kind is Kind.MODULE and x.pure for x in vals)
+                v = v.but(pure=pure)
+            return v
+        if q.startswith("torch.nn.functional."):
+            tensors = [v for v in (self._loss_operands(node, args) if last in K.FUNCTIONAL_LOSSES else vals)
+                       if v.kind is not Kind.NUMBER]
+            g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
+            scalar = False
+            if last in K.FUNCTIONAL_LOSSES:
+                scalar = reduces_to_scalar(node)
+                if g is Grad.YES:
+                    why = Evidence(node, f"from `{self._short(node)}`")
+            if last == "one_hot":
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`one_hot`"))
+            if last in K.FUNCTIONAL_LOSSES:
+                cuts, pred = frozenset(), self._prediction_cuts(node, vals)
+            else:
+                cuts, pred = combined_cuts(tensors) if tensors else (frozenset(), frozenset())
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
+                                    pred_cuts=pred), node)
+        if q in K.MODULE_WRAPPERS and vals:
+            return vals[0]
+        if q in K.VARIABLE and vals:  # a no-op wrapper since torch 0.4
+            rg = keyword(node, "requires_grad")
+            if rg is not None and literal_bool(rg.value) and not vals[0].has_graph:
+                return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`requires_grad=True`"))
+            return vals[0]
+        if q.startswith("torchvision.models.") and last not in ("get_weight", "list_models") and not any(
+            part[:1].isupper() for part in q.split(".")  # `EfficientNet_B2_Weights.DEFAULT.transforms()`: a weight's
+        ):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if q in ("timm.create_model",):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if last == "from_pretrained" and self._looks_like_model_class(node.func.value):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        if q in K.BACKWARD_FUNCTIONS and vals:
+            self._backward(node, vals[0])
+            return UNKNOWN if last == "grad" else NUMBER
+        if q.startswith("torch."):
+            return self._torch_function(node, q, last, args)
+        if q.startswith("numpy."):
+            return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, f"`{q}`"))
+        return UNKNOWN
+
+
+    def _nn_class(self, node: cst.Call, q: str, last: str, vals: list) -> Value:
+        """An instance of a torch.nn class: a layer, a loss, a container, a Parameter."""
+        if last == "Parameter":
+            rg = keyword(node, "requires_grad")
+            if rg is not None and literal_bool(rg.value) is False:
+                return Value(kind=Kind.TENSOR, grad=Grad.NO)
+            return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`nn.Parameter`"))
+        if last.endswith("Loss"):
+            # `scalar` of a loss module: whether its calls reduce to one number
+            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, scalar=reduces_to_scalar(node))
+        if last in K.PARAMETERLESS_MODULES:
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False)
+        if last in K.MODULE_CONTAINERS:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO))
+        if last in K.PARAM_CONTAINERS:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=self._param(node))
+        if q in K.MODULE_WRAPPERS and vals:
+            return vals[0]
+        if last == "Sequential":
+            p = any(v.kind is not Kind.MODULE or v.parameterized for v in vals)
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=p)
+        if last[0].isupper() and "." not in q[len("torch.nn."):].replace("modules.", "", 1).rstrip(last).strip("."):
+            return Value(kind=Kind.MODULE, grad=Grad.NO)
+        return UNKNOWN
+    def _torch_function(self, node: cst.Call, q: str, last: str, args: list) -> Value:
+        if q.count(".") == 1 or q.startswith(("torch.linalg.", "torch.special.", "torch.fft.", "torch.sparse.")):
+            if last in K.FACTORIES:
+                rg = keyword(node, "requires_grad")
+                if rg is not None and literal_bool(rg.value) is not False:
+                    return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`requires_grad=True`"))
+                if last in ("tensor", "as_tensor", "asarray") and args:
+                    src = args[0][1]
+                    if last != "tensor" and src.kind is Kind.TENSOR:
+                        return src.but(alias=None)
+                # `torch.tensor(out)` copies `out` without its graph: a cut, as `.detach()` is
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"a new tensor from `torch.{last}`"),
+                             scalar=last == "tensor" and bool(args) and args[0][1].kind is Kind.NUMBER,
+                             cuts=frozenset().union(*(self._cut(v, node, f"`torch.{last}()`") for _, v in args)))
+            if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
+                return NUMBER if last in ("numel", "is_tensor", "is_floating_point", "is_complex", "is_grad_enabled") else UNKNOWN
+            if last in K.NEVER_GRAD_FUNCTIONS:
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`torch.{last}`"))
+            tensors = []
+            for _, v in args:
+                if v.kind is Kind.CONTAINER and v.item is not None:
+                    tensors.append(v.item.but(origins=v.origins))
+                elif v.kind is not Kind.NUMBER:
+                    tensors.append(v)
+            g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
+            has_dim = len(positional(node)) > 1 or keyword(node, "dim") is not None
+            if last in K.TUPLE_ALWAYS or (last in K.TUPLE_WITH_DIM and has_dim):
+                values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+                indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `torch.{last}`"))
+                return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values)
+            scalar = last in K.SCALAR_REDUCTIONS and not has_dim or (
+                last in K.ELEMENTWISE and bool(tensors) and all(t.scalar for t in tensors)  # `torch.abs(loss)`
+            )
+            cuts, pred = combined_cuts(tensors) if tensors else (frozenset(), frozenset())
+            return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
+                                    pred_cuts=pred), node)
+        return UNKNOWN
+
+    def _builtin(self, node: cst.Call, name: str, args: list) -> Value:
+        vals = [v for _, v in args]
+        if name in ("float", "int", "bool"):
+            cuts = self._cut(vals[0], node, f"`{name}()`") if vals else frozenset()
+            return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`{name}()`"), cuts=cuts)
+        if name in BUILTIN_NUMBER_CALLS:
+            return NUMBER
+        if name in ("list", "tuple", "set", "sorted", "reversed"):
+            if vals and vals[0].kind in (Kind.CONTAINER, Kind.PARAMS):
+                v = vals[0]
+                # `list(model.parameters())` requires grad but holds no graph: `leaf` carries over
+                return Value(kind=Kind.CONTAINER, grad=v.item.grad if v.item else Grad.UNKNOWN, item=v.item,
+                             origins=v.origins, why=v.why, leaf=bool(v.item and v.item.leaf))
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO) if not vals else UNKNOWN
+        if name == "dict" and not vals:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO)
+        if name in ("sum", "max", "min") and len(vals) == 1 and vals[0].kind is Kind.CONTAINER and vals[0].item:
+            item = vals[0].item
+            return self._made(item.but(origins=vals[0].origins | item.origins, alias=None, leaf=False, scalar=item.scalar)
+                              if item.grad is Grad.YES else item, node)
+        if name == "enumerate" and vals:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, self._element_of(vals[0], node))))
+        if name == "zip" and vals:
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=tuple(self._element_of(v, node) for v in vals)))
+        if name == "range":
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=NUMBER)
+        if name == "round" and vals and vals[0].kind is Kind.TENSOR:
+            return vals[0].but(alias=None)
+        return UNKNOWN

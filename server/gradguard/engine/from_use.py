@@ -1,0 +1,196 @@
+"""What a name is from how the code uses it (evidence from use, rules.md), for names whose
+origin says nothing: a module, a graph, an instance of a class of the file."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine import evidence
+from gradguard.engine.evidence import dotted
+from gradguard.engine.model import GradMode
+from gradguard.engine.typequestions import knows_nothing
+from gradguard.engine.values import (
+    UNKNOWN,
+    Evidence,
+    Grad,
+    Kind,
+    Value,
+)
+
+
+class FromUse:
+    """Evidence from use, applied to the values the walk reads."""
+
+    def _from_use(self, node: cst.BaseExpression, v: Value) -> Value:
+        """What the uses of a name left unknown by its origin tell (evidence.py)."""
+        key = dotted(node)
+        if key is None:
+            return v
+        if self.mentions is None:
+            self.instance_methods = evidence.instance_methods(self.module)
+            self.mentions = (evidence.mentioned(self.source)
+                             | evidence.member_receivers(self.source, self.instance_methods)
+                             | evidence.named_receivers(self.source, evidence.class_methods(self.module))
+                             | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
+            self.scalar_backwards = evidence.scalar_backwards(self.source)
+            self.plain_methods = evidence.plain_class_methods(self.module)
+        if key not in self.mentions or v.has_graph and key not in self.scalar_backwards:
+            return v
+        for uses in self._uses_around(key):
+            if knows_nothing(v):
+                call = uses.module_evidence(key)
+                if call is not None and self._plain_method(call):
+                    call = None  # micrograd's `n.parameters()`: the file's own class has that method
+                if call is not None:
+                    # `x.state_dict()` alone says a stateful module, not one with parameters (a torchrl
+                    # transform, a scheduler): its calls are not known to build graphs.
+                    weights = not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("state_dict", "load_state_dict"))
+                    said = " takes its output as a prediction" if uses.predicts.get(key) is call else ""
+                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, said))
+                inst = self._instance_by_members(key, uses) or self._instance_by_call(key, uses)
+                if inst is not None:
+                    return inst
+            call = uses.graph_evidence(key)
+            if call is not None and self._plain_method(call):
+                call = None  # micrograd's `o.backward()` on its own `Value`
+            if call is not None and v.has_graph:
+                # Known to carry a graph already (from `model(x)`): the backward adds only that the
+                # value is 0-dim - PyTorch creates the gradient implicitly only for a scalar.
+                return v.but(scalar=True) if not call.args and dotted(call.func) == f"{key}.backward" else v
+            if call is not None and self.frame.mode is not GradMode.OFF:
+                # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
+                # creates the gradient implicitly for a scalar.
+                scalar = v.scalar or (not call.args and dotted(call.func) == f"{key}.backward")
+                return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
+                             why=self._evidence(call, " needs one"))
+        return v
+
+    def _plain_method(self, call: cst.Call) -> bool:
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.plain_methods
+
+    def _instance_by_members(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
+        """`decoder.init_hidden_state(...)`, `decoder.attend(...)`, `decoder.fc(h)`: a name on which
+        the code uses only members of one nn.Module class of this file, one of them a method no other
+        class of the file defines, is an instance of that class (duck typing, as the code's author
+        meant it). Two members at least, and a method name other objects do not share
+        (evidence.COMMON_METHODS): `tokenizer.encode(s)` is not a VAE's `encode`. One member is enough
+        where the name is the class's too (`user.test()`, only `User` defines `test`), and then the
+        class may be any class of the file."""
+        used = uses.members.get(key)
+        if not used or not self.classes:
+            return None
+        if self.class_words is None:
+            self.class_words = frozenset().union(*(evidence.class_words(c.name) for c in self.classes))
+        maybe_named = "." not in key and evidence.name_word(key) in self.class_words
+        if not maybe_named and (len(used) < 2 or not used.keys() & self.instance_methods):
+            return None
+        for info in self.classes:
+            if info not in self.class_members:
+                self.class_members[info] = evidence.class_members(info.node)
+        fits = [c for c in self.classes if used.keys() <= self.class_members[c]]
+        if len(fits) != 1:
+            return None
+        info = fits[0]
+        named = maybe_named and evidence.name_word(key) in evidence.class_words(info.name)
+        if not named and (len(used) < 2 or not info.module_like or not used.keys() & self.instance_methods):
+            return None
+        own = [m for m in used if m in info.methods and not m.startswith("_") and m not in evidence.COMMON_METHODS
+               and sum(m in c.methods for c in self.classes) == 1]
+        if not own:
+            return None
+        node = used[own[0]]
+        why = self.evidences.get((node, info.name))
+        if why is None:
+            what = "an nn.Module of this file" if info.module_like else "a class of this file"
+            also = f", and the name says `{info.name}`" if named and len(used) < 2 else ""
+            why = self.evidences[(node, info.name)] = Evidence(
+                node, f"`{self._short(node)}`: only `{info.name}`, {what}, has that method{also};")
+        kind = Kind.MODULE if info.module_like else Kind.OBJECT
+        return Value(kind=kind, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+
+    def _instance_by_call(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
+        """`attention(last_alignment)`, `model(input_ids, state=state)`: a name called the way the
+        `forward()` of one nn.Module class of this file is declared is an instance of that class.
+        Two agreements at least (evidence.call_agreements: arguments named as its parameters,
+        keywords it declares, the name a word of the class's name), and no other class fits."""
+        call = uses.called.get(key)
+        if call is None or "." in key or not self.classes:
+            return None
+        if call in self.call_fits:
+            return self.call_fits[call]
+        # only classes whose forward takes one of the call's names: an agreement needs one
+        named = {a.keyword.value if a.keyword is not None else a.value.value for a in call.args
+                 if a.keyword is not None or isinstance(a.value, cst.Name)}
+        unpacked = uses.unpacked.get(call)
+        fits = []
+        for info in self.classes:
+            forward = info.methods.get("forward")
+            # (a class of no torch base with a forward() - pytorch-grad-cam's RefineCAM - is not an nn.Module)
+            if forward is None or not (info.is_module or info.unknown_base) \
+                    or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked:
+                continue
+            agree = evidence.call_agreements(call, key, info.name, forward.node, unpacked)
+            if agree is not None and len(agree) >= 2:
+                fits.append((info, agree))
+        found = None
+        if len(fits) == 1:
+            info, agree = fits[0]
+            why = Evidence(call, f"`{self._short(call)}`: the call fits `{info.name}.forward()` ({', '.join(agree)}), "
+                                 "an nn.Module of this file;")
+            found = Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+        self.call_fits[call] = found
+        return found
+
+    def _evidence(self, call: cst.Call, suffix: str) -> Evidence:
+        """One Evidence per use and wording (the code of the call is printed once, not per read)."""
+        found = self.evidences.get((call, suffix))
+        if found is None:
+            found = self.evidences[(call, suffix)] = Evidence(call, f"`{self._short(call)}`{suffix}")
+        return found
+
+    def _uses_around(self, key: str):
+        """The Uses that speak for `key` here: the class's for `self.x`, then each enclosing function's, then the module's."""
+        fn = self.function
+        if key.startswith("self.") and fn is not None and fn.cls is not None:
+            yield self._uses_cache(fn.cls.node, evidence.class_uses)
+        scope = self.frame.scope
+        while scope is not None:
+            if scope.kind == "function" and scope.function is not None:
+                yield self._uses_cache(scope.function.node, evidence.uses_of)
+                if key.split(".", 1)[0] in scope.env:
+                    return  # bound here: outer scopes' uses are of another variable
+            elif scope.kind == "module":
+                yield self._uses_cache(self.module, evidence.uses_of)
+            scope = scope.parent
+
+    def _uses_cache(self, node: cst.CSTNode, compute) -> "evidence.Uses":
+        found = self.uses.get(node)
+        if found is None:
+            found = self.uses[node] = compute(node)
+        return found
+
+    def _file_parameter(self, node: cst.Attribute, attr: str) -> Value:
+        """`model.W` of a model from elsewhere, where the one class of this file that sets `self.W`
+        makes it an `nn.Parameter` (see evidence.parameter_attributes)."""
+        if self.parameter_attrs is None:
+            self.parameter_attrs = evidence.parameter_attributes(self.module, self.source)
+        found = self.parameter_attrs.get(attr)
+        if found is None:
+            return Value(kind=Kind.UNKNOWN)
+        cls, made = found
+        why = Evidence(made, f"`.{attr}` is an `nn.Parameter` in `{cls}`, the only class of this file with a `.{attr}`,")
+        return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)
+
+    def _file_layer_weight(self, sub: str, attr: str) -> Value:
+        """`model.layers[i].dense.weight` of a model from elsewhere, where the one class of this file
+        that sets `self.dense` makes it a torch layer with weights (evidence.layer_attributes)."""
+        if self.layer_attrs is None:
+            self.layer_attrs = evidence.layer_attributes(self.module, self.source)
+        found = self.layer_attrs.get(sub)
+        if found is None:
+            return UNKNOWN
+        cls, layer, made = found
+        why = Evidence(made, f"`.{sub}` is an `nn.{layer}` in `{cls}`, the only class of this file with a `.{sub}`,")
+        return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)

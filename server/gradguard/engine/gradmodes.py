@@ -1,0 +1,113 @@
+"""Grad modes: which `with` items, decorators and statements turn autograd off or on, and why
+a value computed under them has no graph."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import dotted
+from gradguard.engine.model import FunctionInfo, GradMode
+from gradguard.engine.syntax import literal_bool
+from gradguard.engine.values import (
+    NUMBER,
+    UNKNOWN,
+    Evidence,
+    Kind,
+)
+
+_GRAD_SWITCH = re.compile(r"\b(?:set_grad_enabled|no_grad|inference_mode|enable_grad)\b")
+
+
+class GradModes:
+    """The `with`/decorator/statement side of the walk that sets `frame.modes`."""
+
+    def grad_mode_of(self, expr: cst.BaseExpression) -> Optional[GradMode]:
+        """The grad mode a `with` item or decorator sets, or None if it sets none."""
+        if not isinstance(expr, cst.Call):
+            q = self._qualname(expr)
+            if q in K.GRAD_CONTEXTS_OFF:  # @torch.no_grad without parentheses
+                return GradMode.OFF
+            return None
+        q = self._qualname(expr.func)
+        if q is None or not q.startswith("torch."):
+            name = (q or dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
+            # inference_context(), maybe_no_grad(), poutyne's _set_training_mode(False), yolov5's imported
+            # smart_inference_mode(): a switch we cannot read.
+            if any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode")):
+                return GradMode.UNKNOWN
+        if q is None:
+            fv = self.values.get(expr.func, UNKNOWN)
+            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and self._switches_grad(fv.cls):
+                return GradMode.UNKNOWN  # a context manager of this file that switches grad mode inside
+            return None
+        if q in K.GRAD_CONTEXTS_OFF:
+            if q == "torch.inference_mode" and expr.args and literal_bool(expr.args[0].value) is False:
+                return GradMode.ON
+            return GradMode.OFF
+        if q in K.GRAD_CONTEXTS_ON:
+            return GradMode.ON
+        if q in K.SET_GRAD_ENABLED and expr.args:
+            flag = literal_bool(expr.args[0].value)
+            return GradMode.UNKNOWN if flag is None else (GradMode.ON if flag else GradMode.OFF)
+        return None
+
+    def _switches_grad(self, fn: FunctionInfo) -> bool:
+        found = self.switches.get(fn.node)
+        if found is None:
+            found = self.switches[fn.node] = _GRAD_SWITCH.search(self.code_for(fn.node)) is not None
+        return found
+
+    def _with(self, node: cst.With) -> None:
+        mode = None
+        for item in node.items:
+            self._eval(item.item)
+            m = self.grad_mode_of(item.item)
+            if m is not None:
+                mode = m
+            if item.asname is not None:
+                self._assign(item.asname.name, UNKNOWN if m is None else NUMBER, item.item)
+        if mode is None:
+            self._block(node.body)
+            return
+        frame = self.frame
+        at = next((i.item for i in node.items if self.grad_mode_of(i.item)), None)
+        outer = (frame.inference, frame.inert)
+        if self._is_inference(at):
+            frame.inference = at if mode is GradMode.OFF else None  # `inference_mode(False)` leaves inference mode
+        elif frame.inference is not None and mode is not GradMode.OFF:
+            # `torch.enable_grad()` inside `torch.inference_mode()`: grad mode is on, yet nothing is recorded
+            frame.inert, mode, at = at, GradMode.OFF, frame.inference
+        frame.modes.append(mode)
+        frame.mode_nodes.append(at)
+        try:
+            self._block(node.body)
+        finally:
+            frame.modes.pop()
+            frame.mode_nodes.pop()
+            frame.inference, frame.inert = outer
+
+    def _is_inference(self, switch: Optional[cst.BaseExpression]) -> bool:
+        """Is this `with` item or decorator `torch.inference_mode(...)`? Only it undoes itself:
+        `torch.enable_grad()` inside `torch.inference_mode()` records nothing."""
+        if switch is None:
+            return False
+        func = switch.func if isinstance(switch, cst.Call) else switch
+        return self._qualname(func) == "torch.inference_mode"
+
+    def _off_why(self, node: cst.CSTNode) -> Evidence:
+        """Why what `node` computes with grad off has no graph: the block that turned grad off, or, in a
+        function every call of which runs with grad off, the call (`test_step` called inside `torch.no_grad()`)."""
+        frame, fn = self.frame, self.function
+        at = frame.mode_nodes[-1]
+        if frame.inert is not None and at is frame.inference:
+            return Evidence(at, f"`{self._short(frame.inert)}` does not undo `{self._short(at)}`")
+        if at is None and fn is not None and fn.decorated_mode is None and fn.off_call is not None:
+            call, outer = fn.off_call
+            return Evidence(call, f"`{fn.name}` is called " + (f"inside `{self._short(outer)}`" if outer is not None
+                                                                  else "with grad off"))
+        switch = "torch.inference_mode()" if frame.inference is not None else "torch.no_grad()"
+        return Evidence(node, f"computed inside `{switch}`")

@@ -1,0 +1,125 @@
+"""The records of the model the walk builds: grad modes, bindings of names in scopes, the frame of
+the body being walked, the file's classes and functions, and the stores and backwards it found."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine.values import UNKNOWN, Value
+
+
+class GradMode(enum.Enum):
+    ON = "on"
+    OFF = "off"  # torch.no_grad(), inference_mode(), set_grad_enabled(False)
+    UNKNOWN = "unknown"  # set_grad_enabled(flag)
+
+
+CLASS_KEY = "<class>"  # the class a class body belongs to (not an identifier: a method may be named __class__)
+
+
+@dataclass(eq=False)
+class Binding:
+    value: Value
+    loops: tuple  # loop nodes of the function that were running when it was bound
+    node: Optional[cst.CSTNode] = None
+    # Stands for this binding among a value's graph origins (the binding itself
+    # there would be a reference cycle: its value's origins would hold it).
+    token: object = field(default_factory=object, repr=False)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module" | "function" | "class"
+    parent: Optional["Scope"]
+    env: dict = field(default_factory=dict)
+    function: Optional[FunctionInfo] = None
+
+
+@dataclass(eq=False)
+class Frame:
+    """Walk state of one function (or module) body being analysed."""
+
+    scope: Scope
+    loops: tuple = ()
+    modes: list = field(default_factory=lambda: [GradMode.ON])
+    mode_nodes: list = field(default_factory=lambda: [None])  # the `torch.no_grad()` that set each mode
+    inference: Optional[cst.CSTNode] = None  # the `torch.inference_mode()` in force (a `with` item or decorator)
+    inert: Optional[cst.CSTNode] = None  # a `torch.enable_grad()` that inference mode keeps from recording
+
+    @property
+    def mode(self) -> GradMode:
+        return self.modes[-1]
+
+
+MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
+                  "Embeddings", "Attention", "Transformer", "Backbone", "MLP", "Mixer")
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    name: str
+    node: cst.ClassDef
+    is_module: bool
+    parameterized: bool
+    scope: "Scope"
+    attrs: dict = field(default_factory=dict)  # self.<attr> -> Value, merged over all methods
+    methods: dict = field(default_factory=dict)  # name -> FunctionInfo
+    lightning: bool = False
+    unknown_base: bool = False  # a base class imported from elsewhere, not known to be torch's
+
+    @property
+    def module_like(self) -> bool:
+        """An nn.Module subclass, or a class of an unknown base that has a forward()
+        or a model's name (transformers' modular files subclass models of other files)."""
+        return self.is_module or "forward" in self.methods or (self.unknown_base and self.name.endswith(MODEL_SUFFIXES))
+
+
+@dataclass(eq=False)
+class FunctionInfo:
+    name: str
+    node: cst.FunctionDef
+    scope: "Scope"  # the defining scope (closures and globals)
+    cls: Optional[ClassInfo] = None
+    decorated_mode: Optional[GradMode] = None
+    context: Optional[tuple] = None  # (mode, params) it was last analysed with
+    analyses: int = 0
+    in_progress: bool = False
+    returns: Value = UNKNOWN
+    returned: bool = False  # a `return` with a value was seen in the current analysis
+    callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
+    dirty: bool = False
+    call_modes: set = field(default_factory=set)
+    call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
+    repeated: bool = False  # called over and over by a framework: `optimizer.step(closure)`
+    keeps: Optional[dict] = None  # parameter -> where the function keeps it past the call (computed on first call)
+    param_values: dict = field(default_factory=dict)
+    off_call: Optional[tuple] = None  # (call, the caller's `torch.no_grad()` or None): its first call with grad off
+
+
+@dataclass(eq=False)
+class Store:
+    """A graph-carrying value stored where it outlives the loop iteration."""
+
+    node: cst.BaseExpression  # the stored expression (where a finding goes)
+    value: Value
+    target: str  # how the place reads in code: "losses", "self.last", "stats['loss']"
+    token: object  # identity of the place (for "a later backward reads it")
+    loop: cst.CSTNode  # innermost loop
+    how: str  # "append", "accumulate", "assign", "item"
+    function: Optional[FunctionInfo]
+    via: Optional[str] = None  # the function of this file that stores it (`remember(loss)`)
+    made_in: tuple = ()  # the loops a local place was made in (`losses = []` in an outer loop's body)
+
+
+@dataclass(eq=False)
+class Backward:
+    node: cst.CSTNode
+    origins: frozenset
+    loops: tuple
+    function: Optional[FunctionInfo]
+    value: Value = UNKNOWN  # what was back-propagated
+

@@ -1,0 +1,249 @@
+"""Where values go: names bound, attributes and items written, and the stores that outlive a
+loop iteration (with the backwards that may excuse them)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine.model import Binding, ClassInfo, GradMode, Store
+from gradguard.engine.syntax import literal_bool, literal_key
+from gradguard.engine.values import (
+    UNKNOWN,
+    Evidence,
+    Grad,
+    Kind,
+    Value,
+    join_grad,
+    merge,
+    reach,
+)
+
+
+class Places:
+    """Assignment and stores."""
+
+    def _root(self, target: cst.BaseExpression) -> tuple:
+        """The root of a place (`losses` of `losses[k].items`, `self.<attr>`), the binding of a root
+        name, and whether this scope bound it."""
+        base = target
+        while isinstance(base, (cst.Subscript, cst.Attribute)) and not (
+            isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self"
+        ):
+            base = base.value
+        b = self.lookup(base.value) if isinstance(base, cst.Name) else None
+        return base, b, b is not None and any(v is b for v in self.frame.scope.env.values())
+
+    def outlives_iteration(self, target: cst.BaseExpression) -> Optional[tuple[str, object]]:
+        """If `target` (a name, attribute or item) lives past the innermost loop's
+        iteration, return (its code, an identity token); else None."""
+        if not self.frame.loops:
+            return None
+        loop = self.frame.loops[-1]
+        base, b, local = self._root(target)
+        if isinstance(base, cst.Attribute):  # self.<attr>: lives on the object
+            return self.code_for(target), ("attr", self.function.cls if self.function else None, base.attr.value)
+        if b is None:
+            # Not a name, or unbound here: a global or closure cell we cannot see - or a typo.
+            return None
+        if local and loop in b.loops:
+            return None  # created inside this iteration
+        if target is base or isinstance(target, cst.Subscript):
+            return self.code_for(target), b.token
+        return self.code_for(target), ("attr", b.token, self.code_for(target))
+
+    # --------------------------------------------------------------- binding
+    def _bind(self, name_node, value: Value, node=None) -> None:
+        name = name_node.value if isinstance(name_node, cst.Name) else name_node
+        self.frame.scope.env[name] = Binding(value, self.frame.loops, node or name_node)
+
+    def _assign(self, target: cst.BaseExpression, v: Value, rhs: Optional[cst.BaseExpression]) -> None:
+        t = type(target)
+        if t is cst.Name:
+            if self._maybe_reassign_store(target, v, rhs):
+                return
+            self._bind(target, v, rhs)
+        elif t in (cst.Tuple, cst.List):
+            elems = [e.value for e in target.elements]
+            if v.elements is not None and len(v.elements) == len(elems):
+                # The tuple's own identity (the list it was read from: `for r, prob in self.data`)
+                # goes to each part, as a loop's element carries its container's.
+                own = v.origins.difference(*(e.origins for e in v.elements))
+                parts = [e.but(origins=e.origins | own) if own and e.grad is not Grad.NO else e for e in v.elements]
+            elif v.kind is Kind.CONTAINER and v.item is not None:
+                parts = [v.item] * len(elems)
+            elif v.kind is Kind.TENSOR and v.grad is not Grad.UNKNOWN:
+                parts = [v.but(elements=None, alias=None)] * len(elems)  # model outputs: (out, hidden)
+            elif v.kind is Kind.UNKNOWN and v.grad is Grad.NO and v.why is not None:
+                parts = [Value(grad=Grad.NO, why=v.why)] * len(elems)  # unpacked from a call under no_grad
+            else:
+                parts = [UNKNOWN] * len(elems)
+            for e, part in zip(elems, parts):
+                if isinstance(e, cst.StarredElement):
+                    e = e.value
+                self._assign(e, part, None)
+        elif t is cst.Attribute:
+            base = self._eval(target.value)
+            if target.attr.value == "requires_grad" and isinstance(target.value, (cst.Name, cst.Attribute)) \
+                    and base.kind is Kind.TENSOR:
+                flag = literal_bool(rhs) if rhs is not None else None
+                if flag is not None:  # x.requires_grad = True makes x a leaf that requires grad
+                    new = base.but(grad=Grad.YES if flag else Grad.NO, leaf=flag,
+                                   why=Evidence(target, "`.requires_grad = True`"))
+                    if isinstance(target.value, cst.Name):
+                        self._rebind_mutated(target.value.value, new)
+                        if target.value.value in self.loop_items:
+                            self._items_require_grad(self.loop_items[target.value.value], flag, target)
+                    else:  # `self.log_alpha.requires_grad = True` (SAC's temperature)
+                        self._replace_attribute(target.value, new)
+                return
+            if v.has_graph and rhs is not None:
+                self._store(target, rhs, v, "assign")
+            self._set_attribute(target, v)
+        elif t is cst.Subscript:
+            base = self._eval(target.value)
+            for el in target.slice:
+                if isinstance(el.slice, cst.Index):
+                    self._eval(el.slice.value)
+            key = literal_key(target)
+            if base.kind is Kind.TENSOR and isinstance(key, str) and isinstance(target.value, cst.Name):
+                # A string key: not a tensor but a model's output dict. `output["loss"] = output["loss"].detach()`
+                # drops the graph we knew of; what its other items hold is not known.
+                if base.has_graph and v.grad is Grad.NO:
+                    self._rebind_mutated(target.value.value, base.but(grad=Grad.UNKNOWN, why=None, origins=frozenset()))
+                return
+            if base.kind is Kind.TENSOR:  # `outs[t] = h` writes into the buffer: it now carries h's graph
+                if isinstance(target.value, cst.Name):
+                    self._rebind_mutated(target.value.value, self._written(base, v, self.token_of(target.value)))
+                return
+            if v.has_graph and rhs is not None:
+                # `state["y_pred"] = out` overwrites one slot each iteration, like `self.out = out`;
+                # `buf[i] = out` fills a new one.
+                self._store(target, rhs, v, "item" if key is None else "assign")
+            self._add_item(target.value, v, key=key)
+        elif t is cst.StarredElement:
+            self._assign(target.value, UNKNOWN, None)
+
+    def _items_require_grad(self, name: str, flag: bool, where: cst.CSTNode) -> None:
+        """`parameters = [C, W1, b1]` ... `for p in parameters: p.requires_grad = True` (makemore):
+        each tensor the list was written with is now a leaf that requires grad (or not)."""
+        b = self.lookup(name)
+        if b is None or not isinstance(b.node, (cst.List, cst.Tuple)):
+            return
+        why = Evidence(where, f"`.requires_grad = {flag}` on the items of `{name}`")
+        for e in b.node.elements:
+            item = self.lookup(e.value.value) if isinstance(e.value, cst.Name) else None
+            if item is not None and item.value.kind in (Kind.TENSOR, Kind.UNKNOWN):
+                self._rebind_mutated(e.value.value, item.value.but(
+                    kind=Kind.TENSOR, grad=Grad.YES if flag else Grad.NO, leaf=flag, why=why, origins=frozenset()))
+        if b.value.kind is Kind.CONTAINER and b.value.item is not None:
+            item = b.value.item.but(grad=Grad.YES if flag else Grad.NO, leaf=flag, why=why, origins=frozenset())
+            self._rebind_mutated(name, b.value.but(item=item, grad=item.grad, leaf=flag))
+
+    def _replace_attribute(self, target: cst.Attribute, v: Value) -> None:
+        """The attribute now holds `v`, whatever it held: its own state changed in place."""
+        obj = self.values.get(target.value, UNKNOWN)
+        if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo):
+            obj.cls.attrs[target.attr.value] = v
+
+    def _set_attribute(self, target: cst.Attribute, v: Value) -> None:
+        obj = self.values.get(target.value, UNKNOWN)
+        if obj.frozen and isinstance(target.value, cst.Name):
+            # `model.fc = nn.Linear(...)` after freezing the backbone: a part that trains again
+            self._rebind_mutated(target.value.value, obj.but(frozen=False))
+        info = obj.cls if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo) else None
+        if info is not None:
+            name = target.attr.value
+            old = info.attrs.get(name)
+            info.attrs[name] = v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
+
+    def _maybe_reassign_store(self, target: cst.Name, v: Value, rhs) -> bool:
+        """`total = total + loss` is `total += loss` written out: the same
+        loop-carried variable, now holding the graph; so is `total = loss if total is None else
+        total + loss` (RecBole's first batch starts the sum). Returns True if handled."""
+        whole = rhs
+        if isinstance(rhs, cst.IfExp):
+            rhs = next((b for b in (rhs.orelse, rhs.body) if isinstance(b, cst.BinaryOperation)), None)
+        if not (v.has_graph and isinstance(rhs, cst.BinaryOperation) and self.frame.loops):
+            return False
+        for own, other in ((rhs.left, rhs.right), (rhs.right, rhs.left)):
+            if isinstance(own, cst.Name) and own.value == target.value:
+                ov = self.values.get(other, UNKNOWN)
+                b = self.lookup(target.value)
+                if not ov.has_graph or b is None:
+                    return False
+                # The stored expression: the added term, or the whole conditional (each branch is detached)
+                self._store(target, other if whole is rhs else whole, ov, "accumulate")
+                self._rebind_mutated(target.value, v.but(origins=v.origins | {b.token}))
+                return True
+        return False
+
+    def _store(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str) -> None:
+        where = self.outlives_iteration(target)
+        if where is None:
+            return
+        code, token = where
+        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target))
+        self.stores.append(s)
+        for hook in self.hooks.get("store", ()):
+            hook(s)
+
+    def _made_in(self, target: cst.BaseExpression) -> tuple:
+        """The loops a local name at the root of `target` was bound in (`loss_list = []` each outer iteration)."""
+        _, b, local = self._root(target)
+        return b.loops if local else ()
+
+    def token_of(self, expr: cst.BaseExpression) -> object:
+        if isinstance(expr, cst.Name):
+            b = self.lookup(expr.value)
+            return b.token if b is not None else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return ("attr", self.function.cls if self.function else None, expr.attr.value)
+        return None
+
+    def _rebind_mutated(self, name: str, value: Value) -> None:
+        scope = self.frame.scope
+        while scope is not None:
+            b = scope.env.get(name)
+            if b is not None:
+                b.value = value  # same binding: the same object, mutated
+                return
+            scope = scope.parent
+
+    def _augassign(self, s: cst.AugAssign) -> None:
+        v = self._eval(s.value)
+        target = s.target
+        old = self._eval(target)
+        if v.has_graph:
+            self._store(target, s.value, v, "accumulate")
+        token = self.token_of(target)
+        g, why, origins = join_grad([old, v])
+        if old.kind is Kind.CONTAINER:
+            self._add_item(target, v.item if v.kind is Kind.CONTAINER and v.item else v)
+            return
+        extra = {token} if token is not None else set()
+        if old.kind is Kind.TENSOR:
+            new = self._written(old, v, token)
+        else:
+            kind = Kind.TENSOR if Kind.TENSOR in (old.kind, v.kind) else old.kind if old.kind is v.kind else Kind.UNKNOWN
+            new = Value(kind=kind, grad=g, why=why, origins=origins | (extra if g is Grad.YES else set()),
+                        scalar=old.scalar or v.scalar, alias=old.alias)
+            new = self._made(new, s)
+        if isinstance(target, cst.Name):
+            self._rebind_mutated(target.value, new)
+        elif isinstance(target, cst.Attribute):
+            self._set_attribute(target, new)
+
+    def _written(self, old: Value, v: Value, token) -> Value:
+        """A tensor after an in-place write of `v` into it (`t += v`, `t[i] = v`): it keeps
+        its identity, and requires_grad never goes away."""
+        extra = {token} if token is not None else set()
+        if old.grad is Grad.YES:
+            grows = v.origins if self.frame.mode is GradMode.ON else frozenset()
+            return old.but(origins=old.origins | grows | extra)
+        if v.grad is Grad.YES and self.frame.mode is GradMode.ON:
+            return old.but(grad=Grad.YES, why=v.why, origins=v.origins | extra, leaf=False)
+        if old.grad is Grad.NO and v.grad is Grad.NO:
+            return old
+        return old.but(grad=Grad.UNKNOWN, why=None, origins=reach([old, v]))

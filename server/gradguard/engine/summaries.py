@@ -1,0 +1,382 @@
+"""Functions and classes of the file: their records, the context each is analysed in, calls into
+them, and what a call learns from them."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine import evidence
+from gradguard.engine import knowledge as K
+from gradguard.engine.model import (
+    CLASS_KEY,
+    Binding,
+    ClassInfo,
+    Frame,
+    FunctionInfo,
+    GradMode,
+    Scope,
+    Store,
+)
+from gradguard.engine.values import (
+    NUMBER,
+    UNKNOWN,
+    Grad,
+    Kind,
+    Value,
+    merge,
+)
+from gradguard.engine.walk import descendants
+
+MAX_ANALYSES_PER_FUNCTION = 3
+
+
+def _shape(v: Value) -> tuple:
+    """What callers of a function read of its result: kind and grad, and each item's and entry's
+    (`return loss, rewards`: the tuple's own grad can stay while the loss's changes)."""
+    return (v.kind, v.grad, tuple((e.kind, e.grad) for e in v.elements or ()),
+            tuple((k, e.kind, e.grad) for k, e in v.keyed), v.item and (v.item.kind, v.item.grad))
+
+
+def _unsure(v: Value) -> Value:
+    """`v` with "no graph" made unknown (what a grad mode decided), its items too."""
+    if v.kind not in (Kind.TENSOR, Kind.CONTAINER, Kind.UNKNOWN):
+        return v
+    elements = tuple(_unsure(e) for e in v.elements) if v.elements is not None else None
+    item = _unsure(v.item) if v.item is not None else None
+    grad = Grad.UNKNOWN if v.grad is Grad.NO else v.grad
+    return v.but(grad=grad, why=None if grad is not v.grad else v.why, elements=elements, item=item,
+                 cuts=frozenset() if grad is not v.grad else v.cuts)
+
+
+def _assigns_state(body) -> bool:
+    """Statement by statement, stopping at the first hit (`super().__init__(); self.fc = ...` is
+    decided at the second line): a walk of every expression costs as much as parsing."""
+    for stmt in getattr(body, "body", ()):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else (
+                    [small.target] if isinstance(small, (cst.AnnAssign, cst.AugAssign)) else [])
+                for target in targets:
+                    for t in (target.elements if isinstance(target, (cst.Tuple, cst.List)) else [target]):
+                        t = t.value if isinstance(t, cst.Element) else t
+                        if isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name) and t.value.value == "self":
+                            return True
+                if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+                    func = small.value.func
+                    if isinstance(func, cst.Attribute) and func.attr.value in ("register_parameter", "register_module", "add_module"):
+                        return True
+        elif not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            for part in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+                inner = getattr(part, "body", part)
+                if inner is not None and _assigns_state(inner if isinstance(inner, cst.BaseSuite) else part):
+                    return True
+            for handler in getattr(stmt, "handlers", ()):
+                if _assigns_state(handler.body):
+                    return True
+    return False
+
+
+def _default_holds(param: cst.Param, fn: FunctionInfo) -> bool:
+    """Does a parameter no call passed hold its default, a Python number? A number or bool
+    default (`weight=1.0`) says what the parameter is; `None` or a string only where the file's
+    own calls all leave it out (a caller elsewhere may pass `hidden=h`)."""
+    default = param.default
+    if isinstance(default, cst.UnaryOperation):
+        default = default.expression
+    if isinstance(default, (cst.Integer, cst.Float)) or (isinstance(default, cst.Name) and default.value in ("True", "False")):
+        return True
+    return fn.call_sites > 0 and (isinstance(default, cst.SimpleString) or (
+        isinstance(default, cst.Name) and default.value == "None"))
+
+
+def _mentioned_names(node: cst.CSTNode) -> frozenset:
+    """Every identifier a function's body reads or calls (`helper(x)`, `self.step(...)`, `map(fn, xs)`)."""
+    return frozenset(n.value for n in descendants(node.body) if isinstance(n, cst.Name))
+
+
+class Functions:
+    """Definitions, calls of the file's own functions, and their (re-)analysis."""
+
+    def _callers_first(self, pending: list) -> list:
+        """`pending` ordered so that a function another one mentions (calls, or passes as a callback)
+        comes after every function that mentions it: it is then first analysed at a call, with its
+        caller's arguments and grad mode. Mutual mentions (recursion) keep definition order."""
+        if len(pending) < 2:
+            return pending
+        mentions = {fn: _mentioned_names(fn.node) for fn in pending}
+        names = {fn.name for fn in pending}
+        callers: dict = {fn: [] for fn in pending}
+        for fn, said in mentions.items():
+            for name in said & names:
+                for callee in pending:
+                    if callee.name == name and callee is not fn:
+                        callers[callee].append(fn)
+        ordered, placed = [], set()
+
+        def place(fn, visiting):
+            if fn in placed or fn in visiting:
+                return
+            visiting.add(fn)
+            for caller in callers[fn]:
+                place(caller, visiting)
+            visiting.discard(fn)
+            if fn not in placed:
+                placed.add(fn)
+                ordered.append(fn)
+
+        # Constructors first: an instance's attributes (`self.fc = nn.Linear(...)`) are set before
+        # any method runs.
+        for fn in sorted(pending, key=lambda f: f.cls is None or f.name != "__init__"):
+            place(fn, set())
+        return ordered
+
+    # ------------------------------------------------------------ functions
+    def _funcdef(self, node: cst.FunctionDef) -> None:
+        mode = None
+        for dec in node.decorators:
+            m = self.grad_mode_of(dec.decorator)
+            if m is not None:
+                mode = m
+        scope = self.frame.scope
+        fn = FunctionInfo(node.name.value, node, scope, decorated_mode=mode)
+        fn.top = self.top
+        self.top_of[node] = self.top
+        for dec in node.decorators:
+            self.top_of[dec] = self.top
+        self.functions.append(fn)
+        if scope.kind == "class":
+            info = scope.env[CLASS_KEY].value.cls
+            fn.cls = info
+            info.methods[fn.name] = fn
+            if fn.name in K.NO_GRAD_HOOKS and info.lightning:
+                fn.decorated_mode = GradMode.OFF
+            if fn.name == "training_step" and (info.lightning or info.module_like):
+                fn.repeated = True  # once per batch: what it stores on `self` outlives the step
+        self._bind(node.name, Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=fn))
+
+    def _classdef(self, node: cst.ClassDef) -> None:
+        bases = [self._eval(a.value) for a in node.bases]
+        is_module, external, parameterized_base, lightning, unknown = False, False, False, False, False
+        for arg, base in zip(node.bases, bases):
+            q = base.qualname or ""
+            if base.kind is Kind.CLASS and base.cls is None and base.item is not None:
+                # A class from another file the type layer knows: an nn.Module subclass, or not.
+                if base.item.kind is Kind.MODULE:
+                    is_module, external = True, True
+                else:
+                    unknown = True
+            elif base.kind is Kind.CLASS and base.cls.is_module:
+                is_module = True
+                parameterized_base |= base.cls.parameterized
+                lightning |= base.cls.lightning
+            elif q in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+                is_module = True
+            elif q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper():
+                is_module, external = True, True
+            elif q.endswith("LightningModule"):
+                is_module, lightning = True, True
+            elif q.endswith(("PreTrainedModel", "ModelMixin")):
+                is_module, external = True, True
+            elif base.kind is not Kind.CLASS:
+                unknown = True
+        info = ClassInfo(
+            node.name.value,
+            node,
+            is_module,
+            parameterized=external or parameterized_base or self._init_assigns_state(node),
+            scope=self.frame.scope,
+            lightning=lightning,
+            unknown_base=unknown,
+        )
+        self.classes.append(info)
+        class_scope = Scope("class", self.frame.scope)
+        class_scope.env[CLASS_KEY] = Binding(Value(kind=Kind.CLASS, grad=Grad.NO, cls=info), ())
+        outer = self.frame
+        self.frame = Frame(class_scope, modes=[GradMode.ON])
+        try:
+            self._block(node.body)
+        finally:
+            self.frame = outer
+        for name, b in class_scope.env.items():
+            if name != CLASS_KEY and b.value.kind is not Kind.FUNCTION:
+                info.attrs.setdefault(name, b.value)
+        self._bind(node.name, Value(kind=Kind.CLASS, grad=Grad.NO, cls=info))
+
+    @staticmethod
+    def _init_assigns_state(node: cst.ClassDef) -> bool:
+        """Does `__init__` give the module any attribute that could hold parameters?"""
+        for stmt in node.body.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("__init__", "setup", "build"):
+                return _assigns_state(stmt.body)
+        return False
+
+    def _call_function(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> Value:
+        params = self._bind_params(fn, call, args, bound_self)
+        mode = self.frame.mode
+        if self.function is not None:
+            fn.callers.add(self.function)
+        fn.call_modes.add(mode)
+        fn.call_sites += 1
+        if mode is GradMode.OFF and fn.off_call is None:
+            fn.off_call = (call, self.frame.mode_nodes[-1])
+        for name, v in params.items():
+            old = fn.param_values.get(name)
+            fn.param_values[name] = v if old is None else merge(old, v)
+        if fn.in_progress:
+            return fn.returns
+        context = self._context_of(fn)
+        if fn.analyses == 0:
+            self._analyse(fn)
+        elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
+            self._analyse(fn)  # now, not later: this call reads what the new context returns
+        self._kept_by_call(fn, call, args, bound_self)
+        if fn.context is not None and mode is not fn.context[0]:
+            # The body was last walked in another grad mode (a loss function called under no_grad
+            # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
+            # there say nothing of this call's, until it is walked again.
+            return _unsure(fn.returns)
+        return fn.returns
+
+    def _context_of(self, fn: FunctionInfo) -> tuple:
+        if fn.decorated_mode is not None:
+            mode = fn.decorated_mode
+        elif not fn.call_modes:
+            mode = GradMode.ON
+        elif len(fn.call_modes) == 1:
+            mode = next(iter(fn.call_modes))
+        elif GradMode.ON in fn.call_modes and fn.cls is not None and fn.cls.module_like:
+            mode = GradMode.ON  # a model's own methods: what matters is the call that trains
+        else:
+            mode = GradMode.UNKNOWN
+        sig = tuple(sorted((k, v.kind, v.grad, v.cls is not None and id(v.cls)) for k, v in fn.param_values.items()))
+        return (mode, sig)
+
+    def _bind_params(self, fn: FunctionInfo, call: Optional[cst.Call], args: list, bound_self: Optional[Value]) -> dict:
+        p = fn.node.params
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        values: dict = {}
+        rest = list(args)
+        if bound_self is not None and names:
+            values[names[0]] = bound_self
+            names = names[1:]
+        if call is None:
+            return values
+        pos = [v for a, v in rest if a.keyword is None and not a.star]
+        for name, v in zip(names, pos):
+            values[name] = v
+        kw_names = set(names) | {x.name.value for x in p.kwonly_params}
+        for a, v in rest:
+            if a.keyword is not None and a.keyword.value in kw_names:
+                values[a.keyword.value] = v
+        return values
+
+    def _analyse(self, fn: FunctionInfo) -> None:
+        """Walk the body of `fn` in its current context, replacing earlier results."""
+        if fn.analyses:
+            self._drop({fn})
+        fn.analyses += 1
+        fn.dirty = False
+        fn.context = self._context_of(fn)
+        mode = fn.context[0]
+        scope = Scope("function", fn.scope, function=fn)
+        p = fn.node.params
+        self_value = None
+        if fn.cls is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.node.decorators
+        ):
+            self_value = Value(
+                kind=Kind.MODULE if fn.cls.is_module else Kind.OBJECT,
+                grad=Grad.NO,
+                cls=fn.cls,
+                parameterized=fn.cls.parameterized,
+            )
+        all_params = [*p.posonly_params, *p.params, *p.kwonly_params]
+        for i, param in enumerate(all_params):
+            name = param.name.value
+            if i == 0 and self_value is not None:
+                v = self_value
+            elif name in fn.param_values:
+                v = fn.param_values[name]
+            elif param.annotation is not None and not name[:1].isupper():
+                # `Model: nn.Module` named like a class holds one (`model = Model(envs)` constructs).
+                v = self._annotation(param.annotation.annotation)
+            elif _default_holds(param, fn):
+                v = NUMBER
+            else:
+                v = UNKNOWN
+            scope.env[name] = Binding(v, (), param)
+        for star in (p.star_arg, p.star_kwarg):
+            if isinstance(star, cst.Param):
+                scope.env[star.name.value] = Binding(UNKNOWN, (), star)
+        outer = self.frame
+        self.frame = Frame(scope, modes=[mode], loops=(fn.node,) if fn.repeated else ())
+        if mode is GradMode.OFF:  # `@torch.inference_mode()`: `torch.enable_grad()` inside does not undo it
+            self.frame.inference = next((d.decorator for d in fn.node.decorators if self._is_inference(d.decorator)
+                                         and self.grad_mode_of(d.decorator) is GradMode.OFF), None)
+        outer_top, self.top = self.top, fn.top
+        outer_statement = self.statement  # the caller's: a fix that wraps the call must wrap it, not the callee's
+        fn.in_progress = True
+        old_returns = fn.returns
+        fn.returns = UNKNOWN
+        fn.returned = False
+        try:
+            self._block(fn.node.body)
+            for inner in [f for f in self.functions if f.scope is scope and f.analyses == 0]:
+                self._analyse(inner)
+        finally:
+            fn.in_progress = False
+            self.frame = outer
+            self.top = outer_top
+            self.statement = outer_statement
+        if not fn.returned:
+            fn.returns = NUMBER  # falls off the end: None
+        if _shape(old_returns) != _shape(fn.returns) and fn.analyses > 1:
+            for caller in fn.callers:
+                if caller.analyses < MAX_ANALYSES_PER_FUNCTION:
+                    caller.dirty = True
+
+    def _drop(self, fns: set) -> None:
+        nested = {f for f in self.functions if f.scope.function in fns}
+        fns = fns | nested
+        self.stores = [s for s in self.stores if s.function not in fns]
+        self.backwards = [b for b in self.backwards if b.function not in fns]
+        for cb in self.on_drop:
+            cb(fns)
+
+    def _kept_by_call(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
+        """Stores a call in a loop makes through a function that keeps its argument."""
+        if not self.frame.loops or not any(v.has_graph for _, v in args):
+            return
+        if fn.keeps is None:
+            fn.keeps = {name: self.code_for(t) for name, t in evidence.kept_params(fn.node).items()}
+        if not fn.keeps:
+            return
+        if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
+            return  # `Meter().update(loss)` on an object of this iteration
+        p = fn.node.params
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if bound_self is not None:
+            names = names[1:]
+        positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        by_name = dict(zip(names, positional_args))
+        by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
+        for name, where in fn.keeps.items():
+            a, v = by_name.get(name, (None, UNKNOWN))
+            if a is None or not v.has_graph:
+                continue
+            s = Store(a.value, v, where, self._place_token(fn, where), self.frame.loops[-1], "append", self.function,
+                      via=fn.name)
+            self.stores.append(s)
+            for hook in self.hooks.get("store", ()):
+                hook(s)
+
+    def _place_token(self, fn: FunctionInfo, where: str) -> object:
+        """The identity of the place `fn` keeps things in, as outlives_iteration() names it
+        (a later backward that reads the place excuses the store)."""
+        root = where.split("[", 1)[0].split(".")
+        if root[0] == "self" and len(root) > 1:
+            return ("attr", fn.cls, root[1])
+        b = self.lookup(root[0])
+        return b.token if b is not None else ("kept", fn, where)
