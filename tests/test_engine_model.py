@@ -275,7 +275,11 @@ def test_evidence_from_the_members_a_name_uses():
         "`weight` requires grad (`.dense` is an `nn.Linear` in `Decoder`, the only class of this file with a "
         "`.dense`, on line 10); it is a leaf, with no graph behind it"
     )
-    assert state(src, "tokenizer.init_state") is None  # one member used: not enough to say which class
+    # one method only `Decoder` defines is enough, whatever the receiver is called
+    assert state(src, "tokenizer.init_state") == (
+        "`tokenizer` is an `nn.Module` (`tokenizer.init_state`: only `Decoder`, an nn.Module of this file, "
+        "has that method; on line 27)"
+    )
 
 
 def test_evidence_from_a_call_that_fits_one_forward():
@@ -364,9 +368,10 @@ def test_evidence_from_results_unpacked_as_forward_returns_them():
     assert state(src, "hm, box, extra = fn", 17) is None  # three names for two results
 
 
-def test_evidence_from_a_method_and_a_name_that_agree():
-    """`user.test(x)`, where only `User` defines `test`: one member is enough when the name is the
-    class's too, and the class may be any class of the file; another name (`runner`) says nothing."""
+def test_evidence_from_a_method_whatever_the_name():
+    """`user.test(x)` and `runner.test(x)`, where only `User` defines `test`: one method no other class
+    of the file defines is enough, and the name of the receiver plays no part (rules.md: names are
+    never the only reason)."""
     src = """
     import torch
     from torch import nn
@@ -390,10 +395,11 @@ def test_evidence_from_a_method_and_a_name_that_agree():
         return runner.test(x)
     """
     assert state(src, "user.test") == (
-        "`user` is a `User` (`user.test`: only `User`, a class of this file, has that method, and the name "
-        "says `User`; on line 16)"
+        "`user` is a `User` (`user.test`: only `User`, a class of this file, has that method; on line 16)"
     )
-    assert state(src, "runner.test") is None
+    assert state(src, "runner.test") == (
+        "`runner` is a `User` (`runner.test`: only `User`, a class of this file, has that method; on line 21)"
+    )
 
 
 def test_evidence_from_what_a_loss_takes_as_its_prediction():

@@ -32,7 +32,12 @@ from gradguard.engine.flow import FlowAnalysis
 from gradguard.engine.locate import name_starts
 from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
 from gradguard.engine.positions import Positions, RangeCache
-from gradguard.engine.suppress import directives, is_suppressed, skips_file, suppressions
+from gradguard.engine.suppress import (
+    directives,
+    is_suppressed,
+    skips_file,
+    suppressions,
+)
 from gradguard.findings import Edit, Finding, Fix, Position, Range, Related, Severity
 from gradguard.rules import all_rules
 from gradguard.rules.base import Report
@@ -295,4 +300,6 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
     return sorted(unique.values(), key=lambda f: f.sort_key)
 
 
-from gradguard.engine.describe import describe_at  # noqa: E402 - re-exported for front ends
+from gradguard.engine.describe import (
+    describe_at,  # noqa: E402 - re-exported for front ends
+)

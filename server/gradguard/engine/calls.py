@@ -194,8 +194,12 @@ class Calls:
         return "Model" in last or "For" in last or last.startswith(("UNet", "Autoencoder", "VAE"))
 
     def _backward(self, node: cst.CSTNode, v: Value) -> None:
-        b = Backward(node, v.origins, self.frame.loops, self.function, v)
+        self._record_backward(Backward(node, v.origins, self.frame.loops, self.function, v))
+
+    def _record_backward(self, b: Backward) -> None:
         self.backwards.append(b)
+        if self.function is not None:
+            self.function.backwards.append(b)
 
     def _module_call(self, node: cst.Call, m: Value, args: list) -> Value:
         vals = [v for _, v in args]
@@ -212,8 +216,9 @@ class Calls:
             out = self._call_function(m.cls.methods["forward"], node, args, m)
             if not m.parameterized:
                 return out
-            if out.kind is Kind.CONTAINER and out.elements is not None:
-                return self._made_each(out, node)  # a tuple/list output keeps its shape: `pred, inputs_list = net(x)`
+            if out.kind is Kind.CONTAINER and (out.elements is not None or out.keyed):
+                # a tuple/list output keeps its shape (`pred, inputs_list = net(x)`), a dict its entries
+                return self._made_each(out, node)
         if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
@@ -324,12 +329,9 @@ class Calls:
         if name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
             return t.but(alias=None, fresh=name == "clone")
         has_dim = bool(positional(node)) or keyword(node, "dim") is not None
-        if name in K.TUPLE_ALWAYS or (name in K.TUPLE_WITH_DIM and has_dim):
-            g, why, origins = join_grad([t] + vals)
-            values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
-            indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `.{name}()`"))
-            return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values,
-                         why=values.why, origins=values.origins)
+        items = K.TUPLE_RESULTS.get(name)
+        if items is not None and (name not in K.TUPLE_NEEDS_DIM or has_dim):
+            return self._tuple_result(node, items, [t] + vals, f"`.{name}()`")
         if name in ("split", "chunk", "unbind", "tensor_split"):
             part = t.but(alias=self._view_alias(t, func.value, node), fresh=False, leaf=False)
             return Value(kind=Kind.CONTAINER, grad=t.grad, item=self._made(part, node), origins=t.origins, why=t.why)
@@ -454,10 +456,9 @@ class Calls:
                     tensors.append(v)
             g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
             has_dim = len(positional(node)) > 1 or keyword(node, "dim") is not None
-            if last in K.TUPLE_ALWAYS or (last in K.TUPLE_WITH_DIM and has_dim):
-                values = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
-                indices = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"the indices of `torch.{last}`"))
-                return Value(kind=Kind.CONTAINER, grad=values.grad, elements=(values, indices), item=values)
+            items = K.TUPLE_RESULTS.get(q[len("torch."):])
+            if items is not None and (last not in K.TUPLE_NEEDS_DIM or has_dim):
+                return self._tuple_result(node, items, tensors, f"`{q}`")
             scalar = last in K.SCALAR_REDUCTIONS and not has_dim or (
                 last in K.ELEMENTWISE and bool(tensors) and all(t.scalar for t in tensors)  # `torch.abs(loss)`
             )
@@ -465,6 +466,16 @@ class Calls:
             return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, cuts=cuts,
                                     pred_cuts=pred), node)
         return UNKNOWN
+
+    def _tuple_result(self, node: cst.Call, items: tuple, inputs: list, what: str) -> Value:
+        """A tuple result (K.TUPLE_RESULTS): its differentiable items carry the inputs' graph, made here;
+        the others (indices, pivots) never require grad."""
+        g, why, origins = join_grad(inputs) if inputs else (Grad.UNKNOWN, None, frozenset())
+        grad = self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+        none = Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"an item of {what} that never requires grad"))
+        elements = tuple(grad if i == "grad" else none for i in items)
+        return Value(kind=Kind.CONTAINER, grad=grad.grad, elements=elements, item=grad, why=grad.why,
+                     origins=grad.origins)
 
     def _builtin(self, node: cst.Call, name: str, args: list) -> Value:
         vals = [v for _, v in args]

@@ -146,7 +146,8 @@ class Containers:
             return NUMBER
         if name == "extend" and args:
             a, v = args[0]
-            item = v.item if v.kind is Kind.CONTAINER else UNKNOWN
+            # a list extended with a tensor holds its rows: views that carry its graph
+            item = v.item if v.kind is Kind.CONTAINER else self._element_of(v, a.value) if v.kind is Kind.TENSOR else UNKNOWN
             if item is not None and item.has_graph:
                 self._store(func.value, a.value, v, "append")
             if item is not None:

@@ -29,6 +29,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import knowledge as K
 from gradguard.engine.walk import walk
 
 # Methods only an nn.Module has (a tensor, a NumPy array or an optimizer has none of them).
@@ -325,26 +326,9 @@ COMMON_METHODS = frozenset(
 )
 
 
-def instance_methods(module: cst.Module) -> frozenset:
-    """Names of methods that one top-level class of the file defines, that class a model (a base
-    named like `nn.Module`, or a `forward`), and that could tell its instances (not dunders, not
-    names other objects share): the text search of member_receivers looks for no other."""
-    seen: dict = {}
-    modules = set()
-    for stmt in module.body:
-        if not isinstance(stmt, cst.ClassDef):
-            continue
-        names = [s.name.value for s in stmt.body.body if isinstance(s, cst.FunctionDef)]
-        for n in names:
-            seen[n] = seen.get(n, 0) + 1
-        if "forward" in names or any("Module" in (dotted(b.value) or "") for b in stmt.bases):
-            modules.update(names)
-    return frozenset(m for m in modules if seen[m] == 1 and m not in COMMON_METHODS and not m.startswith("_"))
-
-
 def class_methods(module: cst.Module) -> dict:
     """method -> the one top-level class of the file that defines it (public, not a name other
-    objects share): what named_receivers looks for."""
+    objects share): what tells an instance of that class (FromUse._instance_by_members)."""
     seen: dict = {}
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
@@ -352,7 +336,7 @@ def class_methods(module: cst.Module) -> dict:
                 if isinstance(s, cst.FunctionDef):
                     seen.setdefault(s.name.value, []).append(stmt.name.value)
     return {m: owners[0] for m, owners in seen.items()
-            if len(owners) == 1 and m not in COMMON_METHODS and not m.startswith("_")}
+            if len(owners) == 1 and m not in COMMON_METHODS and m not in K.TORCH_METHOD_NAMES and not m.startswith("_")}
 
 
 def frozen_by(loop: cst.For) -> Optional[cst.BaseExpression]:
@@ -404,19 +388,6 @@ def plain_class_methods(module: cst.Module) -> frozenset:
     return frozenset(found)
 
 
-def named_receivers(source: str, methods: dict) -> set:
-    """Plain names named after the class whose method is called on them: `user` of `user.test()`
-    where only `User` defines `test` (FlowAnalysis._instance_by_members)."""
-    if not methods:
-        return set()
-    found = set()
-    for m in re.finditer(r"\.\s*(" + "|".join(sorted(map(re.escape, methods))) + r")\s*\(", source):
-        r = _receiver_before(source, m.start())
-        if r is not None and not r[1] and "." not in r[0] and name_word(r[0]) in class_words(methods[m.group(1)]):
-            found.add(r[0])
-    return found
-
-
 def member_receivers(source: str, methods: frozenset) -> set:
     """Dotted names on which one of `methods` is called: `decoder` of `decoder.attend(...)`."""
     if not methods:
@@ -428,9 +399,7 @@ def member_receivers(source: str, methods: frozenset) -> set:
             chain = r[0]
             if chain not in ("self", "super") and chain.count(".") <= chain.startswith("self."):
                 found.add(chain)
-    # the evidence needs two members used on the name (FlowAnalysis._instance_by_members)
-    return {key for key in found
-            if len(set(re.findall(rf"(?<![\w.]){re.escape(key)}\s*\.\s*([A-Za-z_]\w*)", source))) >= 2}
+    return found
 
 
 def class_members(node: cst.ClassDef) -> frozenset:

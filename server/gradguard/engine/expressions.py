@@ -46,6 +46,11 @@ class Expressions:
         carrying the call's graph identity (a backward of any element reaches the call)."""
         if v.elements is not None:
             return v.but(elements=tuple(self._made_each(e, node) for e in v.elements))
+        if v.kind is Kind.CONTAINER and (v.keyed or v.item is not None):
+            # a dict a forward() returns (`{"mse": ..., "l1": ...}`): each entry made here
+            item = self._made_each(v.item, node) if v.item is not None else None
+            made = v.but(keyed=tuple((k, self._made_each(e, node)) for k, e in v.keyed), item=item)
+            return made.but(origins=made.origins | {node}) if v.grad is Grad.YES else made
         if v.grad is Grad.YES and not v.leaf:
             v = v.but(origins=v.origins | {node})
         return self._made(v, node)
@@ -257,6 +262,19 @@ class Expressions:
         if isinstance(node.target, cst.Name):
             self._bind(node.target, v, node.value)
         return v
+
+    def _e_yield(self, node: cst.Yield) -> Value:
+        """`yield v` (and `yield from g`): what the generator gives its caller's loop."""
+        given = NUMBER
+        if isinstance(node.value, cst.From):
+            it = self._eval(node.value.item)
+            given = self._element_of(it, node.value.item)
+        elif node.value is not None:
+            given = self._eval(node.value)
+        fn = self.function
+        if fn is not None:
+            fn.yields = given if fn.yields is None else merge(fn.yields, given)
+        return UNKNOWN  # what the caller sends back
 
     def _e_await(self, node: cst.Await) -> Value:
         self._eval(node.expression)

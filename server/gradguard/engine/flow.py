@@ -81,7 +81,6 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.classes: list[ClassInfo] = []
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
-        self.class_words: Optional[frozenset] = None  # words of the file's class names (_instance_by_members)
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
@@ -90,7 +89,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
         self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
-        self.instance_methods: frozenset = frozenset()  # evidence.instance_methods, with the mentions
+        self.own_methods: frozenset = frozenset()  # evidence.class_methods: what tells an instance of a class
         self.scalar_backwards: frozenset = frozenset()  # `x.backward()` with no argument: `x` is 0-dim
         self.plain_methods: frozenset = frozenset()  # evidence.plain_class_methods, with the mentions
         self.loop_items: dict = {}  # loop variable -> the list it runs over (`for p in parameters`)
@@ -432,6 +431,7 @@ FlowAnalysis._EVAL = {
     cst.Lambda: FlowAnalysis._e_lambda,
     cst.NamedExpr: FlowAnalysis._e_named,
     cst.Await: FlowAnalysis._e_await,
+    cst.Yield: FlowAnalysis._e_yield,
     cst.Integer: FlowAnalysis._e_literal,
     cst.Float: FlowAnalysis._e_literal,
     cst.Imaginary: FlowAnalysis._e_literal,

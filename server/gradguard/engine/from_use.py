@@ -10,6 +10,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import GradMode
+from gradguard.engine.syntax import string_value
 from gradguard.engine.typequestions import knows_nothing
 from gradguard.engine.values import (
     UNKNOWN,
@@ -18,6 +19,18 @@ from gradguard.engine.values import (
     Kind,
     Value,
 )
+
+
+def _entry_backpropagated(call: cst.Call, key: str) -> Optional[str]:
+    """"mse" for `terms["mse"].backward()` where `key` is `terms`."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript)):
+        return None
+    sub = func.value
+    if dotted(sub.value) != key or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
+        return None
+    index = sub.slice[0].slice.value
+    return string_value(index.value) if isinstance(index, cst.SimpleString) else None
 
 
 class FromUse:
@@ -29,10 +42,9 @@ class FromUse:
         if key is None:
             return v
         if self.mentions is None:
-            self.instance_methods = evidence.instance_methods(self.module)
+            self.own_methods = frozenset(evidence.class_methods(self.module))
             self.mentions = (evidence.mentioned(self.source)
-                             | evidence.member_receivers(self.source, self.instance_methods)
-                             | evidence.named_receivers(self.source, evidence.class_methods(self.module))
+                             | evidence.member_receivers(self.source, self.own_methods)
                              | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
             self.plain_methods = evidence.plain_class_methods(self.module)
@@ -63,28 +75,29 @@ class FromUse:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
                 # creates the gradient implicitly for a scalar.
                 scalar = v.scalar or (not call.args and dotted(call.func) == f"{key}.backward")
-                return v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
-                             why=self._evidence(call, " needs one"))
+                graph = v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
+                              why=self._evidence(call, " needs one"))
+                entry = _entry_backpropagated(call, key)
+                if entry is not None and v.kind in (Kind.UNKNOWN, Kind.CONTAINER):
+                    # `terms["mse"].backward()`: a dict whose "mse" entry has a graph - its other entries
+                    # likely too (a model's or a helper's dict of losses)
+                    item = graph.but(scalar=False)
+                    return Value(kind=Kind.CONTAINER, grad=Grad.YES, why=graph.why, origins=graph.origins,
+                                 keyed=((entry, graph.but(scalar=True)),), item=item)
+                return graph
         return v
 
     def _plain_method(self, call: cst.Call) -> bool:
         return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.plain_methods
 
     def _instance_by_members(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
-        """`decoder.init_hidden_state(...)`, `decoder.attend(...)`, `decoder.fc(h)`: a name on which
-        the code uses only members of one nn.Module class of this file, one of them a method no other
-        class of the file defines, is an instance of that class (duck typing, as the code's author
-        meant it). Two members at least, and a method name other objects do not share
-        (evidence.COMMON_METHODS): `tokenizer.encode(s)` is not a VAE's `encode`. One member is enough
-        where the name is the class's too (`user.test()`, only `User` defines `test`), and then the
-        class may be any class of the file."""
+        """`decoder.init_hidden_state(...)`, `p.attribution(x)`: a name on which the code uses only
+        members of one class of this file, one of them a method no other class of the file defines
+        and that other objects do not share (evidence.COMMON_METHODS: `tokenizer.encode(s)` is not a
+        VAE's `encode`), is an instance of that class - duck typing, as the code's author meant it,
+        whatever the name is called."""
         used = uses.members.get(key)
-        if not used or not self.classes:
-            return None
-        if self.class_words is None:
-            self.class_words = frozenset().union(*(evidence.class_words(c.name) for c in self.classes))
-        maybe_named = "." not in key and evidence.name_word(key) in self.class_words
-        if not maybe_named and (len(used) < 2 or not used.keys() & self.instance_methods):
+        if not used or not self.classes or not used.keys() & self.own_methods:
             return None
         for info in self.classes:
             if info not in self.class_members:
@@ -93,20 +106,15 @@ class FromUse:
         if len(fits) != 1:
             return None
         info = fits[0]
-        named = maybe_named and evidence.name_word(key) in evidence.class_words(info.name)
-        if not named and (len(used) < 2 or not info.module_like or not used.keys() & self.instance_methods):
-            return None
-        own = [m for m in used if m in info.methods and not m.startswith("_") and m not in evidence.COMMON_METHODS
-               and sum(m in c.methods for c in self.classes) == 1]
+        own = [m for m in used if m in info.methods and m in self.own_methods]
         if not own:
             return None
         node = used[own[0]]
         why = self.evidences.get((node, info.name))
         if why is None:
             what = "an nn.Module of this file" if info.module_like else "a class of this file"
-            also = f", and the name says `{info.name}`" if named and len(used) < 2 else ""
             why = self.evidences[(node, info.name)] = Evidence(
-                node, f"`{self._short(node)}`: only `{info.name}`, {what}, has that method{also};")
+                node, f"`{self._short(node)}`: only `{info.name}`, {what}, has that method;")
         kind = Kind.MODULE if info.module_like else Kind.OBJECT
         return Value(kind=kind, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
 

@@ -22,9 +22,27 @@ NUMBER_METHODS = frozenset(
 NEVER_GRAD_ATTRIBUTES = frozenset(
     "shape dtype device ndim requires_grad is_leaf grad grad_fn is_cuda layout names data".split()
 )
-# Methods returning (values, indices) - when given a dim, or always.
-TUPLE_WITH_DIM = frozenset("max min median mode nanmedian".split())
-TUPLE_ALWAYS = frozenset("topk sort kthvalue cummax cummin aminmax".split())
+# Functions and methods that return a tuple, item by item: "grad" (differentiable: it carries its
+# inputs' graph) or "none" (never requires grad: indices, pivots, info codes, a permutation).
+# Keyed by the name after `torch.` (`linalg.svd`); a tensor method of the same last name (`x.topk`,
+# `a.svd()`) gives the same. Checked with torch 2.13 (tests/runtime/test_torch_facts.py).
+TUPLE_RESULTS = {
+    "topk": ("grad", "none"), "sort": ("grad", "none"), "kthvalue": ("grad", "none"),
+    "cummax": ("grad", "none"), "cummin": ("grad", "none"), "aminmax": ("grad", "grad"),
+    "max": ("grad", "none"), "min": ("grad", "none"), "median": ("grad", "none"),
+    "nanmedian": ("grad", "none"), "mode": ("grad", "none"),
+    "std_mean": ("grad", "grad"), "var_mean": ("grad", "grad"), "frexp": ("grad", "none"),
+    "svd": ("grad", "grad", "grad"), "linalg.svd": ("grad", "grad", "grad"),
+    "linalg.eigh": ("grad", "grad"), "linalg.eig": ("grad", "grad"),
+    "qr": ("grad", "grad"), "linalg.qr": ("grad", "grad"), "geqrf": ("grad", "grad"),
+    "slogdet": ("grad", "grad"), "linalg.slogdet": ("grad", "grad"),
+    "linalg.lu_factor": ("grad", "none"), "linalg.lu": ("none", "grad", "grad"),
+    "linalg.lstsq": ("grad", "grad", "none", "none"), "linalg.inv_ex": ("grad", "none"),
+    "linalg.cholesky_ex": ("grad", "none"), "linalg.solve_ex": ("grad", "none"),
+    "linalg.ldl_factor": ("grad", "none"),
+}
+# Of those, the ones that return a tuple only when given a dim (`x.max()` is one tensor).
+TUPLE_NEEDS_DIM = frozenset("max min median nanmedian mode".split())
 # Views share storage with their base (rules.md; reshape/flatten view when they can).
 VIEW_METHODS = frozenset(
     """view view_as reshape reshape_as t transpose permute squeeze unsqueeze flatten
@@ -201,3 +219,18 @@ TARGET_NAME = re.compile(r"(y|ys|y_true|y_batch|gt|target|targets|label|labels|\
 
 def target_like(name: str) -> bool:
     return TARGET_NAME.fullmatch(name) is not None
+
+
+# Methods torch's own objects have (tensors, modules, optimizers, autograd Functions): a class of the
+# file that also defines one (`backward` of a custom autograd.Function, micrograd's `Value.backward`)
+# cannot be told from torch's objects by it.
+TORCH_METHOD_NAMES = (
+    NEVER_GRAD_METHODS | NUMBER_METHODS | VIEW_METHODS | SAME_GRAD_METHODS_RETURN_SELF_KIND | SCALAR_REDUCTIONS
+    | MODULE_SELF_METHODS | ARITHMETIC_INPLACE | NON_WRITING_INPLACE | BACKWARD_METHODS | frozenset(TUPLE_RESULTS)
+    | frozenset("""forward backward apply parameters named_parameters modules named_modules children
+    named_children buffers named_buffers state_dict load_state_dict zero_grad step add_param_group
+    register_buffer register_parameter register_forward_hook register_full_backward_hook register_hook
+    register_module add_module extra_repr reset_parameters setup_context vmap jvp mark_dirty
+    save_for_backward split chunk unbind gather scatter index_select masked_fill softmax log_softmax
+    sigmoid tanh relu exp log abs sqrt pow matmul mm bmm add sub mul div""".split())
+)

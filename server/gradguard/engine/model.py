@@ -90,7 +90,9 @@ class FunctionInfo:
     in_progress: bool = False
     returns: Value = UNKNOWN
     returned: bool = False  # a `return` with a value was seen in the current analysis
+    yields: Optional[Value] = None  # a generator: what its `yield`s gave in the current analysis
     callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
+    backwards: list = field(default_factory=list)  # the Backwards its last analysis ran (its callees' too)
     dirty: bool = False
     call_modes: set = field(default_factory=set)
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
@@ -122,4 +124,13 @@ class Backward:
     loops: tuple
     function: Optional[FunctionInfo]
     value: Value = UNKNOWN  # what was back-propagated
+    # A backward that ran inside a call of a function of the file (`one_step(net, opt, x, y)`): `node`
+    # is the call, in the caller's loops; `through` the function called, `real` the `.backward()` itself.
+    through: Optional[FunctionInfo] = None
+    real: Optional[cst.CSTNode] = None
+
+    @property
+    def at(self) -> cst.CSTNode:
+        """The `.backward()` call itself (for messages), wherever the walk met it."""
+        return self.real if self.real is not None else self.node
 

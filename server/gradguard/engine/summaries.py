@@ -11,6 +11,7 @@ from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
 from gradguard.engine.model import (
     CLASS_KEY,
+    Backward,
     Binding,
     ClassInfo,
     Frame,
@@ -232,12 +233,21 @@ class Functions:
         elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
             self._analyse(fn)  # now, not later: this call reads what the new context returns
         self._kept_by_call(fn, call, args, bound_self)
+        self._backwards_through(fn, call)
         if fn.context is not None and mode is not fn.context[0]:
             # The body was last walked in another grad mode (a loss function called under no_grad
             # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
             # there say nothing of this call's, until it is walked again.
             return _unsure(fn.returns)
         return fn.returns
+
+    def _backwards_through(self, fn: FunctionInfo, call: cst.Call) -> None:
+        """What `fn` back-propagates, it back-propagates at this call, in the caller's loops: a loop
+        that calls `one_step(net, opt, x, y)` is a training loop, and the loss it returns was already
+        back-propagated (the summary of a call, applied where it is made)."""
+        for b in fn.backwards:
+            self._record_backward(Backward(call, b.origins, self.frame.loops, self.function, b.value, through=fn,
+                                           real=b.at))
 
     def _context_of(self, fn: FunctionInfo) -> tuple:
         if fn.decorated_mode is not None:
@@ -270,6 +280,17 @@ class Functions:
         for a, v in rest:
             if a.keyword is not None and a.keyword.value in kw_names:
                 values[a.keyword.value] = v
+        # `*args` and `**kwargs` bind the rest: a tuple of the extra positional values (its length
+        # unknown where the call unpacks `*xs`), a dict of the extra keywords
+        if isinstance(p.star_arg, cst.Param):
+            extra = pos[len(names):]
+            unpacked = [v for a, v in rest if a.star == "*"]
+            items = extra + [v.item or UNKNOWN if v.kind is Kind.CONTAINER else UNKNOWN for v in unpacked]
+            values[p.star_arg.name.value] = self._container(items, None if unpacked else tuple(extra))
+        if isinstance(p.star_kwarg, cst.Param):
+            extra_kw = [(a.keyword.value, v) for a, v in rest if a.keyword is not None and a.keyword.value not in kw_names]
+            if not any(a.star == "**" for a, _ in rest):
+                values[p.star_kwarg.name.value] = self._container([v for _, v in extra_kw]).but(keyed=tuple(extra_kw))
         return values
 
     def _analyse(self, fn: FunctionInfo) -> None:
@@ -278,6 +299,7 @@ class Functions:
             self._drop({fn})
         fn.analyses += 1
         fn.dirty = False
+        fn.backwards = []
         fn.context = self._context_of(fn)
         mode = fn.context[0]
         scope = Scope("function", fn.scope, function=fn)
@@ -309,7 +331,7 @@ class Functions:
             scope.env[name] = Binding(v, (), param)
         for star in (p.star_arg, p.star_kwarg):
             if isinstance(star, cst.Param):
-                scope.env[star.name.value] = Binding(UNKNOWN, (), star)
+                scope.env[star.name.value] = Binding(fn.param_values.get(star.name.value, UNKNOWN), (), star)
         outer = self.frame
         self.frame = Frame(scope, modes=[mode], loops=(fn.node,) if fn.repeated else ())
         if mode is GradMode.OFF:  # `@torch.inference_mode()`: `torch.enable_grad()` inside does not undo it
@@ -321,6 +343,7 @@ class Functions:
         old_returns = fn.returns
         fn.returns = UNKNOWN
         fn.returned = False
+        fn.yields = None
         try:
             self._block(fn.node.body)
             for inner in [f for f in self.functions if f.scope is scope and f.analyses == 0]:
@@ -330,7 +353,10 @@ class Functions:
             self.frame = outer
             self.top = outer_top
             self.statement = outer_statement
-        if not fn.returned:
+        if fn.yields is not None:
+            # calling a generator function gives an iterator of what it yields (`for probs in stream(...)`)
+            fn.returns = self._container([fn.yields])
+        elif not fn.returned:
             fn.returns = NUMBER  # falls off the end: None
         if _shape(old_returns) != _shape(fn.returns) and fn.analyses > 1:
             for caller in fn.callers:

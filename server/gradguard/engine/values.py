@@ -148,13 +148,23 @@ def merge(a: Value, b: Value) -> Value:
         scalar=a.scalar and b.scalar,
         origins=a.origins | b.origins,
         alias=a.alias if a.alias is b.alias else None,
-        item=a.item if a.item is b.item else None,
+        item=_merge_items(a.item, b.item),
+        elements=tuple(merge(x, y) for x, y in zip(a.elements, b.elements))
+        if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements) else None,
+        keyed=tuple((k, merge(x, dict(b.keyed)[k])) for k, x in a.keyed if k in dict(b.keyed)),
         cls=a.cls if a.cls is b.cls else None,
         # A cut GG301 reports must be on every path: two tensors keep only the cuts both have
         # (`loss_fn` called on a graph in train() and under no_grad in test() cuts nothing).
         cuts=a.cuts & b.cuts if a.kind is b.kind is Kind.TENSOR else a.cuts | b.cuts,
         pred_cuts=a.pred_cuts & b.pred_cuts if a.kind is b.kind is Kind.TENSOR else a.pred_cuts | b.pred_cuts,
     )
+
+
+def _merge_items(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
+    """What an element is after two branches: known only if both paths know it."""
+    if a is None or b is None:
+        return None
+    return merge(a, b)
 
 
 def combined_cuts(values) -> tuple[frozenset, frozenset]:

@@ -208,13 +208,14 @@ class GraphKeptAcrossIterations(Rule):
             related = [(why.node, "the graph is created here")] if why is not None else []
         else:
             def message(line_of, backward=backward):
+                inside = f" (in `{backward.through.name}()`)" if backward.through is not None else ""
                 return (
-                    f"`{name}` carries an autograd graph; `.backward()` on line {line_of(backward.node)} freed its "
-                    f"activations, but storing it in `{target} keeps the graph's nodes alive across iterations"
+                    f"`{name}` carries an autograd graph; `.backward()` on line {line_of(backward.at)}{inside} freed "
+                    f"its activations, but storing it in `{target} keeps the graph's nodes alive across iterations"
                 )
             severity = Severity.WARNING
             related = ([(why.node, "the graph is created here")] if why is not None else []) + [
-                (backward.node, "backward runs here")
+                (backward.at, "backward runs here")
             ]
         fixes = []
         if parts and not any(self._mapping(p, store.function) for p in parts):

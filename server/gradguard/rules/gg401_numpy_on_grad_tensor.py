@@ -234,11 +234,12 @@ def average_loss(clients):
     for worker in clients:
         loss, n = worker.evaluate()
         losses.append(loss)
-        sizes.append(n)
+        sizes.append(n * worker.weight)
     return np.sum([l * n for l, n in zip(losses, sizes)]) / np.sum(sizes)
 """,
-            note="the file's `Client` has an `evaluate()`, but nothing says `worker` is one: the workers may be objects from elsewhere that return floats",
-            runtime="class Worker:\n    def evaluate(self):\n        return 0.5, 2\nassert average_loss([Worker(), Worker()]) == 0.5",
+            note="the file's `Client` has an `evaluate()`, but `worker.weight` is no member of it: the workers are "
+                 "objects of another class (which returns floats); duck typing needs every member used to fit",
+            runtime="class Worker:\n    weight = 1\n    def evaluate(self):\n        return 0.5, 2\nassert average_loss([Worker(), Worker()]) == 0.5",
         ),
         Valid(
             """
@@ -536,7 +537,7 @@ def average_loss(clients):
             range=(26, 11, 26, 57),
             message='`[l * n for l, n in zip(losses, sizes)]` holds tensors that require grad (from `self.criterion(self.model(x), y)` on line 16); `np.sum()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
             runtime="client = Client(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 1]))])\ntry:\n    average_loss([client])\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert \"Can't call numpy() on Tensor that requires grad\" in raised",
-            note="FedGen's server: `client` is the file's `Client` (only it has `evaluate()`, and the name says so), whose losses keep their graph; NumPy's sum converts them and raises",
+            note="FedGen's server: `client` is the file's `Client` (only it has `evaluate()`), whose losses keep their graph; NumPy's sum converts them and raises",
         ),
     ]
 
