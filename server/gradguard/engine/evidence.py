@@ -30,6 +30,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.backprop import Chains
 from gradguard.engine.walk import walk
 
 # Methods only an nn.Module has (a tensor, a NumPy array or an optimizer has none of them).
@@ -69,6 +70,10 @@ class Uses:
     members: dict = field(default_factory=dict)  # key -> {attribute used on it: first node} (`decoder.attend`)
     predicts: dict = field(default_factory=dict)  # key -> a loss call given its output (`criterion(model(x), y)`)
     unpacked: dict = field(default_factory=dict)  # call -> the names its results are unpacked to (`hm, box = net(x)`)
+    # Evidence flowing back from a backward (backprop.py): names a back-propagated value was computed
+    # from -> the backward; callables that computed it from data -> (their call, the backward).
+    fed: dict = field(default_factory=dict)
+    feeders: dict = field(default_factory=dict)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -77,7 +82,9 @@ class Uses:
             # `out, hidden = rnn(x, hidden)` in a loop of a scope that back-propagates: a model
             # fed its own state back (truncated BPTT), whatever built it.
             found = self.recurrent.get(key) if self.backpropagates else None
-            return found if found is not None else self.predicts.get(key)
+            if found is None:
+                found = self.predicts.get(key)
+            return found if found is not None else self.feeders.get(key, (None,))[0]
         for name, call in methods.items():
             if name in MODULE_ONLY_METHODS:
                 return call
@@ -86,8 +93,10 @@ class Uses:
         return None
 
     def graph_evidence(self, key: str) -> Optional[cst.Call]:
-        """The call that shows `key` carried an autograd graph (backward would raise otherwise)."""
-        return self.backwards.get(key)
+        """The call that shows `key` carried an autograd graph (backward would raise otherwise), on it
+        or on what was computed from it."""
+        found = self.backwards.get(key)
+        return found if found is not None else self.fed.get(key)
 
     def merge(self, other: "Uses") -> None:
         for key, methods in other.module_calls.items():
@@ -313,7 +322,16 @@ def mentioned(source: str) -> frozenset:
                 results.setdefault(r.group(1), set()).add(r.group(2))
         keys.update(results.get(m.group(1), ()))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
+    if "backward" in source or "autograd" in source:
+        # what a backward's value was computed from (backprop.py): assigned names, and the callables
+        # and predictions they were computed with
+        keys.update(m.group(1) for m in _ASSIGNED.finditer(source))
+        keys.update(re.sub(r"\s+", "", m.group(1)) for m in _CALLED.finditer(source))
     return frozenset(keys)
+
+
+_ASSIGNED = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?[-+*/]?=(?!=)", re.M)
+_CALLED = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(\s*[A-Za-z_]")
 
 
 # Methods many kinds of object define (a tokenizer's `encode`, a meter's `update`): that one class
@@ -614,8 +632,13 @@ def uses_of(scope_node: cst.CSTNode) -> Uses:
     """The uses in one function's body or a module's top level."""
     finder = _UseFinder(scope_node)
     walk(scope_node, finder)
-    finder.uses.backward_through_aliases()
-    return finder.uses
+    uses = finder.uses
+    uses.backward_through_aliases()
+    if uses.backwards:
+        chains = Chains(scope_node, uses.backwards, finder.params)
+        uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
+        uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}
+    return uses
 
 
 def class_uses(node: cst.ClassDef) -> Uses:

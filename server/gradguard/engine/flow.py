@@ -388,6 +388,14 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         # `x: torch.Tensor` is a hint, often wrong (configs pass lists): no kind claimed from it.
         if q in ("torch.nn.Module",):
             return Value(kind=Kind.MODULE, grad=Grad.NO, why=Evidence(ann, "annotated `nn.Module`"))
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional.") and last[:1].isupper() \
+                and last not in K.MODULE_CONTAINERS and last not in K.PARAM_CONTAINERS and last != "Parameter":
+            # `layer: nn.Linear`: a layer, with parameters unless torch's class has none
+            loss = last.endswith("Loss")
+            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=loss, scalar=loss,
+                         parameterized=not loss and last not in K.PARAMETERLESS_MODULES,
+                         why=Evidence(ann, f"annotated `nn.{last}`"))
         if isinstance(ann, cst.Name):  # `net: Net`, a Module subclass of this file: an instance of it
             b = self.lookup(ann.value)
             info = b.value.cls if b is not None and b.value.kind is Kind.CLASS else None

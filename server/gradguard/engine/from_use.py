@@ -60,6 +60,9 @@ class FromUse:
                     # transform, a scheduler): its calls are not known to build graphs.
                     weights = not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("state_dict", "load_state_dict"))
                     said = " takes its output as a prediction" if uses.predicts.get(key) is call else ""
+                    fed = uses.feeders.get(key)
+                    if fed is not None and fed[0] is call and fed[1] is not None:
+                        said = f" computes what `{self._short(fed[1])}` back-propagates"
                     return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, said))
                 inst = self._instance_by_members(key, uses) or self._instance_by_call(key, uses)
                 if inst is not None:
@@ -75,8 +78,9 @@ class FromUse:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
                 # creates the gradient implicitly for a scalar.
                 scalar = v.scalar or (not call.args and dotted(call.func) == f"{key}.backward")
+                said = " needs one" if uses.backwards.get(key) is call else f" back-propagates what `{key}` is part of"
                 graph = v.but(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=v.origins | {call}, scalar=scalar,
-                              why=self._evidence(call, " needs one"))
+                              why=self._evidence(call, said))
                 entry = _entry_backpropagated(call, key)
                 if entry is not None and v.kind in (Kind.UNKNOWN, Kind.CONTAINER):
                     # `terms["mse"].backward()`: a dict whose "mse" entry has a graph - its other entries

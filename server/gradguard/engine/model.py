@@ -114,6 +114,7 @@ class Store:
     how: str  # "append", "accumulate", "assign", "item"
     function: Optional[FunctionInfo]
     via: Optional[str] = None  # the function of this file that stores it (`remember(loss)`)
+    kept_at: Optional[cst.CSTNode] = None  # where that function keeps it (`SEEN` of `SEEN.append(v)`)
     made_in: tuple = ()  # the loops a local place was made in (`losses = []` in an outer loop's body)
 
 

@@ -376,7 +376,7 @@ class Functions:
         if not self.frame.loops or not any(v.has_graph for _, v in args):
             return
         if fn.keeps is None:
-            fn.keeps = {name: self.code_for(t) for name, t in evidence.kept_params(fn.node).items()}
+            fn.keeps = {name: (self.code_for(t), t) for name, t in evidence.kept_params(fn.node).items()}
         if not fn.keeps:
             return
         if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
@@ -388,12 +388,12 @@ class Functions:
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         by_name = dict(zip(names, positional_args))
         by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
-        for name, where in fn.keeps.items():
+        for name, (where, kept_at) in fn.keeps.items():
             a, v = by_name.get(name, (None, UNKNOWN))
             if a is None or not v.has_graph:
                 continue
             s = Store(a.value, v, where, self._place_token(fn, where), self.frame.loops[-1], "append", self.function,
-                      via=fn.name)
+                      via=fn.name, kept_at=kept_at)
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):
                 hook(s)

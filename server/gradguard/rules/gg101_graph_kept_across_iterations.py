@@ -225,6 +225,8 @@ class GraphKeptAcrossIterations(Rule):
                 item = method_chain(parts[0], "detach", "item")
                 fixes.append(PendingFix(f"Store `{short(self.code_of(item))}`", Safety.UNSAFE, [(parts[0], item)]))
         # The squiggle goes on the graph-carrying part: `[out * 2, acc]` marks `out * 2`.
+        if store.kept_at is not None:
+            related = related + [(store.kept_at, f"`{store.via}()` keeps it here")]
         self.report(parts[0] if parts else stored, message, fixes=fixes, related=related, severity=severity)
 
     def _mapping(self, part: cst.BaseExpression, function) -> bool:

@@ -109,6 +109,8 @@ class InplaceThroughDetachAlias(Rule):
                 self._report(node, target, alias, op, later[0])
             elif self._callers_tensor(node, alias, stamp):
                 self._report(node, target, alias, op, None)
+            elif self._parameter_overwritten(node, alias, loops):
+                self._report(node, target, alias, op, None, parameter=True)
 
     def _callers_tensor(self, node, alias, stamp) -> bool:
         """Arithmetic through a detached alias of a parameter of a function no code of this file
@@ -126,19 +128,39 @@ class InplaceThroughDetachAlias(Rule):
             return True
         return isinstance(node, cst.Call) and node.func.attr.value in K.ARITHMETIC_INPLACE
 
-    def _report(self, node, target, alias, op, read) -> None:
+    @staticmethod
+    def _parameter_overwritten(node, alias, loops) -> bool:
+        """`view = w.detach(); view[view.abs() < t] = 0` with `w` a model's parameter, outside
+        `torch.no_grad()` (_write leaves that case alone): a name bound to the detach reads as a copy to
+        work on, and the write sets the model's weights. Arithmetic updates (`d.mul_(decay)`) are how
+        code meant to change a parameter writes through its detach, and are left alone."""
+        if not alias.leaf:
+            return False
+        if isinstance(node, cst.Call):
+            return node.func.attr.value not in K.ARITHMETIC_INPLACE
+        return isinstance(node, cst.Assign)  # an indexed assignment, not `d += x`
+
+    def _report(self, node, target, alias, op, read, parameter: bool = False) -> None:
         y, x = target.value, alias.name
         detach = alias.node
         copy = method_chain(detach.func.value, *copy_methods(self.settings))
 
         def message(line_of):
+            if parameter:
+                return (
+                    f"`{y}` shares storage with `{x}` (from `{short(self.code_of(detach))}` on line {line_of(detach)}), "
+                    f"a parameter of the model: {op} on `{y}` silently changes the model's weights; if that is meant, "
+                    f"write to `{x}` inside `torch.no_grad()`, else bind a copy"
+                )
             where = f"which is used again on line {line_of(read)}" if read is not None else "the caller's tensor"
             return (
                 f"`{y}` shares storage with `{x}` (from `{short(self.code_of(detach))}` on line {line_of(detach)}): "
                 f"{op} on `{y}` silently changes `{x}` too, {where}"
             )
 
-        fixes = [PendingFix(f"Bind `{short(self.code_of(copy))}` instead", Safety.SAFE, [(detach, copy)])]
+        # for a parameter the author may have meant to change the weights: the copy would undo that
+        safety = Safety.UNSAFE if parameter else Safety.SAFE
+        fixes = [PendingFix(f"Bind `{short(self.code_of(copy))}` instead", safety, [(detach, copy)])]
         related = [(detach, "the alias is made here")] + ([(read, f"`{x}` is read here")] if read is not None else [])
         self.report(node, message, fixes=fixes, related=related)
 

@@ -97,6 +97,7 @@ class ScoredCut:
     cut_from: frozenset  # dotted names of the models the cut input was computed by (`self.g`)
     others_from: frozenset  # dotted names of the models its other inputs were computed by
     stamp: tuple
+    cut_origins: frozenset = frozenset()  # the graph identities of the value before the cut
 
 
 def _cut_input(node: cst.CSTNode) -> Optional[cst.BaseExpression]:
@@ -348,7 +349,8 @@ class DetachedPredictionInLoss(Rule):
                 cut_from = _callee_names(all_origins(self.flow.value(inner))) if inner is not None else frozenset()
                 if cut_from:
                     others = frozenset().union(*(_callee_names(all_origins(w)) for b, w in args if b is not a))
-                    self._scored.append(ScoredCut(node, cut, cut_from, others, self.stamp()))
+                    self._scored.append(ScoredCut(node, cut, cut_from, others, self.stamp(),
+                                                  all_origins(self.flow.value(inner))))
 
     def _note_loss_targets(self, node: cst.Call) -> None:
         """What a loss function takes as its target (every argument but the prediction)."""
@@ -490,7 +492,7 @@ class DetachedPredictionInLoss(Rule):
         on `fake.detach()` steps `d`: silent."""
         reported = set()
         for b in self.flow.backwards if self._scored else ():
-            if not b.value.has_graph:
+            if not b.value.has_graph or b.through is not None:
                 continue
             step = _step_after(b.function.node if b.function is not None else self.flow.module, b.node)
             built = trained_models(self.flow, b.function, step[0]) if step is not None else None
@@ -504,12 +506,47 @@ class DetachedPredictionInLoss(Rule):
                     continue  # a call in a helper or forward() is one node for every caller: not this loss's
                 scorer = dotted(rec.call.func)
                 cut = sorted(m for m in rec.cut_from if any(m == t or m.startswith(t + ".") for t in trained))
-                if not cut or any(_related(scorer, t) for t in trained):
-                    continue  # the scorer is trained too (a discriminator's step), or the cut is not
+                if cut and any(_related(scorer, t) for t in trained):
+                    # the scorer is trained too (a discriminator's step on `fake.detach()`), and so is the
+                    # model the cut starves: a bug only if no backward of this function reaches that model
+                    if not self._starved(rec, b):
+                        continue
+                    reported.add(rec.cut.node)
+                    self._report_starved(rec, cut, step, construction, b.node)
+                    continue
+                if not cut:
+                    continue  # the cut model is not what this step trains
                 if any(_related(o, t) for o in rec.others_from for t in trained):
                     continue  # another input of the scorer reaches the trained model
                 reported.add(rec.cut.node)
                 self._report_scored(rec, cut, scorer, step, construction, b.node)
+
+    def _starved(self, rec: ScoredCut, b) -> bool:
+        """Does no backward of the function that back-propagates `b` reach what the cut value was
+        computed from? (A GAN trained with one optimizer for both nets sends the generator its
+        gradient through another term or another backward.)"""
+        made = {o for o in rec.cut_origins if isinstance(o, cst.Call)}
+        return bool(made) and not any(
+            made & other.value.origins for other in self.flow.backwards if other.function is b.function)
+
+    def _report_starved(self, rec: ScoredCut, cut: list, step, construction, backward) -> None:
+        node = rec.cut.node
+        names = ", ".join(f"`{m}`" for m in cut)
+        optimizer, step_call = step
+
+        def message(line_of):
+            return (
+                f"{rec.cut.text} cuts {names} from the loss back-propagated on line {line_of(backward)}: "
+                f"`{optimizer}.step()` on line {line_of(step_call)} updates the parameters of {names} (built on line "
+                f"{line_of(construction)}), but no backward reaches them - {names} never learns"
+            )
+
+        inner = _cut_input(node)
+        how = "`.detach()`" if isinstance(node, cst.Call) else "`.data`"
+        fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
+        related = [(rec.call, "the cut value is used here"), (step_call, "the optimizer step"),
+                   (backward, "back-propagated here")]
+        self.report(node, message, fixes=fixes, related=related)
 
     def _report_scored(self, rec: ScoredCut, cut: list, scorer: str, step, construction, backward) -> None:
         node = rec.cut.node

@@ -250,7 +250,13 @@ class RebuiltLeaf(Rule):
         if not self.open:
             return []
         mentioned = {n.value for n in _names(expr)}
-        return [r for r in self.open.values() if r.names & mentioned and self.current(r.stamp)]
+        found = [r for r in self.open.values() if r.names & mentioned and self.current(r.stamp)]
+        # the leaf returned by a function of the file (`err = as_trainable(loss)`): the value says where it was made
+        why = self.flow.value(expr).why
+        made = self.open.get(why.node) if why is not None and self.flow.value(expr).leaf else None
+        if made is not None and made not in found and self.current(made.stamp):
+            found.append(made)
+        return found
 
     def _uses(self, node: cst.Call) -> None:
         """An optimizer or `autograd.grad` given the leaf, or a model fed with it: optimised on purpose."""

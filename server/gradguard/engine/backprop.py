@@ -1,0 +1,169 @@
+"""Evidence that flows backwards from a `.backward()`: what a back-propagated value was computed
+from carries a graph too, and the callable that made it from data is a model (rules.md, "Evidence
+flows both ways").
+
+    scores = scorer(feats).squeeze(-1)        # scorer: a model (its output, from data, has a graph)
+    loss = loss_fn(scores, rel)               # scores: carries a graph (the prediction of the loss)
+    loss.backward()                           # loss: carries a graph
+
+A syntactic pass over one scope, flow-insensitive like the rest of evidence.py: a name is followed
+through every expression it is assigned (`name = ...`, `name += ...`); neutral tensor ops
+(`.squeeze`, `.view`, indexing, arithmetic with numbers) keep the chain. Only names the scope
+computes are claimed (a parameter in a product may be a float), and the first argument of a loss
+function of torch's (`F.mse_loss(pred, y)`), which is the prediction.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from gradguard.engine import knowledge as K
+from gradguard.engine.walk import walk
+
+# Tensor methods that return a value carrying the receiver's graph (a view, a copy, a reduction,
+# an elementwise function): the chain goes on through them.
+_NEUTRAL_METHODS = (
+    K.VIEW_METHODS | K.SAME_GRAD_METHODS_RETURN_SELF_KIND | K.SCALAR_REDUCTIONS | K.ELEMENTWISE
+    | frozenset("""squeeze unsqueeze softmax log_softmax sigmoid tanh relu exp log mean sum clamp
+    clip abs neg pow sqrt float double half to cpu cuda contiguous flatten view reshape""".split())
+) - K.NEVER_GRAD_METHODS
+_ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
+
+
+def _dotted(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+class _Defs(cst.CSTVisitor):
+    """What each plain name of one scope is assigned (nested scopes are their own)."""
+
+    def __init__(self, root: cst.CSTNode):
+        self.root = root
+        self.defs: dict = {}  # name -> [expressions]
+        self.imported: set = set()  # module-level names of the scope's imports are not locals
+
+    def visit_FunctionDef(self, node) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node) -> bool:
+        return node is self.root
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t.target, cst.Name):
+                self.defs.setdefault(t.target.value, []).append(node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if isinstance(node.target, cst.Name) and node.value is not None:
+            self.defs.setdefault(node.target.value, []).append(node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name):  # `loss += term`: the sum is computed from the term
+            self.defs.setdefault(node.target.value, []).append(node.value)
+
+
+def _neutral(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`scorer(x).squeeze(-1)[0]` -> `scorer(x)`: what a neutral op was applied to."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+                and node.func.attr.value in _NEUTRAL_METHODS and not _library(node.func.value):
+            node = node.func.value
+        else:
+            return node
+
+
+def _library(node: cst.BaseExpression) -> bool:
+    """`torch`, `F`, `torch.nn.functional`: a library's namespace, not a value."""
+    key = _dotted(node)
+    return key is not None and key.split(".", 1)[0] in _LIBRARIES
+
+
+# Roots of dotted callees that name a library, not a value (`torch.sigmoid(x)`, `F.mse_loss(p, y)`).
+_LIBRARIES = frozenset(("torch", "F", "nn", "np", "numpy", "functional", "math"))
+
+
+class Chains:
+    """The names of one scope that a backward proves carry a graph, and the callables it proves are
+    models: key -> the `.backward()` (or autograd call) that proves it."""
+
+    def __init__(self, root: cst.CSTNode, seeds: dict, params: frozenset):
+        finder = _Defs(root)
+        walk(root, finder)
+        self.defs = finder.defs
+        self.params = params
+        self.graphs: dict = {}
+        self.models: dict = {}
+        for key, proof in seeds.items():
+            if "." not in key:
+                for expr in self.defs.get(key, ()):
+                    self._expr(expr, proof)
+
+    def _name(self, name: str, proof: cst.Call, prediction: bool = False) -> None:
+        """`name` carries a graph: a name this scope computes, or a loss's prediction."""
+        if name in self.graphs or not (prediction and name in self.params or self._computed(cst.Name(name))):
+            return
+        self.graphs[name] = proof
+        for expr in self.defs.get(name, ()):
+            self._expr(expr, proof)
+
+    def _expr(self, expr: cst.BaseExpression, proof: cst.Call) -> None:
+        expr = _neutral(expr)
+        if isinstance(expr, cst.Name):
+            self._name(expr.value, proof)
+        elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
+            self._expr(expr.left, proof)
+            self._expr(expr.right, proof)
+        elif isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+            self._expr(expr.expression, proof)
+        elif isinstance(expr, cst.Call):
+            self._call(expr, proof)
+
+    def _call(self, call: cst.Call, proof: cst.Call) -> None:
+        key = _dotted(call.func)
+        args = [a.value for a in call.args if a.keyword is None and not a.star]
+        if key is None or not args:
+            return
+        root, last = key.split(".", 1)[0], key.rsplit(".", 1)[-1]
+        if root in _LIBRARIES:
+            if last in K.FUNCTIONAL_LOSSES:  # `F.mse_loss(pred, y)`: the prediction has the graph
+                first = _neutral(args[0])
+                if isinstance(first, cst.Name):
+                    self._name(first.value, proof, prediction=True)
+                else:
+                    self._expr(first, proof)
+            elif last in ("cat", "stack", "sum", "mean"):
+                for a in args:
+                    self._expr(a, proof)
+            return
+        # A callable the code was given: a loss of a computed prediction (`loss_fn(scores, rel)`), or
+        # a model applied to data (`scorer(feats)`), whose output has a graph of its own.
+        first = _neutral(args[0])
+        if self._computed(first):
+            self._expr(first, proof)
+        elif key in self.params or key.startswith("self.") and key.count(".") == 1:
+            self.models.setdefault(key, call)
+
+    def _computed(self, expr: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
+        """Was this computed in the scope by something that may make a graph (a callable's call,
+        arithmetic on such a result), not data it was given (`batch["x"].to(device)`)?"""
+        expr = _neutral(expr)
+        if isinstance(expr, cst.Name):
+            name = expr.value
+            return name not in seen and any(self._computed(d, seen | {name}) for d in self.defs.get(name, ()))
+        if isinstance(expr, cst.BinaryOperation):
+            return self._computed(expr.left, seen) or self._computed(expr.right, seen)
+        if isinstance(expr, cst.Call):
+            return not _library(expr.func) or any(self._computed(a.value, seen) for a in expr.args)
+        return False
