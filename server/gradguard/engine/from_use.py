@@ -68,6 +68,8 @@ class FromUse:
                 if inst is not None:
                     return inst
             call = uses.graph_evidence(key)
+            if call is not None and v.grad is Grad.NO and uses.backwards.get(key) is not call:
+                call = None  # what a backward was computed from: not what is known to have no graph (no_grad)
             if call is not None and self._plain_method(call):
                 call = None  # micrograd's `o.backward()` on its own `Value`
             if call is not None and v.has_graph:

@@ -8,6 +8,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import FunctionInfo, GradMode
@@ -111,3 +112,16 @@ class GradModes:
                                                                   else "with grad off"))
         switch = "torch.inference_mode()" if frame.inference is not None else "torch.no_grad()"
         return Evidence(node, f"computed inside `{switch}`")
+
+    def grad_proved_on(self) -> bool:
+        """Is grad mode on here for certain - module-level code, a function that trains, or one every
+        call of which in this file runs with grad on - rather than on only for want of a caller we can
+        see (a model's `generate()`, called from another file, perhaps under `torch.no_grad()`)?"""
+        if self.frame.mode is not GradMode.ON:
+            return False
+        fn = self.function
+        if fn is None or fn.decorated_mode is GradMode.ON:
+            return True
+        if fn.call_sites and fn.call_modes == {GradMode.ON}:
+            return True
+        return self._uses_cache(fn.node, evidence.uses_of).backpropagates

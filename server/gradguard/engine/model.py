@@ -116,6 +116,7 @@ class Store:
     via: Optional[str] = None  # the function of this file that stores it (`remember(loss)`)
     kept_at: Optional[cst.CSTNode] = None  # where that function keeps it (`SEEN` of `SEEN.append(v)`)
     made_in: tuple = ()  # the loops a local place was made in (`losses = []` in an outer loop's body)
+    local: bool = False  # the place is a name this scope binds (not `self.x`, a global, a closure's)
 
 
 @dataclass(eq=False)

@@ -184,7 +184,9 @@ class Places:
         if where is None:
             return
         code, token = where
-        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target))
+        base, _, local = self._root(target)
+        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target),
+                  local=local and isinstance(base, cst.Name))
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)

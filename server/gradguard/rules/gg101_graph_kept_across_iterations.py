@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.steps import is_step_loop
 from gradguard.engine.values import Kind, all_origins
 from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
@@ -129,6 +130,10 @@ class GraphKeptAcrossIterations(Rule):
         for store in self.flow.stores:
             # Retention a later backward depends on: detaching would break training.
             if any(store.token in b.origins for b in backwards):
+                continue
+            # Inside one step (a loop over a model's parameters, an RNN unrolled over time steps), a
+            # place of this scope holds what that step computes and dies with it or with the call.
+            if store.local and not is_step_loop(self.flow, store.loop) and not _returned_to_unknown_caller(store):
                 continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]

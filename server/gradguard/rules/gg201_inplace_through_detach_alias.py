@@ -9,6 +9,8 @@ from gradguard.rules._build import copy_methods, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", "item", "equal", "allclose"}
+# In-place writes that mask or zero part of a tensor (a pruning of the weights, when they are a parameter's)
+MASKING = frozenset(("masked_fill_", "fill_", "zero_", "index_fill_", "masked_scatter_"))
 SAVED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
 
@@ -132,12 +134,12 @@ class InplaceThroughDetachAlias(Rule):
     def _parameter_overwritten(node, alias, loops) -> bool:
         """`view = w.detach(); view[view.abs() < t] = 0` with `w` a model's parameter, outside
         `torch.no_grad()` (_write leaves that case alone): a name bound to the detach reads as a copy to
-        work on, and the write sets the model's weights. Arithmetic updates (`d.mul_(decay)`) are how
-        code meant to change a parameter writes through its detach, and are left alone."""
+        work on, and the write masks the model's weights. Updates (`d.mul_(decay)`, `d.copy_(avg)`: EMA,
+        SWA) are how code meant to change a parameter writes through its detach, and are left alone."""
         if not alias.leaf:
             return False
         if isinstance(node, cst.Call):
-            return node.func.attr.value not in K.ARITHMETIC_INPLACE
+            return node.func.attr.value in MASKING
         return isinstance(node, cst.Assign)  # an indexed assignment, not `d += x`
 
     def _report(self, node, target, alias, op, read, parameter: bool = False) -> None:

@@ -29,7 +29,11 @@ class NumpyOnGradTensor(Rule):
     It raises at run time: `RuntimeError: Can't call numpy() on Tensor that
     requires grad. Use tensor.detach().numpy() instead.` - usually at the end of
     the first epoch, when the metrics are computed. Under `torch.no_grad()` the
-    same call works.
+    same call works. So the finding is an **error** where grad mode is known to be
+    on (code at the top of a script, a function that trains, one the file calls
+    with grad on) or the tensor is a parameter (which requires grad in any mode),
+    and a **warning** in a function whose callers live elsewhere (a model's
+    `generate()`): it raises only if they call it with grad enabled.
 
     ## Example
     ```python
@@ -53,6 +57,7 @@ class NumpyOnGradTensor(Rule):
     code = "GG401"
     name = "numpy-on-grad-tensor"
     severity = Severity.ERROR
+    severities = (Severity.ERROR, Severity.WARNING)
     summary = "A tensor that requires grad is converted to NumPy: it raises"
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -83,17 +88,23 @@ class NumpyOnGradTensor(Rule):
         why = v.why
         call_text = call if call.startswith("`") else f"`{call}`"
         holds = "requires grad" if tensor else "holds tensors that require grad"
+        # A parameter requires grad in any grad mode; a computed value only where grad is on, which in a
+        # function no code of this file calls depends on its caller: then the crash is not proved.
+        proved = v.leaf or self.flow.grad_proved_on()
+        fn = self.flow.function
+        when = "" if proved else f" when `{fn.name}()` runs with grad enabled"
+        raises = "raises" if proved else "then raises"
 
         def message(line_of):
             origin = evidence_note(why, base, line_of, self.code_of)
-            return f"`{name}` {holds}{origin}; {call_text} on it raises \"{ERROR}\""
+            return f"`{name}` {holds}{when}{origin}; {call_text} on it {raises} \"{ERROR}\""
 
         fixes = []
         if tensor:
             new = method_chain(base, "detach")
             fixes.append(PendingFix(f"Insert `.detach()`: `{short(self.code_of(new))}`", Safety.SAFE, [(base, new)]))
         related = [(why.node, "requires grad from here")] if why is not None else []
-        self.report(node, message, fixes=fixes, related=related)
+        self.report(node, message, fixes=fixes, related=related, severity=None if proved else Severity.WARNING)
 
     VALID = [
         Valid(
@@ -535,7 +546,8 @@ def average_loss(clients):
     return np.sum([l * n for l, n in zip(losses, sizes)]) / np.sum(sizes)
 """,
             range=(26, 11, 26, 57),
-            message='`[l * n for l, n in zip(losses, sizes)]` holds tensors that require grad (from `self.criterion(self.model(x), y)` on line 16); `np.sum()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            message='`[l * n for l, n in zip(losses, sizes)]` holds tensors that require grad when `average_loss()` runs with grad enabled (from `self.criterion(self.model(x), y)` on line 16); `np.sum()` on it then raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
             runtime="client = Client(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 1]))])\ntry:\n    average_loss([client])\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert \"Can't call numpy() on Tensor that requires grad\" in raised",
             note="FedGen's server: `client` is the file's `Client` (only it has `evaluate()`), whose losses keep their graph; NumPy's sum converts them and raises",
         ),
