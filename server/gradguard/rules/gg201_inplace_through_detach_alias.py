@@ -4,6 +4,8 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.model import GradMode
+from gradguard.engine.syntax import keyword
+from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import copy_methods, method_chain, short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
@@ -93,6 +95,8 @@ class InplaceThroughDetachAlias(Rule):
         alias = self.flow.value(target).alias
         if alias is None or alias.how != "detach" or alias.binding is None:
             return
+        if self._integer(alias.binding.node):
+            return  # no autograd on integer tensors: their `.detach()` is a plain alias, meant as one
         if self.flow.frame.mode is GradMode.OFF and alias.leaf:
             return  # EMA / weight decay through a parameter's detach
         self._tick += 1
@@ -129,6 +133,31 @@ class InplaceThroughDetachAlias(Rule):
         if isinstance(node, cst.AugAssign):
             return True
         return isinstance(node, cst.Call) and node.func.attr.value in K.ARITHMETIC_INPLACE
+
+    def _integer(self, made) -> bool:
+        """Was the aliased tensor made with an integer dtype (`torch.arange(5)`, `torch.randint(...)`,
+        `torch.tensor([1, 2])`, `dtype=torch.long`, `.long()`)?"""
+        if not isinstance(made, cst.Call):
+            return False
+        func = made.func
+        if isinstance(func, cst.Attribute) and func.attr.value in K.INTEGER_DTYPES and not made.args:
+            return True  # `x.long()`
+        q = self.flow._qualname(func) or ""
+        dtype = keyword(made, "dtype")
+        if dtype is not None:
+            return (self.flow._qualname(dtype.value) or "").rsplit(".", 1)[-1] in K.INTEGER_DTYPES
+        args = [a.value for a in made.args if a.keyword is None]
+        if q in ("torch.randint", "torch.randperm", "torch.randint_like"):
+            return True
+        if q == "torch.arange" and args:
+            return all(isinstance(a, cst.Integer) for a in args)
+        if q in ("torch.tensor", "torch.as_tensor") and args:
+            nodes = descendants(args[0])
+            literals = [n for n in nodes if isinstance(n, (cst.Integer, cst.Float))]
+            # only integer literals, nothing computed (`torch.tensor([1, 2])`, not `[x, 2]`)
+            return bool(literals) and all(isinstance(n, cst.Integer) for n in literals) and not any(
+                isinstance(n, (cst.Name, cst.Call, cst.Attribute)) for n in nodes)
+        return False
 
     @staticmethod
     def _parameter_overwritten(node, alias, loops) -> bool:
