@@ -79,7 +79,7 @@ class Calls:
         if name in ("append", "extend", "appendleft", "insert") and args:
             a, v = args[-1]
             if v.has_graph:
-                self._store(func.value, a.value, v, "append")
+                self._store(func.value, a.value, v, "extend" if name == "extend" else "append")
                 self._add_item(func.value, v)  # now a list of graphs: a later backward of it excuses the store
             return
         owners = [f for f in self.functions if f.name == name and f.cls is not None]
@@ -284,6 +284,13 @@ class Calls:
         vals = [v for _, v in args]
         if name.startswith("register_"):
             return UNKNOWN  # `p.register_hook(fn)`: a handle, not a tensor
+        if name in ("values", "items", "keys") and not args and t.has_graph:
+            # a model's output of unknown structure read as a mapping (`terms.values()`): its entries
+            # carry the output's graph, the view of them is no tensor
+            entry = t.but(alias=None, fresh=False, scalar=False, elements=None)
+            item = Value(kind=Kind.CONTAINER, elements=(NUMBER, entry), item=UNKNOWN) if name == "items" else (
+                NUMBER if name == "keys" else entry)
+            return Value(kind=Kind.CONTAINER, grad=item.grad, why=t.why, origins=t.origins, item=item)
         if name == "detach":
             return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
                          alias=self._alias(func.value, "detach", node, t) if not t.fresh else None,

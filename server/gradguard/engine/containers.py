@@ -149,7 +149,7 @@ class Containers:
             # a list extended with a tensor holds its rows: views that carry its graph
             item = v.item if v.kind is Kind.CONTAINER else self._element_of(v, a.value) if v.kind is Kind.TENSOR else UNKNOWN
             if item is not None and item.has_graph:
-                self._store(func.value, a.value, v, "append")
+                self._store(func.value, a.value, v, "extend")
             if item is not None:
                 self._add_item(func.value, item)
             return NUMBER

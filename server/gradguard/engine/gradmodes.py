@@ -119,9 +119,13 @@ class GradModes:
         see (a model's `generate()`, called from another file, perhaps under `torch.no_grad()`)?"""
         if self.frame.mode is not GradMode.ON:
             return False
-        fn = self.function
-        if fn is None or fn.decorated_mode is GradMode.ON:
-            return True
-        if fn.call_sites and fn.call_modes == {GradMode.ON}:
-            return True
-        return self._uses_cache(fn.node, evidence.uses_of).backpropagates
+        return self.function is None or self._on_in(self.function, set())
+
+    def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
+        if fn.decorated_mode is GradMode.ON or self._uses_cache(fn.node, evidence.uses_of).backpropagates:
+            return True  # a function that trains runs with grad on
+        if not fn.call_sites or fn.call_modes != {GradMode.ON} or fn in seen:
+            return False
+        seen.add(fn)
+        # every caller of the file runs with grad on for certain (module-level code does)
+        return all(self._on_in(c, seen) for c in fn.callers) if fn.callers else fn.called_at_top

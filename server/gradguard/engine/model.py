@@ -92,6 +92,7 @@ class FunctionInfo:
     returned: bool = False  # a `return` with a value was seen in the current analysis
     yields: Optional[Value] = None  # a generator: what its `yield`s gave in the current analysis
     callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
+    called_at_top: bool = False  # module-level code calls it
     backwards: list = field(default_factory=list)  # the Backwards its last analysis ran (its callees' too)
     dirty: bool = False
     call_modes: set = field(default_factory=set)

@@ -218,6 +218,8 @@ class Functions:
         mode = self.frame.mode
         if self.function is not None:
             fn.callers.add(self.function)
+        else:
+            fn.called_at_top = True
         fn.call_modes.add(mode)
         fn.call_sites += 1
         if mode is GradMode.OFF and fn.off_call is None:

@@ -223,6 +223,12 @@ class GraphKeptAcrossIterations(Rule):
                 (backward.at, "backward runs here")
             ]
         fixes = []
+        value = self.flow.value(stored)
+        if not parts and store.how == "extend" and value.kind is Kind.CONTAINER and value.item is not None \
+                and value.item.has_graph and value.item.kind is Kind.TENSOR:
+            # `trace.extend(terms.values())`: each tensor the list is extended with, detached
+            each = cst.parse_expression(f"[v.detach() for v in {self.code_of(stored)}]")
+            fixes.append(PendingFix(f"Store `{short(self.code_of(each))}`", Safety.SAFE, [(stored, each)]))
         if parts and not any(self._mapping(p, store.function) for p in parts):
             detached = [(p, method_chain(p, "detach")) for p in parts]
             fixes.append(PendingFix(f"Store `{short(self.code_of(detached[0][1]))}`", Safety.SAFE, detached))
@@ -916,6 +922,59 @@ delta, losses = perturb(model, torch.randn(1, 4), [torch.eye(4)[0], torch.eye(4)
             note="PPLM's perturb_past(): `loss_list` is made afresh in each step of the outer loop and holds terms of the `loss` that same step back-propagates",
             runtime='assert len(losses) == 2 and delta.abs().sum() > 0',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+cell = nn.RNNCell(4, 8)
+x = torch.randn(5, 3, 4)
+h = torch.zeros(3, 8)
+outputs = []
+for t in range(x.size(0)):
+    h = cell(x[t], h)
+    outputs.append(h)
+out = torch.stack(outputs)
+""",
+            note='an RNN cell unrolled over the time steps of one sequence: the loop carries `h` into the cell, so it is one step, and the stacked outputs are part of the graph `h` holds anyway',
+            runtime='assert out.shape == (5, 3, 8) and graph_size(out) > 5',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def weight_penalty(model, weight_decay=1e-4):
+    reg = 0
+    for name, p in model.named_parameters():
+        if "weight" in name:
+            reg = reg + p.norm(2)
+    return weight_decay * reg
+
+
+def regulariser(model):
+    return sum(p.norm(2) for name, p in model.named_parameters() if "weight" in name)
+""",
+            note="a regulariser summed over `named_parameters()` and returned into the loss: a loop over a model's parameters is one step, and detaching the sum would switch the regularisation off",
+            runtime='model = nn.Linear(3, 2)\n(weight_penalty(model) + regulariser(model)).backward()\nassert model.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def log_param_norms(model, step, writer):
+    norms = {}
+    for name, p in model.named_parameters():
+        norms[name] = torch.norm(p)
+    for name, value in norms.items():
+        writer.add_scalar(f"norm/{name}", value.item(), step)
+""",
+            note="a logging handler's dict of parameter norms, local to the call: nothing outlives it",
+            runtime='class Writer:\n    def add_scalar(self, tag, value, step):\n        self.last = value\nw = Writer()\nlog_param_norms(nn.Linear(3, 2), 0, w)\nassert isinstance(w.last, float)',
+        ),
     ]
 
     INVALID = [
@@ -1432,6 +1491,123 @@ class CachedBlock(nn.Module):
             ),
             runtime="block = CachedBlock()\nfor _ in range(3):\n    block(torch.randn(2, 4)).sum().backward()\nassert all(has_graph(s) for s in CachedBlock.saved[:3])",
             note="a DenseNet bottleneck's class-level cache of its outputs, replayed detached later (the forum's 'how PyTorch stores class variables'): every stored graph stays alive",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 1)
+
+    def forward(self, x):
+        s = self.net(x)
+        return {"mse": s.pow(2).mean(), "l1": s.abs().mean()}
+
+
+def train(model, batches, opt):
+    trace = []
+    for x in batches:
+        terms = model(x)
+        opt.zero_grad()
+        terms["mse"].backward()
+        opt.step()
+        trace.extend(terms.values())
+    return trace
+""",
+            range=(23, 21, 23, 35),
+            message="`terms.values()` carries an autograd graph; `.backward()` on line 21 freed its activations, but storing it in `trace` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Scorer(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Linear(4, 1)\n\n    def forward(self, x):\n        s = self.net(x)\n        return {"mse": s.pow(2).mean(), "l1": s.abs().mean()}\n\n\ndef train(model, batches, opt):\n    trace = []\n    for x in batches:\n        terms = model(x)\n        opt.zero_grad()\n        terms["mse"].backward()\n        opt.step()\n        trace.extend([v.detach() for v in terms.values()])\n    return trace\n',
+            ),
+            note='a dict a forward() returns keeps its entries: `.values()` extends the list with graphs',
+            runtime='model = Scorer()\ntrace = train(model, [torch.randn(3, 4) for _ in range(3)], torch.optim.SGD(model.parameters(), lr=0.1))\nassert len(trace) == 6 and all(has_graph(t) for t in trace)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def score_stream(net, frames):
+    for frame in frames:
+        yield net(frame).softmax(-1)
+
+
+def collect(net: nn.Module, frames):
+    kept = []
+    for probs in score_stream(net, frames):
+        kept.append(probs)
+    return torch.stack(kept).argmax(-1).tolist()
+""",
+            range=(14, 20, 14, 25),
+            message='`probs` carries an autograd graph (from `net(frame)` on line 8) that is never back-propagated; storing it in `kept` keeps every saved activation alive across iterations',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef score_stream(net, frames):\n    for frame in frames:\n        yield net(frame).softmax(-1)\n\n\ndef collect(net: nn.Module, frames):\n    kept = []\n    for probs in score_stream(net, frames):\n        kept.append(probs.detach())\n    return torch.stack(kept).argmax(-1).tolist()\n',
+            ),
+            note="a generator's yields reach the caller's loop",
+            runtime='net, frames = nn.Linear(4, 3), [torch.randn(2, 4) for _ in range(3)]\nassert len(collect(net, frames)) == 3\nassert all(activations_alive(p) for p in score_stream(net, frames))',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = total + one_step(net, opt, x, y)
+    return total / epochs
+""",
+            range=(17, 24, 17, 48),
+            message="`one_step(net, opt, x, y)` carries an autograd graph; `.backward()` on line 9 (in `one_step()`) freed its activations, but storing it in `total` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\n\n\ndef one_step(net, opt, x, y):\n    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n    for _ in range(epochs):\n        total = total + one_step(net, opt, x, y).detach()\n    return total / epochs\n',
+                '\nimport torch\nimport torch.nn.functional as F\n\n\ndef one_step(net, opt, x, y):\n    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n    for _ in range(epochs):\n        total = total + one_step(net, opt, x, y).detach().item()\n    return total / epochs\n',
+            ),
+            note="the PyTorch FAQ's accumulation through a helper: `one_step()` back-propagates and returns the loss, so the loop that calls it trains",
+            runtime='net = torch.nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.01), torch.randn(4, 3), torch.randn(4, 1), 3)\nassert has_graph(mean) and graph_size(mean) > 3',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+SEEN = []
+
+
+def remember(v):
+    SEEN.append(v)
+
+
+def train(model: nn.Module, batches):
+    for x, y in batches:
+        loss = F.cross_entropy(model(x), y)
+        remember(loss)
+""",
+            range=(16, 17, 16, 21),
+            message='`loss` carries an autograd graph (from `F.cross_entropy(model(x), y)` on line 15) that is never back-propagated; storing it in `SEEN` (through `remember()`) keeps every saved activation alive across iterations',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nSEEN = []\n\n\ndef remember(v):\n    SEEN.append(v)\n\n\ndef train(model: nn.Module, batches):\n    for x, y in batches:\n        loss = F.cross_entropy(model(x), y)\n        remember(loss.detach())\n',
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\nSEEN = []\n\n\ndef remember(v):\n    SEEN.append(v)\n\n\ndef train(model: nn.Module, batches):\n    for x, y in batches:\n        loss = F.cross_entropy(model(x), y)\n        remember(loss.detach().item())\n',
+            ),
+            note='a helper that keeps its argument in a module-level list: the finding cites where',
+            runtime='train(nn.Linear(4, 2), [(torch.randn(3, 4), torch.randint(0, 2, (3,))) for _ in range(2)])\nassert len(SEEN) == 2 and activations_alive(SEEN[0])',
         ),
     ]
 

@@ -502,6 +502,35 @@ delta = perturb(model, classifier, torch.zeros(1, 4), torch.randn(1, 4), loss_ty
             note="PPLM's horizon: inside the `if` that uses it, the state restarts each step from `unpert_past`, made before the loop, and the step back-propagates through the short horizon on purpose",
             runtime='assert delta.abs().sum() > 0',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def train_pair(input_tensor, target_tensor, encoder, decoder, encoder_optimizer, decoder_optimizer, criterion):
+    encoder_hidden = encoder.init_hidden()
+    encoder_optimizer.zero_grad()
+    decoder_optimizer.zero_grad()
+    loss = 0
+    for ei in range(input_tensor.size(0)):
+        encoder_output, encoder_hidden = encoder(input_tensor[ei], encoder_hidden)
+    decoder_input = torch.zeros(1, 4)
+    for di in range(target_tensor.size(0)):
+        if di == 0:
+            decoder_output, decoder_hidden = decoder(decoder_input, encoder_hidden)
+        else:
+            decoder_output, decoder_hidden = decoder(decoder_input, decoder_hidden)
+        loss = loss + criterion(decoder_output, target_tensor[di])
+        decoder_input = decoder_output.detach()
+    loss.backward()
+    encoder_optimizer.step()
+    decoder_optimizer.step()
+    return loss.item() / target_tensor.size(0)
+""",
+            note="the decoder's hidden state carried across the decoding steps of one sequence, with one backward after the loop: back-propagation through time, as sequence models train",
+            runtime='class Enc(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cell = nn.GRUCell(4, 4)\n    def init_hidden(self):\n        return torch.zeros(1, 4)\n    def forward(self, x, h):\n        h = self.cell(x.view(1, 4), h)\n        return h, h\nenc, dec = Enc(), Enc()\nvalue = train_pair(torch.randn(3, 4), torch.randn(2, 1, 4), enc, dec, torch.optim.SGD(enc.parameters(), lr=0.1),\n                   torch.optim.SGD(dec.parameters(), lr=0.1), nn.functional.mse_loss)\nassert isinstance(value, float) and enc.cell.weight_ih.grad is not None',
+        ),
     ]
 
     INVALID = [

@@ -277,6 +277,17 @@ def write_into(out, values):
             runtime='out = torch.zeros(3)\nwrite_into(out, torch.ones(3))\nassert out.tolist() == [1.0, 1.0, 1.0]',
             note="a detached alias of an argument used as an output buffer: the copy into the caller's tensor is the point",
         ),
+        Valid(
+            """
+import torch
+
+a = torch.arange(5)
+b = a.detach()
+b[0] = 100
+""",
+            note='a storage-sharing demonstration on an integer tensor: no autograd on it, the alias is the point',
+            runtime='assert a[0] == 100 and a.dtype == torch.int64',
+        ),
     ]
 
     INVALID = [
@@ -418,5 +429,52 @@ def normalized(scores):
             ),
             runtime='scores = torch.rand(2, 3) + 1\nbefore = scores.clone()\nnormalized(scores)\nassert not torch.equal(scores, before)',
             note="a helper's argument: the write changes the tensor its caller passed and still holds",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def train(model, loss, batches, opt):
+    log = []
+    for x in batches:
+        emb = model(x)
+        log.append(to_unit(emb.detach()))
+        opt.zero_grad()
+        loss(emb).backward()
+        opt.step()
+    return log
+
+
+def to_unit(v):
+    return v.div_(v.norm(dim=-1, keepdim=True))
+""",
+            range=(17, 11, 17, 47),
+            message='`v` shares storage with `emb` (from `emb.detach()` on line 9): `.div_()` on `v` silently changes `emb` too, which is used again on line 11',
+            fixes=(
+                '\nimport torch\n\n\ndef train(model, loss, batches, opt):\n    log = []\n    for x in batches:\n        emb = model(x)\n        log.append(to_unit(emb.clone().detach()))\n        opt.zero_grad()\n        loss(emb).backward()\n        opt.step()\n    return log\n\n\ndef to_unit(v):\n    return v.div_(v.norm(dim=-1, keepdim=True))\n',
+            ),
+            note="a helper defined below its caller writes its argument in place: the caller's `emb` is normalised too, and the loss reads the changed values",
+            runtime='model = torch.nn.Linear(4, 4)\noutputs = []\nmodel.register_forward_hook(lambda m, i, o: outputs.append(o))\ntrain(model, lambda e: e.pow(2).sum(), [torch.randn(3, 4) * 5], torch.optim.SGD(model.parameters(), lr=0.0))\nassert torch.allclose(outputs[0].detach().norm(dim=-1), torch.ones(3))',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def prune(layer: nn.Linear, t):
+    w = layer.weight
+    view = w.detach()
+    view[view.abs() < t] = 0
+    return view.count_nonzero()
+""",
+            range=(9, 4, 9, 28),
+            message="`view` shares storage with `w` (from `w.detach()` on line 8), a parameter of the model: the indexed assignment on `view` silently changes the model's weights; if that is meant, write to `w` inside `torch.no_grad()`, else bind a copy",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef prune(layer: nn.Linear, t):\n    w = layer.weight\n    view = w.clone().detach()\n    view[view.abs() < t] = 0\n    return view.count_nonzero()\n',
+            ),
+            note="masking a parameter's detach outside no_grad sets the layer's weights",
+            runtime='layer = nn.Linear(4, 4)\nbefore = layer.weight.detach().clone()\nprune(layer, 0.3)\nassert not torch.equal(before, layer.weight)',
         ),
     ]

@@ -1367,6 +1367,30 @@ def compute_loss(model, points, cage, target, reg=1.0):
             runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
             note="deep_cage: a loss helper regularises the predicted weights after detaching them; the caller back-propagates what it returns, and the penalty changes no gradient (the same with reg=100 and reg=0)",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+def train(encoder, head, batches):
+    opt = torch.optim.Adam(list(encoder.parameters()) + list(head.parameters()))
+    for x, y in batches:
+        z = encoder(x)
+        loss = F.cross_entropy(head(z.detach()), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            range=(11, 36, 11, 46),
+            message='`.detach()` cuts `encoder` from the loss back-propagated on line 13: `opt.step()` on line 14 updates the parameters of `encoder` (built on line 8), but no backward reaches them - `encoder` never learns',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\nimport torch.nn.functional as F\n\n\ndef train(encoder, head, batches):\n    opt = torch.optim.Adam(list(encoder.parameters()) + list(head.parameters()))\n    for x, y in batches:\n        z = encoder(x)\n        loss = F.cross_entropy(head(z), y)\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n',
+            ),
+            note="the optimizer holds the encoder's parameters, but the only loss reaches the head alone",
+            runtime='encoder, head = nn.Linear(8, 4), nn.Linear(4, 3)\ntrain(encoder, head, [(torch.randn(5, 8), torch.randint(0, 3, (5,)))])\nassert encoder.weight.grad is None and head.weight.grad is not None',
+        ),
     ]
 
 

@@ -435,6 +435,28 @@ except RuntimeError as e:
             note="the NYU deep-learning course's autograd tutorial shows the error on purpose, inside a `try` that catches it",
             runtime="assert w.grad is None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def unroll(cell, x):
+    h = torch.zeros(x.size(1), 8)
+    outs = torch.zeros_like(torch.empty(x.size(0), x.size(1), 8))
+    for t in range(x.size(0)):
+        h = cell(x[t], h)
+        outs[t] = h
+    return outs
+
+
+cell = nn.RNNCell(4, 8)
+outs = unroll(cell, torch.randn(5, 3, 4))
+outs.sum().backward()
+""",
+            note='a buffer made with `zeros_like` and filled by index assignment from values with a graph joins the graph: backward works',
+            runtime='assert cell.weight_ih.grad is not None',
+        ),
     ]
 
     INVALID = [

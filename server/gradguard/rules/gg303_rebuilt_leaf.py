@@ -758,6 +758,26 @@ class TripletLoss(nn.Module):
             runtime="encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTripletLoss()(a, p, n).backward()\nassert encoder.weight.grad is None",
             note="the triplet-loss thread's workaround inside the loss module: the embeddings came through a no_grad regulariser, the setter hides it, backward() runs and the encoder never learns",
         ),
+        Invalid(
+            """
+import torch
+
+
+def as_trainable(value):
+    return torch.tensor(value.item(), requires_grad=True)
+
+
+def step(net, x, y, opt):
+    err = as_trainable(((net(x) - y) ** 2).mean())
+    opt.zero_grad()
+    err.backward()
+    opt.step()
+""",
+            range=(6, 11, 6, 57),
+            message='`torch.tensor(..., requires_grad=True)` makes a new leaf from `value.item()`, whose graph was cut (`.item()` on line 6): `.backward()` on line 12 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            note="a helper's summary: it returns a fresh leaf made from a cut of its argument, which the caller back-propagates",
+            runtime='net = torch.nn.Linear(2, 1)\nstep(net, torch.randn(4, 2), torch.randn(4, 1), torch.optim.SGD(net.parameters(), lr=0.1))\nassert net.weight.grad is None',
+        ),
     ]
 
 

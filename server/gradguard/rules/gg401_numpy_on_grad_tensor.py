@@ -551,6 +551,120 @@ def average_loss(clients):
             runtime="client = Client(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 1]))])\ntry:\n    average_loss([client])\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert \"Can't call numpy() on Tensor that requires grad\" in raised",
             note="FedGen's server: `client` is the file's `Client` (only it has `evaluate()`), whose losses keep their graph; NumPy's sum converts them and raises",
         ),
+        Invalid(
+            """
+import numpy as np
+import torch
+
+
+def fit_ranker(scorer, pairs, loss_fn, opt):
+    history = []
+    for feats, rel in pairs:
+        scores = scorer(feats).squeeze(-1)
+        loss = loss_fn(scores, rel)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        history.append(np.round(scores.cpu().numpy(), 3))
+    return history
+""",
+            range=(14, 32, 14, 52),
+            message='`scores` requires grad (from `scorer(feats)` on line 9); `.numpy()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            fixes=(
+                '\nimport numpy as np\nimport torch\n\n\ndef fit_ranker(scorer, pairs, loss_fn, opt):\n    history = []\n    for feats, rel in pairs:\n        scores = scorer(feats).squeeze(-1)\n        loss = loss_fn(scores, rel)\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n        history.append(np.round(scores.detach().cpu().numpy(), 3))\n    return history\n',
+            ),
+            note="an unknown callable and a neutral op: `loss.backward()` proves `scores`, its loss's prediction, has a graph, and `scorer`, which made it from data, is a model",
+            runtime='net = torch.nn.Linear(4, 1)\npairs = [(torch.randn(5, 4), torch.randn(5)) for _ in range(2)]\ntry:\n    fit_ranker(net, pairs, torch.nn.functional.mse_loss, torch.optim.SGD(net.parameters(), lr=0.1))\n    raise AssertionError("no error")\nexcept RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Probe(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.lin(x)
+
+    def attribution(self, x):
+        return self.lin.weight * x
+
+
+def export_attributions(probes, x):
+    return [p.attribution(x).numpy() for p in probes]
+""",
+            range=(19, 12, 19, 36),
+            message='`p.attribution(x)` requires grad when `export_attributions()` runs with grad enabled (parameter `self.lin.weight` on line 15); `.numpy()` on it then raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Probe(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.lin = nn.Linear(4, 1)\n\n    def forward(self, x):\n        return self.lin(x)\n\n    def attribution(self, x):\n        return self.lin.weight * x\n\n\ndef export_attributions(probes, x):\n    return [p.attribution(x).detach().numpy() for p in probes]\n',
+            ),
+            note="list elements typed by their members: only the file's `Probe` has `attribution()`, whatever the list is called",
+            runtime='try:\n    export_attributions([Probe(), Probe()], torch.randn(3, 4))\n    raise AssertionError("no error")\nexcept RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+def to_image(*channels):
+    return np.stack([c.numpy() for c in channels])
+
+
+def render(gen: nn.Module, z):
+    r, g, b = gen(z).unbind(0)
+    return to_image(r, g, b)
+""",
+            range=(8, 21, 8, 30),
+            message='`c` requires grad when `to_image()` runs with grad enabled (from `gen(z)` on line 12); `.numpy()` on it then raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\ndef to_image(*channels):\n    return np.stack([c.detach().numpy() for c in channels])\n\n\ndef render(gen: nn.Module, z):\n    r, g, b = gen(z).unbind(0)\n    return to_image(r, g, b)\n',
+            ),
+            note="`*channels` binds the tuple of the call's arguments",
+            runtime='try:\n    render(nn.Linear(4, 5), torch.randn(3, 4))\n    raise AssertionError("no error")\nexcept RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self, vocab=10, hidden=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, hidden)
+        self.rnn = nn.GRU(hidden, hidden, batch_first=True)
+        self.out = nn.Linear(hidden, vocab)
+
+    def forward(self, x, h=None):
+        y, h = self.rnn(self.emb(x), h)
+        return self.out(y), h
+
+    def generate(self, start, steps=3):
+        x, h, result = start, None, []
+        for _ in range(steps):
+            logits, h = self.forward(x, h)
+            probs = torch.softmax(logits[:, -1], -1)
+            result.append(probs.numpy().argmax())
+            x = probs.argmax(-1, keepdim=True)
+        return result
+""",
+            range=(22, 26, 22, 39),
+            message='`probs` requires grad when `generate()` runs with grad enabled (from `self.out(y)` on line 15); `.numpy()` on it then raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self, vocab=10, hidden=16):\n        super().__init__()\n        self.emb = nn.Embedding(vocab, hidden)\n        self.rnn = nn.GRU(hidden, hidden, batch_first=True)\n        self.out = nn.Linear(hidden, vocab)\n\n    def forward(self, x, h=None):\n        y, h = self.rnn(self.emb(x), h)\n        return self.out(y), h\n\n    def generate(self, start, steps=3):\n        x, h, result = start, None, []\n        for _ in range(steps):\n            logits, h = self.forward(x, h)\n            probs = torch.softmax(logits[:, -1], -1)\n            result.append(probs.detach().numpy().argmax())\n            x = probs.argmax(-1, keepdim=True)\n        return result\n',
+            ),
+            note="a model's `generate()` its callers (in other files) may run under `torch.no_grad()`: the crash is not proved, so a warning",
+            runtime='model = CharRNN()\nwith torch.no_grad():\n    assert len(model.generate(torch.zeros(1, 1, dtype=torch.long))) == 3\ntry:\n    model.generate(torch.zeros(1, 1, dtype=torch.long))\n    raise AssertionError("no error")\nexcept RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)',
+        ),
     ]
 
 

@@ -336,6 +336,24 @@ while epoch < 2:
             runtime="assert trainer.best.grad_fn is None",
             note='a trainer method called from a `while` loop; the copy drops the loss graph (GG103 also fires)',
         ),
+        Invalid(
+            """
+import torch
+
+
+def condition(m):
+    u, s, vh = torch.linalg.svd(m)
+    return torch.tensor(s[0] / s[-1])
+""",
+            range=(7, 11, 7, 37),
+            message='`s[0] / s[-1]` is already a tensor: `torch.tensor()` copies it and warns "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use `(s[0] / s[-1]).clone().detach()`',
+            fixes=(
+                '\nimport torch\n\n\ndef condition(m):\n    u, s, vh = torch.linalg.svd(m)\n    return (s[0] / s[-1]).clone().detach()\n',
+            ),
+            note='`torch.linalg.svd` returns three tensors (torch facts table)',
+            runtime='assert condition(torch.randn(3, 3)).dim() == 0',
+            warns=WARNING,
+        ),
     ]
 
 
