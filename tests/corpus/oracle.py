@@ -12,6 +12,7 @@ import ast
 import re
 import shlex
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -155,15 +156,63 @@ def has_saved_tensors(t) -> bool:
     return False
 
 
-def hook_outputs(module) -> list:
+def hook_outputs(module, where=None) -> list:
     """Record, for every forward of `module`, whether its output built a graph
-    (a list of bools; the output itself is not kept)."""
+    (a list of bools; the output itself is not kept). `where(inputs)`, if given,
+    picks the forwards to record (e.g. the fixed noise of a sample, not the batches
+    of the training step around it)."""
+    seen: list = []
+
+    def hook(_m, inputs, out):
+        if where is None or where(inputs):
+            seen.append(any(t.grad_fn is not None for t in tensors(out)))
+
+    module.register_forward_hook(hook)
+    return seen
+
+
+@contextmanager
+def forward_outputs():
+    """`hook_outputs` for models the code builds itself (a factory, `Net().eval()`
+    inside the function): yields the list, filled for every nn.Module forward that
+    runs inside the block."""
+    import torch
+
     seen: list = []
 
     def hook(_m, _inputs, out):
         seen.append(any(t.grad_fn is not None for t in tensors(out)))
 
-    module.register_forward_hook(hook)
+    handle = torch.nn.modules.module.register_module_forward_hook(hook)
+    try:
+        yield seen
+    finally:
+        handle.remove()
+
+
+def call_outputs(fn, where=None):
+    """`hook_outputs` for a hand-written model (a function over parameter tensors,
+    which has no forward hook): returns (a wrapper to call instead of `fn`, the list
+    of bools it fills, one per call: whether the result built a graph). `where(args)`
+    as in `hook_outputs`."""
+    seen: list = []
+
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if where is None or where(args):
+            seen.append(any(t.grad_fn is not None for t in tensors(out)))
+        return out
+
+    return wrapper, seen
+
+
+def grad_arrivals(values) -> list:
+    """Record every gradient that reaches one of `values` (tensors that require grad)
+    during a backward, before an optimizer's `zero_grad()` can clear it: returns the
+    list, one entry per arrival."""
+    seen: list = []
+    for v in values:
+        v.register_hook(lambda g: seen.append(bool(g.abs().sum().item())))
     return seen
 
 
@@ -199,6 +248,13 @@ def no_grad(obs) -> bool:
     return any(p.grad is None or not p.grad.abs().sum().item() for p in obs["params"])
 
 
+def no_grad_arrived(obs) -> bool:
+    """obs["arrived"]: the list `grad_arrivals(values)` filled while the code ran.
+    Present when no (non-zero) gradient ever reached those values: nothing the code
+    back-propagated depended on them."""
+    return not any(obs["arrived"])
+
+
 def changed(obs) -> bool:
     """obs["before"], obs["after"]: a tensor's value before and after the code ran,
     where the code did not mean to change it. Present when they differ."""
@@ -225,5 +281,5 @@ def warns(obs, text: str) -> bool:
     return any(text in w for w in obs["warnings"])
 
 
-CHECKERS = {f.__name__: f for f in (graph_kept, activations_alive, graph_built, graph_grows, no_grad, changed,
-                                     wrong_grad, raises, warns)}
+CHECKERS = {f.__name__: f for f in (graph_kept, activations_alive, graph_built, graph_grows, no_grad,
+                                     no_grad_arrived, changed, wrong_grad, raises, warns)}

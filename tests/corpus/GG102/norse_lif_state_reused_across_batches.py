@@ -1,0 +1,46 @@
+# source: https://github.com/norse/norse/issues/130
+# label: GG102 36
+# effect: raises "Trying to backward through the graph a second time"
+# note: the LIF cell's returned state (membrane voltage and current) is fed into the next batch's forward after loss.backward() ran on the previous one; the second backward crashes
+from collections import namedtuple
+
+import torch
+from torch import nn
+
+LIFState = namedtuple("LIFState", ["z", "v", "i"])
+
+
+class LIFCell(nn.Module):
+    def __init__(self, input_size, hidden_size, tau_mem_inv=0.5, tau_syn_inv=0.2, v_th=1.0):
+        super().__init__()
+        self.input_weights = nn.Parameter(torch.randn(hidden_size, input_size) * 0.5)
+        self.tau_mem_inv = tau_mem_inv
+        self.tau_syn_inv = tau_syn_inv
+        self.v_th = v_th
+        self.hidden_size = hidden_size
+
+    def forward(self, input_tensor, state=None):
+        if state is None:
+            zeros = torch.zeros(input_tensor.shape[0], self.hidden_size)
+            state = LIFState(z=zeros, v=zeros, i=zeros)
+        i = state.i - self.tau_syn_inv * state.i + input_tensor @ self.input_weights.t()
+        v = state.v + self.tau_mem_inv * (i - state.v)
+        z = torch.sigmoid(10 * (v - self.v_th))
+        v = v - z * v
+        return z, LIFState(z=z, v=v, i=i)
+
+
+def train(model, batches, optimizer):
+    state = None
+    for data in batches:
+        out, state = model(data, state)
+        loss = out.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def observe():
+    model = LIFCell(12, 3)
+    train(model, [torch.ones(4, 12) for _ in range(3)], torch.optim.SGD(model.parameters(), lr=0.01))
+    return {}
