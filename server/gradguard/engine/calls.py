@@ -34,6 +34,14 @@ _AUTOGRAD_USE = re.compile(r"\b(?:backward|grad|requires_grad|requires_grad_)\b"
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
 
 
+def _shaped(t: Value, shape) -> Value:
+    """A torch layer's tuple result (K.LAYER_RESULTS), each tensor in it like `t`."""
+    if shape == "t":
+        return t
+    elements = tuple(_shaped(t, s) for s in shape)
+    return Value(kind=Kind.CONTAINER, grad=t.grad, why=t.why, origins=t.origins, elements=elements, item=t)
+
+
 class Calls:
     """What a call returns and what it does to its arguments."""
 
@@ -222,8 +230,10 @@ class Calls:
         if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
-            return self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
-                                    origins=inputs | {node}), node)
+            out = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
+                                   origins=inputs | {node}), node)
+            shape = K.LAYER_RESULTS.get(m.layer) if m.layer is not None else None
+            return _shaped(out, shape) if shape is not None else out
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
 
@@ -435,7 +445,7 @@ class Calls:
             p = any(v.kind is not Kind.MODULE or v.parameterized for v in vals)
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=p)
         if last[0].isupper() and "." not in q[len("torch.nn."):].replace("modules.", "", 1).rstrip(last).strip("."):
-            return Value(kind=Kind.MODULE, grad=Grad.NO)
+            return Value(kind=Kind.MODULE, grad=Grad.NO, layer=last)
         return UNKNOWN
     def _torch_function(self, node: cst.Call, q: str, last: str, args: list) -> Value:
         if q.count(".") == 1 or q.startswith(("torch.linalg.", "torch.special.", "torch.fft.", "torch.sparse.")):

@@ -393,7 +393,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
                 and last not in K.MODULE_CONTAINERS and last not in K.PARAM_CONTAINERS and last != "Parameter":
             # `layer: nn.Linear`: a layer, with parameters unless torch's class has none
             loss = last.endswith("Loss")
-            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=loss, scalar=loss,
+            return Value(kind=Kind.MODULE, grad=Grad.NO, loss=loss, scalar=loss, layer=last,
                          parameterized=not loss and last not in K.PARAMETERLESS_MODULES,
                          why=Evidence(ann, f"annotated `nn.{last}`"))
         if isinstance(ann, cst.Name):  # `net: Net`, a Module subclass of this file: an instance of it

@@ -41,6 +41,12 @@ TUPLE_RESULTS = {
     "linalg.cholesky_ex": ("grad", "none"), "linalg.solve_ex": ("grad", "none"),
     "linalg.ldl_factor": ("grad", "none"),
 }
+# What calling a torch.nn layer returns, where it is a tuple: "t" a tensor, a nested tuple for
+# (h, c). (`nn.LSTM` gives `output, (h_n, c_n)`; `nn.GRU`/`nn.RNN` `output, h_n`; `nn.LSTMCell` `(h, c)`.)
+LAYER_RESULTS = {
+    "LSTM": ("t", ("t", "t")), "GRU": ("t", "t"), "RNN": ("t", "t"), "LSTMCell": ("t", "t"),
+    "MultiheadAttention": ("t", "t"),
+}
 # Of those, the ones that return a tuple only when given a dim (`x.max()` is one tensor).
 TUPLE_NEEDS_DIM = frozenset("max min median nanmedian mode".split())
 # Views share storage with their base (rules.md; reshape/flatten view when they can).

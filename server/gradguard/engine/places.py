@@ -74,7 +74,7 @@ class Places:
             elif v.kind is Kind.CONTAINER and v.item is not None:
                 parts = [v.item] * len(elems)
             elif v.kind is Kind.TENSOR and v.grad is not Grad.UNKNOWN:
-                parts = [v.but(elements=None, alias=None)] * len(elems)  # model outputs: (out, hidden)
+                parts = [v.but(elements=None, alias=None, guessed=True)] * len(elems)  # model outputs: (out, hidden)
             elif v.kind is Kind.UNKNOWN and v.grad is Grad.NO and v.why is not None:
                 parts = [Value(grad=Grad.NO, why=v.why)] * len(elems)  # unpacked from a call under no_grad
             else:

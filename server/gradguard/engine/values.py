@@ -74,6 +74,10 @@ class Value:
     # (detach(), .item(), no_grad), `pred_cuts` once it is the prediction of a loss.
     cuts: frozenset = frozenset()
     pred_cuts: frozenset = frozenset()
+    # TENSOR taken for an item of a model's output of unknown structure (`out, hidden = model(x, h)`):
+    # it may be a tuple (an LSTM's `(h, c)`), so no fix may call tensor methods on it
+    guessed: bool = False
+    layer: Optional[str] = None  # MODULE: the torch.nn class it is an instance of (`LSTM`)
 
     def but(self, **changes) -> "Value":
         return replace(self, **changes)

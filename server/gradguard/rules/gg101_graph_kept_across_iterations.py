@@ -1672,6 +1672,6 @@ def _graph_parts(node: cst.BaseExpression, flow) -> list:
         return [p for e in node.elements if isinstance(e, cst.DictElement) for p in _graph_parts(e.value, flow)]
     if isinstance(node, cst.IfExp):  # `loss if total is None else total + loss`: each branch
         return _graph_parts(node.body, flow) + _graph_parts(node.orelse, flow)
-    if value.has_graph and value.kind is Kind.TENSOR:
+    if value.has_graph and value.kind is Kind.TENSOR and not value.guessed:
         return [node]
     return []

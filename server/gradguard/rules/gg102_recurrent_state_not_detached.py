@@ -723,7 +723,7 @@ def train_lm(lstm, decoder, batches, optimizer):
     hidden = None
     for inputs, targets in batches:
         if isinstance(hidden, tuple):
-            hidden = tuple(s.detach() for s in hidden)
+            hidden = type(hidden)(*(s.detach() for s in hidden)) if hasattr(hidden, "_fields") else tuple(s.detach() for s in hidden)
         elif hidden is not None:
             hidden = hidden.detach()
         optimizer.zero_grad()
@@ -933,16 +933,18 @@ def _detach_lines(name: str, init, indent: str) -> tuple[list, str]:
     A state that starts as a tensor or a tuple gets one line; one that starts as `None`
     (`hidden = None`, then `out, hidden = lstm(x, hidden)`) or as something unknown gets
     lines that work for all three: None the first time, a tensor (GRU, RNN) or a tuple
-    (LSTM's `(h, c)`) later."""
+    (LSTM's `(h, c)`, or a namedtuple) later."""
     if init.kind is Kind.CONTAINER and init.elements is not None:
         line = f"{name} = tuple(s.detach() for s in {name})"
         return [line], f"Insert `{line}` at the start of the loop body"
     if init.kind is Kind.TENSOR:
         line = f"{name} = {name}.detach()"
         return [line], f"Insert `{line}` at the start of the loop body"
+    # a namedtuple state (norse's `LIFState`) keeps its type: its fields are read by name
     lines = [
         f"if isinstance({name}, tuple):",
-        f"{indent}{name} = tuple(s.detach() for s in {name})",
+        f"{indent}{name} = type({name})(*(s.detach() for s in {name})) if hasattr({name}, \"_fields\") "
+        f"else tuple(s.detach() for s in {name})",
         f"elif {name} is not None:",
         f"{indent}{name} = {name}.detach()",
     ]
