@@ -9,6 +9,7 @@ import libcst as cst
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Backward, GradMode
+from gradguard.engine.sinks import SINK_BUILTINS, SINK_LIBRARIES
 from gradguard.engine.summaries import (
     MAX_ANALYSES_PER_FUNCTION,
     ClassInfo,
@@ -68,6 +69,8 @@ class Calls:
         if knows_nothing(fv) and isinstance(func, cst.Name):
             # Handed to a function of another file (`update(loss)`), which may train on it.
             self.escaped |= reach([a for _, a in args])
+            if not self._python_builtin(func):
+                self._opaque_call(node, args)
         if v.grad is Grad.UNKNOWN and not v.origins and v.kind in (Kind.UNKNOWN, Kind.TENSOR, Kind.CONTAINER):
             # What an unknown call returns may carry its inputs' graphs: `scaler.scale(loss)`,
             # `outs.mean()` of a buffer written with graphs.
@@ -166,6 +169,7 @@ class Calls:
             if recv.kind is Kind.NUMBER:
                 return NUMBER
             if recv.kind is Kind.OBJECT and recv.cls is None:
+                self._opaque_call(node, args)
                 return UNKNOWN  # an instance the type layer knows is no tensor: its own clone(), detach()...
             # Unknown receiver: only what holds whatever it is.
             if name == "item":
@@ -177,6 +181,8 @@ class Calls:
                              alias=self._alias(func.value, "detach", node, UNKNOWN))
             if name == "from_pretrained" and self._looks_like_model_class(func.value):
                 return Value(kind=Kind.MODULE, grad=Grad.NO)
+            if name not in ("append", "extend", "appendleft", "insert"):  # stores are tracked as stores
+                self._opaque_call(node, args, recv)
             return UNKNOWN
         if fv.kind is Kind.MODULE:
             return self._module_call(node, fv, args)
@@ -292,6 +298,8 @@ class Calls:
     def _tensor_method(self, node: cst.Call, t: Value, name: str, args: list) -> Value:
         func = node.func
         vals = [v for _, v in args]
+        if name in K.ENDS_GRAPH_METHODS:
+            self._sink(node, [t], f"`.{name}()`")
         if name.startswith("register_"):
             return UNKNOWN  # `p.register_hook(fn)`: a handle, not a tensor
         if name in ("values", "items", "keys") and not args and t.has_graph:
@@ -419,7 +427,12 @@ class Calls:
         if q.startswith("torch."):
             return self._torch_function(node, q, last, args)
         if q.startswith("numpy."):
+            self._sink(node, vals, f"`{q.replace('numpy.', 'np.', 1)}()`")
             return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, f"`{q}`"))
+        if q.startswith(SINK_LIBRARIES):
+            self._sink(node, vals, f"`{q.rsplit('.', 1)[-1]}()`")
+        elif not q.startswith(("torch.", "builtins.", "math.")):
+            self._opaque_call(node, args)
         return UNKNOWN
 
 
@@ -464,6 +477,7 @@ class Calls:
             if last in K.NOT_TENSOR_FUNCTIONS or last[:1].isupper():
                 return NUMBER if last in ("numel", "is_tensor", "is_floating_point", "is_complex", "is_grad_enabled") else UNKNOWN
             if last in K.NEVER_GRAD_FUNCTIONS:
+                self._sink(node, [v for _, v in args], f"`torch.{last}()`")
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`torch.{last}`"))
             tensors = []
             for _, v in args:
@@ -496,6 +510,8 @@ class Calls:
 
     def _builtin(self, node: cst.Call, name: str, args: list) -> Value:
         vals = [v for _, v in args]
+        if name in SINK_BUILTINS:
+            self._sink(node, vals, f"`{name}()`")
         if name in ("float", "int", "bool"):
             cuts = self._cut(vals[0], node, f"`{name}()`") if vals else frozenset()
             return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, f"`{name}()`"), cuts=cuts)

@@ -90,6 +90,8 @@ class Expressions:
 
     def _e_fstring(self, node: cst.FormattedString) -> Value:
         self._eval_children(node)
+        parts = [self.values.get(p.expression, UNKNOWN) for p in node.parts if isinstance(p, cst.FormattedStringExpression)]
+        self._sink(node, parts, "string formatting")
         return NUMBER
 
     def _e_name(self, node: cst.Name) -> Value:
@@ -154,7 +156,10 @@ class Expressions:
 
     def _cut(self, v: Value, node: cst.CSTNode, how: str) -> frozenset:
         """Cutting a graph here (GG301 reports it if a loss built on it is back-propagated)."""
-        return v.cuts | {Evidence(node, how)} if v.has_graph else v.cuts
+        if not v.has_graph:
+            return v.cuts
+        self.cut_from[node] = v.origins  # what was cut: a sink after the cut still ends those graphs
+        return v.cuts | {Evidence(node, how)}
 
     def _name_of(self, node: cst.BaseExpression) -> str:
         return node.value if isinstance(node, cst.Name) else self.code_for(node)
@@ -247,6 +252,7 @@ class Expressions:
 
     def _e_compare(self, node: cst.Comparison) -> Value:
         vals = [self._eval(node.left)] + [self._eval(c.comparator) for c in node.comparisons]
+        self._sink(node, vals, "a comparison")
         kind = Kind.TENSOR if any(v.kind is Kind.TENSOR for v in vals) else Kind.NUMBER
         return Value(kind=kind, grad=Grad.NO, why=Evidence(node, "a comparison"))
 

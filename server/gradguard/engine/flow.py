@@ -33,6 +33,7 @@ from gradguard.engine.model import (
     Store,
 )
 from gradguard.engine.places import Places
+from gradguard.engine.sinks import Sinks
 from gradguard.engine.summaries import MAX_ANALYSES_PER_FUNCTION, Functions
 from gradguard.engine.typequestions import TypeQuestions
 from gradguard.engine.values import (
@@ -46,7 +47,7 @@ from gradguard.engine.values import (
 )
 
 
-class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions, FromUse, TypeQuestions):
+class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions, FromUse, TypeQuestions, Sinks):
     """Walks a module once and dispatches rule hooks with the flow state at hand.
 
     Rules read `value(node)` for any expression already evaluated, `frame`
@@ -96,6 +97,9 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.evidences: dict = {}  # (use, wording) -> Evidence
         self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
+        self.sinks: list = []  # sinks.Use: non-differentiable uses of values with graphs (`.item()`, `print`)
+        self.escapes: list = []  # sinks.Use: values with graphs handed to what the analysis cannot see
+        self.cut_from: dict = {}  # a cut (`.detach()`, `.item()`) -> the graph identities it cut
         self.parameter_attrs: Optional[dict] = None  # attr -> (class, nn.Parameter call): evidence.parameter_attributes
         self.layer_attrs: Optional[dict] = None  # attr -> (class, layer, call): evidence.layer_attributes
 
@@ -135,6 +139,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         for info in infos:
             vars(info).clear()
         for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop,
+                          self.sinks, self.escapes, self.cut_from,
                           self.uses, self.switches, self.evidences):
             container.clear()
 

@@ -13,6 +13,13 @@ NEVER_GRAD_METHODS = frozenset(
     logical_and logical_or logical_not logical_xor isclose allclose any all
     bincount signbit multinomial""".split()
 )
+# Tensor methods whose result no longer carries the graph of the tensor they read: where a graph ends
+# (GG103's sinks). Shape reads (`size`, `dim`) read no values and are not among them; nor is `.detach()`,
+# a cut that may feed a loss (GAN discriminator steps, targets: GG301's business).
+ENDS_GRAPH_METHODS = frozenset(
+    """item tolist numpy argmax argmin eq ne lt le gt ge equal isnan isinf isfinite nonzero
+    count_nonzero long int bool byte short char argsort allclose isclose any all bincount multinomial""".split()
+)
 # Tensor methods that return a Python number or bool (not a tensor).
 NUMBER_METHODS = frozenset(
     """size dim ndimension numel nelement element_size is_contiguous is_floating_point

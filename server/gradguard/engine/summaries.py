@@ -370,6 +370,8 @@ class Functions:
         fns = fns | nested
         self.stores = [s for s in self.stores if s.function not in fns]
         self.backwards = [b for b in self.backwards if b.function not in fns]
+        self.sinks = [u for u in self.sinks if u.function not in fns]
+        self.escapes = [u for u in self.escapes if u.function not in fns]
         for cb in self.on_drop:
             cb(fns)
 

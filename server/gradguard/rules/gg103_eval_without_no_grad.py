@@ -7,7 +7,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.model import ClassInfo, GradMode
-from gradguard.engine.values import Grad, Kind
+from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
@@ -75,6 +75,20 @@ class _Nodes(cst.CSTVisitor):
     @classmethod
     def of(cls, node: cst.CSTNode) -> set:
         return {id(n) for n in descendants(node)}  # a read-only walk: CSTVisitor.visit rebuilds every node
+
+
+def _rebuilt(node: cst.CSTNode, flow) -> bool:
+    """Is `node` (a sink: `value.item()`) the data of a new leaf that requires grad
+    (`torch.tensor(value.item(), requires_grad=True)`)? Then the graph was cut to train, not to look."""
+    stmt = flow.top_of.get(node)
+    if stmt is None:
+        return False
+    for call in descendants(stmt):
+        if isinstance(call, cst.Call) and any(a.keyword is not None and a.keyword.value == "requires_grad"
+                                              and flow.code_for(a.value) == "True" for a in call.args):
+            if any(n is node for a in call.args for n in descendants(a.value)):
+                return True
+    return False
 
 
 class _Suites(cst.CSTVisitor):
@@ -242,6 +256,8 @@ class EvalWithoutNoGrad(Rule):
             # (only the file's own use says the outputs are not trained on: a method of a model from
             # elsewhere - latent diffusion's `encode_first_stage` - may carry its own @torch.no_grad)
             why = "numpy"
+        elif not elsewhere and not (fn is not None and fn.cls is not None and fn.cls.module_like):
+            why = "sinks"  # decided in finish(), by where the outputs went (a model's own methods compute them)
         else:
             return
         if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
@@ -342,11 +358,40 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
             if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
+            if why == "sinks" and not self._only_sinks(node, fn):
+                continue
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
             self._report(*calls[0], more=len(calls) - 1)
+
+    def _only_sinks(self, node: cst.Call, fn) -> bool:
+        """Do the outputs of the forward `node` reach non-differentiable uses (`.item()`, `print`,
+        `.numpy()`, a comparison...) and nothing that may train on them: no callable the analysis
+        cannot see, no caller elsewhere (a return, a generator's yield), no place outliving the
+        function? (Backwards are checked by the caller.)"""
+        ends = [u for u in self.flow.sinks if node in u.origins]
+        if not ends:
+            return False  # unused, or used in ways that say nothing
+        if any(_rebuilt(u.node, self.flow) for u in ends):
+            return False  # `torch.tensor(loss.item(), requires_grad=True)`: a cut made a leaf to train (GG303's)
+        if any(node in u.origins for u in self.flow.escapes):
+            return False
+        if fn is not None and not fn.call_sites and (
+            node in all_origins(fn.returns) or fn.yields is not None and node in all_origins(fn.yields)
+        ):
+            return False
+        return not any(node in s.value.origins for s in self.flow.stores if not s.local)
+
+    def _sinks_of(self, node: cst.Call) -> list:
+        """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
+        seen, out = set(), []
+        for u in self.flow.sinks:
+            if node in u.origins and u.what not in seen:
+                seen.add(u.what)
+                out.append(u)
+        return out
 
     def _join_statements(self, groups: list) -> list:
         """Statements of one suite after the same `.eval()` (`model.eval(); a = model(x); b =
@@ -412,6 +457,8 @@ class EvalWithoutNoGrad(Rule):
             where = f"in `{fn.name}()`, which turns its results into NumPy, in a file that never trains"
         elif why == "eval":
             where = "after `.eval()`{since} and its output never reaches a `.backward()`"  # since: filled in below
+        elif why == "sinks":
+            where = "{sinks}"  # filled in below
         else:
             where = "in a file that never trains (no `.backward()`, no optimizer `step()`)"
         if target is not None and target[0] == "decorate":
@@ -427,9 +474,18 @@ class EvalWithoutNoGrad(Rule):
             title = "Wrap the loop in `with torch.no_grad():`" if target[0] == "loop" else "Wrap in `with torch.no_grad():`"
             fixes.append(PendingFix(title, Safety.SAFE, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
 
+        uses = self._sinks_of(node) if why == "sinks" else []
+
         def message(line_of):
             since = f" on line {line_of(after_eval[1])}" if why == "eval" else ""
-            said = where.format(since=since)
+            sinks = ""
+            if uses:
+                shown = uses[:3]
+                names = ", ".join(u.what for u in shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1].what
+                lines = sorted({line_of(u.node) for u in shown})
+                where_ = f"line{'s' if len(lines) > 1 else ''} " + ", ".join(str(n) for n in lines)
+                sinks = f"and its outputs reach only {names} ({where_}), never a `.backward()`"
+            said = where.format(since=since, sinks=sinks)
             note = " (`eval()` does not disable gradients)" if after_eval is not None else ""
             also = f"; so do {more} more forward passes in the same block" if more > 1 else "; so does 1 more forward pass in the same block" if more else ""
             return (
@@ -788,32 +844,6 @@ def predict_task(scorer, batches):
 
 """,
             note="mt-dnn: predict() reached only by name (`scorer.predict` on a parameter; the only class of the file defining it), under the entry point's no_grad",
-        ),
-        Valid(
-            """
-import torch
-from torch import nn
-
-tagger = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
-tagger.eval()
-
-
-def fine_tune(batches, optimizer):
-    tagger.train()
-    for x, y in batches:
-        optimizer.zero_grad()
-        nn.functional.cross_entropy(tagger(x), y).backward()
-        optimizer.step()
-
-
-def tag_stream(chunks):
-    tags = []
-    for chunk in chunks:
-        probs = tagger(chunk).sigmoid()
-        tags.append(probs.argmax(-1).tolist())
-    return tags
-""",
-            note='the file fine-tunes the global model (`tagger.train()`): the top-level eval() does not hold in every function',
         ),
         Valid(
             """
@@ -1545,6 +1575,38 @@ def old_logprobs(memory):
             ),
             runtime="policy, memory = Policy(), Memory()\nfor _ in range(3):\n    policy.act(torch.randn(4), memory)\nassert all(has_graph(lp) for lp in memory.logprobs) and activations_alive(memory.logprobs[0])",
             note="PPO-PyTorch's act(): the log-probabilities it keeps in the memory are only ever read `.detach()`-ed by the update, so every kept graph trains nothing and holds its activations until the memory is cleared",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+tagger = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+tagger.eval()
+
+
+def fine_tune(batches, optimizer):
+    tagger.train()
+    for x, y in batches:
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(tagger(x), y).backward()
+        optimizer.step()
+
+
+def tag_stream(chunks):
+    tags = []
+    for chunk in chunks:
+        probs = tagger(chunk).sigmoid()
+        tags.append(probs.argmax(-1).tolist())
+    return tags
+""",
+            range=(20, 16, 20, 29),
+            message='`tagger(chunk)` runs with grad enabled and its outputs reach only `.argmax()` (line 21), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\ntagger = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))\ntagger.eval()\n\n\ndef fine_tune(batches, optimizer):\n    tagger.train()\n    for x, y in batches:\n        optimizer.zero_grad()\n        nn.functional.cross_entropy(tagger(x), y).backward()\n        optimizer.step()\n\n\n@torch.no_grad()\ndef tag_stream(chunks):\n    tags = []\n    for chunk in chunks:\n        probs = tagger(chunk).sigmoid()\n        tags.append(probs.argmax(-1).tolist())\n    return tags\n',
+            ),
+            note='the file fine-tunes the global model, so the top-level `.eval()` proves nothing in `tag_stream()`; what does is where the outputs go: only to `argmax`, in a function that never trains',
+            runtime='built = []\ntagger.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nassert len(tag_stream([torch.randn(2, 8)])) == 1 and built == [True]',
         ),
     ]
 
