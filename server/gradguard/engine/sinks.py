@@ -38,6 +38,7 @@ class Use:
     origins: frozenset
     what: str  # "`.item()`", "`print`", "`np.mean`"
     function: Optional[object]  # the FunctionInfo it happened in
+    after_cut: bool = False  # reached only through a cut (`save_image(fake.detach())`)
 
 
 class Sinks:
@@ -45,10 +46,12 @@ class Sinks:
 
     def _sink(self, node: cst.CSTNode, values, what: str) -> None:
         # (`save_image(fake.detach())`: the graph cut on the way ends here too)
-        origins = frozenset().union(*(v.origins for v in values if v.grad is not Grad.NO),
-                                    *(self.cut_from.get(c.node, ()) for v in values for c in v.cuts))
-        if origins:
-            self.sinks.append(Use(node, origins, what, self.function))
+        direct = frozenset().union(*(v.origins for v in values if v.grad is not Grad.NO))
+        cut = frozenset().union(*(self.cut_from.get(c.node, ()) for v in values for c in v.cuts))
+        if direct:
+            self.sinks.append(Use(node, direct, what, self.function))
+        if cut - direct:
+            self.sinks.append(Use(node, cut - direct, what, self.function, after_cut=True))
 
     def _escape(self, node: cst.CSTNode, values, what: str) -> None:
         origins = frozenset().union(*(v.origins for v in values if v.grad is not Grad.NO))

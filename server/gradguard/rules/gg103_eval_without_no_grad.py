@@ -387,8 +387,10 @@ class EvalWithoutNoGrad(Rule):
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
         seen, out = set(), []
-        for u in self.flow.sinks:
-            if node in u.origins and u.what not in seen:
+        uses = [u for u in self.flow.sinks if node in u.origins]
+        direct = [u for u in uses if not u.after_cut]
+        for u in direct or uses:  # `probs.argmax(-1).tolist()` ends at `argmax`
+            if u.what not in seen:
                 seen.add(u.what)
                 out.append(u)
         return out
