@@ -5,9 +5,14 @@
     .venv/bin/python bench/realscripts.py DIR --checkout   # first check out every pinned repo into DIR (git)
     .venv/bin/python bench/realscripts.py DIR --json out.json
     .venv/bin/python bench/realscripts.py DIR --fix-run SCRATCH   # --fix on copies, then check them
+    .venv/bin/python bench/realscripts.py DIR --pins bench/fresh.toml --judged bench/fresh-judged.toml
 
-bench/realscripts.toml pins each repository and commit; `--checkout` runs `git clone` +
-`git checkout <commit>` for the ones missing from DIR (a directory named `owner+name`).
+bench/realscripts.toml pins each repository and commit (`--pins` names another pins file,
+`--judged` its verdicts); `--checkout` runs `git clone` + `git checkout <commit>` for the
+ones missing from DIR (a directory named `owner+name`). `--mirror M` clones from local bare
+copies instead (M/owner+name/repo, as the team's fetch tool leaves them) and writes only
+the blobs the copy holds: a snapshot may lack large data files, and a script never needs them
+to be analysed.
 The real CLI runs once per checkout (`gradguard check --output-format json .`, default
 settings) and every error and warning is looked up in bench/realscripts-judged.toml, where
 each was read by hand against the source: verdict "TP" or "FP" and a one-line reason,
@@ -52,13 +57,37 @@ def where(f: dict) -> str:
     return f"{f['path']}:{f['cell']}:{f['line']}" if f.get("cell") else f"{f['path']}:{f['line']}"
 
 
-def checkout(pins: list[dict], root: Path) -> None:
+def checkout(pins: list[dict], root: Path, mirror: Path | None = None) -> None:
     for pin in pins:
         target = root / pin["name"]
         if target.exists():
             continue
-        subprocess.run(["git", "clone", "--quiet", pin["url"], str(target)], check=True)
-        subprocess.run(["git", "-C", str(target), "checkout", "--quiet", pin["commit"]], check=True)
+        if mirror is None:
+            subprocess.run(["git", "clone", "--quiet", pin["url"], str(target)], check=True)
+            subprocess.run(["git", "-C", str(target), "checkout", "--quiet", pin["commit"]], check=True)
+        else:
+            checkout_present(mirror_git_dir(mirror / pin["name"]), pin["commit"], target)
+
+
+def mirror_git_dir(copy: Path) -> Path:
+    """The git directory of a local copy: `repo/.git` for a work tree, `repo` for a bare one."""
+    repo = copy / "repo"
+    return repo / ".git" if (repo / ".git").is_dir() else repo
+
+
+def checkout_present(git_dir: Path, commit: str, target: Path) -> None:
+    """Clone `git_dir` into `target` at `commit`, writing only the files whose blobs it holds."""
+    subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(git_dir), str(target)], check=True)
+    git = ["git", "--literal-pathspecs", "-C", str(target), "-c", "core.quotePath=false"]
+    subprocess.run([*git, "update-ref", "--no-deref", "HEAD", commit], check=True)
+    tree = subprocess.run([*git, "ls-tree", "-r", "-z", commit], check=True, capture_output=True, text=True)
+    entries = [e.split("\t", 1) for e in tree.stdout.split("\0") if e]
+    blobs = [(meta.split()[2], path) for meta, path in entries if meta.split()[1] == "blob"]
+    have = subprocess.run([*git, "cat-file", "--batch-check"], check=True, capture_output=True, text=True,
+                          input="".join(f"{sha}\n" for sha, _ in blobs)).stdout.splitlines()
+    present = [path for (_, path), line in zip(blobs, have) if not line.endswith("missing")]
+    subprocess.run([*git, "checkout", "--quiet", commit, "--pathspec-from-file=-", "--pathspec-file-nul"],
+                   check=True, input="".join(f"{p}\0" for p in present), text=True)
 
 
 def check(repo: Path) -> tuple[list[dict], int, int]:
@@ -213,8 +242,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", type=Path, help="a directory with one checkout per repository (owner+name)")
     parser.add_argument("--checkout", action="store_true", help="git clone the pinned repositories missing from ROOT")
-    parser.add_argument("--pins", type=Path, default=PINS)
-    parser.add_argument("--judged", type=Path, default=JUDGED)
+    parser.add_argument("--pins", type=Path, default=PINS, help="the pinned repositories (default: %(default)s)")
+    parser.add_argument("--judged", type=Path, default=JUDGED, help="their verdicts (default: %(default)s)")
+    parser.add_argument("--mirror", type=Path, metavar="M",
+                        help="with --checkout: clone from local bare copies M/owner+name/repo instead of the URL")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--fix-run", type=Path, metavar="SCRATCH",
                         help="copy each checkout into SCRATCH, apply --fix there and report what changed or broke")
@@ -222,7 +253,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     pins = tomllib.loads(args.pins.read_text())["repo"]
     if args.checkout:
-        checkout(pins, args.root)
+        checkout(pins, args.root, args.mirror)
     if args.fix_run:
         result = fix_run(args.root, args.fix_run, pins, sys.stdout, args.timeout)
         if args.json:
