@@ -161,3 +161,98 @@ def test_fix_run_reports_a_script_that_breaks(tmp_path, monkeypatch):
     assert lines[2].startswith("  run run.py: broke: SyntaxError")
     assert lines[4] == "files changed: 1; broken: 2"
     assert len(result["broken"]) == 2
+
+
+LABELS = """
+[[missed]]
+repo = "someone+demo"
+where = "train.py:10"
+code = "GG202"
+span = 12
+reason = "loss.data[0] on a 0-dim loss"
+
+[[missed]]
+repo = "someone+demo"
+where = "train.py:3"
+code = "GG103"
+also = ["GG101"]
+also_at = ["train.py:11"]
+reason = "found at another place of the same bug, under an alternative code"
+
+[[missed]]
+repo = "someone+demo"
+where = "train.py:5"
+code = "GG103"
+reason = "not reported"
+
+[[missed]]
+repo = "someone+absent"
+where = "x.py:1"
+code = "GG103"
+reason = "a repository not checked out is not counted"
+"""
+
+
+def test_recall_against_hand_labels(tmp_path):
+    repo = tmp_path / "checkouts" / "someone+demo"
+    repo.mkdir(parents=True)
+    (repo / "train.py").write_text(TRAIN)
+    (tmp_path / "pins.toml").write_text(PINS)
+    (tmp_path / "judged.toml").write_text(JUDGED)
+    (tmp_path / "labels.toml").write_text(LABELS)
+    run = subprocess.run(
+        [sys.executable, str(BENCH), str(tmp_path / "checkouts"), "--pins", str(tmp_path / "pins.toml"),
+         "--judged", str(tmp_path / "judged.toml"), "--labels", str(tmp_path / "labels.toml")],
+        capture_output=True, text=True, check=True,
+    )
+    tail = run.stdout.split("real bugs found by hand and not reported: 1\n", 1)[1].splitlines()
+    assert tail[1:] == [
+        "",
+        "rule   labels found  recall",
+        "GG103       2     1  50.0%",
+        "GG202       1     1  100.0%",
+        "all         3     2  66.7%",
+        "",
+        "hand-labelled bugs not reported: 1",
+        "  someone+demo/train.py:5: GG103 not reported",
+    ]
+
+
+def test_cells_parse_as_ipython_runs_them(tmp_path):
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import realscripts
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    import json
+    cells = ['print("%d items"\n      % (3,))\n',                       # `%` starting a continuation line
+             "if True:\n    %load_ext tensorboard\nelse:\n    !ls\n",     # magics as a block's only body
+             "x = (1,\n"]                                                 # really broken
+    for src, ok in zip(cells, (True, True, False)):
+        nb = tmp_path / "nb.ipynb"
+        nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": src}]}))
+        assert (realscripts.parses(nb) is None) is ok, src
+
+
+def test_checkout_from_a_local_copy_at_the_pinned_commit(tmp_path):
+    sys.path.insert(0, str(BENCH.parent))
+    try:
+        import realscripts
+    finally:
+        sys.path.remove(str(BENCH.parent))
+    work = tmp_path / "work"
+    work.mkdir()
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "train.py").write_text("first = 1\n")
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "one"], check=True)
+    pinned = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    (work / "train.py").write_text("second = 2\n")
+    subprocess.run([*git, "commit", "-qam", "two"], check=True)
+    mirror = tmp_path / "mirror" / "someone+demo"
+    mirror.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror / "repo")], check=True)
+    pins = [{"name": "someone+demo", "url": "https://example.invalid/demo", "commit": pinned}]
+    realscripts.checkout(pins, tmp_path / "checkouts", tmp_path / "mirror")
+    assert (tmp_path / "checkouts" / "someone+demo" / "train.py").read_text() == "first = 1\n"
