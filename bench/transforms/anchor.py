@@ -20,7 +20,8 @@ _HELD_CALL = rf"(?<![\w.])(?:self\.\w+|(?!(?:{_BUILTINS})\()[a-z_]\w*)\("  # `mo
 _FORWARD = rf"^[^=\n]*[^=!<>\n]=[^=][\s\S]*{_HELD_CALL}"  # an assignment of a call's result
 _KEEP = r"\.(append|extend|insert|add|log|put|push|record)\(|\+=|-="
 _STORE_AT = r"\.update\(|\w\[[^\]]*\]\s*=[^=]"
-_INPLACE = r"(?<![\w.])(?!torch\b|nn\b|F\b|np\b)\w+(?:\.\w+|\[[^\]]*\])*\.[A-Za-z]\w*[A-Za-z0-9]_\(|[-+*/]=|\w\[[^\]]*\]\s*=[^=]"
+_INPLACE = (r"(?<![\w.])(?!torch\b|nn\b|F\b|np\b)\w+(?:\.\w+|\[[^\]]*\])*\.[A-Za-z]\w*[A-Za-z0-9]_\("  # x.add_(
+            r"|[-+*/]=|\w\[[^\]]*\]\s*=[^=]")
 _SELF_STATE = r"^\s*self\.\w+\s*=|self\.\w+\.[A-Za-z]\w*[A-Za-z0-9]_\("
 
 # per rule: (pattern, where the statement must be: "loop", "forward", "method" (not __init__) or
@@ -66,7 +67,8 @@ def find(source: str, rule: str) -> Optional[int]:
             places.add("forward")
         if functions[0].name.value != "__init__" and isinstance(parents.get(parents.get(functions[0])), cst.ClassDef):
             places.add("method")
-        text = wrapper.module.code_for_node(node.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace()))
+        bare = node.with_changes(leading_lines=(), trailing_whitespace=cst.TrailingWhitespace())
+        text = wrapper.module.code_for_node(bare)
         candidates.append((text, places, where.start.line))
     for pattern, place in SHAPES.get(rule, []) + FALLBACK:
         for text, places, line in candidates:

@@ -91,7 +91,8 @@ def _binds_elsewhere(subject: Subject, s: cst.SimpleStatementLine, function: cst
         for t in targets:
             for name in walk(t):
                 if isinstance(name, cst.Name) and _is_store(t, name):
-                    if name.value not in own.assignments or not any(a.node is name for a in own.assignments[name.value]):
+                    mine = own.assignments[name.value] if name.value in own.assignments else ()
+                    if not any(a.node is name for a in mine):
                         return True
     return False
 

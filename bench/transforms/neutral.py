@@ -64,8 +64,8 @@ def _model_call(subject: Subject) -> Optional[cst.Call]:
     if function is None:
         return None
     start = subject.positions[s].start
-    before = [c for c in model_calls(subject, function.body)
-              if (subject.positions[c].start.line, subject.positions[c].start.column) < (start.line, start.column) and not _unpacked(subject, c)]
+    before = [c for c in model_calls(subject, function.body) if not _unpacked(subject, c)
+              and (subject.positions[c].start.line, subject.positions[c].start.column) < (start.line, start.column)]
     return before[-1] if before else None
 
 

@@ -22,10 +22,10 @@ import keyword
 from typing import Iterator, Optional
 
 import libcst as cst
-from libcst.metadata import Assignment, ClassScope, ImportAssignment
+from libcst.metadata import Assignment, ClassScope
 
 from transforms.libnames import library_attributes
-from transforms.subject import Outcome, Subject, walk
+from transforms.subject import Outcome, Subject
 
 KEPT = {"self", "cls", "observe", "forward", "_", "super"}
 PREFIX = {cst.FunctionDef: "f", cst.ClassDef: "C", cst.Param: "p"}
@@ -172,7 +172,8 @@ class Renames:
             if self.subject.class_of(f) is not None:
                 methods.setdefault(f.name.value, []).append(f)
         # a callable held in a variable may be a model of the file, or one of its classes
-        called_objects = {p for m in ("forward", "__call__", "__init__") for f in methods.get(m, []) for p in _params(f)}
+        called_objects = {p for m in ("forward", "__call__", "__init__") for f in methods.get(m, [])
+                          for p in _params(f)}
         for call in self.subject.nodes:
             if not isinstance(call, cst.Call) or not any(a.keyword for a in call.args):
                 continue

@@ -20,7 +20,8 @@ from transforms.subject import Outcome, Subject, walk
 
 def variants(subject: Subject) -> list[Outcome]:
     body = list(subject.module.body)
-    slots = [i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value != "observe"]
+    slots = [i for i, s in enumerate(body)
+             if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value != "observe"]
     if len(slots) < 2:
         return [Outcome("", reason="fewer than two definitions")]
     order = list(range(len(body)))

@@ -11,6 +11,7 @@ loop that consumes a generator): a finding there counts as well.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import io
@@ -109,7 +110,8 @@ class Subject:
     def local_reads(self, node: cst.CSTNode, function: cst.FunctionDef) -> list[str]:
         """Names read under `node` that are bound in `function` or a function around it (its
         parameters and locals, closures' cells), in source order, once each."""
-        return _unique(name for name, bound in self._reads(node) if bound is not None and self._local_to(bound, function))
+        return _unique(name for name, bound in self._reads(node)
+                       if bound is not None and self._local_to(bound, function))
 
     def local_binds(self, node: cst.CSTNode, function: cst.FunctionDef) -> list[str]:
         """Names `node` binds in the scope of `function` (assignment targets, walrus), in order."""
@@ -197,9 +199,17 @@ def mark(source: str, line: int, marker: str) -> str:
                     if t.type == tokenize.COMMENT and t.start[0] == line]
     except (tokenize.TokenError, SyntaxError):
         comments = []
-    if not any(t.string.endswith(marker) for t in comments):
+    if not any(t.string.endswith(marker) for t in comments) or not _parses(marked):
         raise NotApplicable(f"line {line} cannot end with a comment")
     return marked
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
 
 
 def finish(code: str, program: oracle.Program) -> tuple[str, frozenset[int]]:
