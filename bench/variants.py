@@ -151,8 +151,8 @@ def _child(program: oracle.Program, conn) -> None:
 
 def run_all(variants: list[Variant], cache: Path = CACHE, workers: int = WORKERS, timeout: float = TIMEOUT,
             progress=None) -> int:
-    """Run every generated variant's observe() (cached) and discard those that no longer prove
-    their label. The number of variants actually run."""
+    """Run every generated variant's observe() (verdicts cached; a timeout is not) and discard those
+    that no longer prove their label. The number of variants actually run."""
     todo = [v for v in variants if v.source is not None and v.discarded is None]
     results, pending = {}, []
     for v in todo:
@@ -162,51 +162,60 @@ def run_all(variants: list[Variant], cache: Path = CACHE, workers: int = WORKERS
             results[id(v)] = json.loads(path.read_text())
         else:
             pending.append((v, path))
-    ran = len(pending)
     if pending:
-        _warm_up()
-        ctx = multiprocessing.get_context("fork")
-        running: dict = {}
-        done = 0
-        while pending or running:
-            while pending and len(running) < workers:
-                v, path = pending.pop()
-                reader, writer = ctx.Pipe(duplex=False)
-                child = ctx.Process(target=_child, args=(v.as_program, writer), daemon=True)
-                child.start()
-                writer.close()
-                running[reader] = (child, v, path, time.monotonic())
-            for reader in multiprocessing.connection.wait(list(running), timeout=1.0):
-                child, v, path, _ = running.pop(reader)
-                try:
-                    result = reader.recv()
-                except EOFError:
-                    result = {"error": f"the child died (exit {child.exitcode})", "effect": None}
-                child.join()
-                reader.close()
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(json.dumps(result))
-                results[id(v)] = result
-                done += 1
-                if progress:
-                    progress(done, done + len(pending) + len(running))
-            for reader, (child, v, path, started) in list(running.items()):
-                if time.monotonic() - started > timeout:
-                    child.kill()
-                    child.join()
-                    reader.close()
-                    del running[reader]
-                    results[id(v)] = {"error": None, "effect": None, "timeout": True}
+        import torch
+
+        threads = torch.get_num_threads()
+        try:
+            _warm_up()
+            results.update(_run_children(pending, workers, timeout, progress))
+        finally:
+            torch.set_num_threads(threads)
     for v in todo:
         v.discarded, v.detail = verdict(v.program, results[id(v)])
-    return ran
+    return len(pending)
+
+
+def _run_children(pending: list, workers: int, timeout: float, progress) -> dict:
+    """id(variant) -> its result, running each in a child forked from here, `workers` at a time."""
+    ctx = multiprocessing.get_context("fork")
+    results, running, queue = {}, {}, list(reversed(pending))
+    while queue or running:
+        while queue and len(running) < workers:
+            v, path = queue.pop()
+            reader, writer = ctx.Pipe(duplex=False)
+            child = ctx.Process(target=_child, args=(v.as_program, writer), daemon=True)
+            child.start()
+            writer.close()
+            running[reader] = (child, v, path, time.monotonic())
+        for reader in multiprocessing.connection.wait(list(running), timeout=1.0):
+            child, v, path, _ = running.pop(reader)
+            try:
+                result = reader.recv()
+            except EOFError:
+                result = {"error": f"the child died (exit {child.exitcode})", "effect": None}
+            child.join()
+            reader.close()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(result))
+            results[id(v)] = result
+            if progress:
+                progress(len(results), len(pending))
+        for reader, (child, v, path, started) in list(running.items()):
+            if time.monotonic() - started > timeout:
+                child.kill()
+                child.join()
+                reader.close()
+                del running[reader]
+                results[id(v)] = {"error": None, "effect": None, "timeout": True}
+    return results
 
 
 def _warm_up() -> None:
-    """Import torch and run a training step once here, single-threaded, before forking: every child
-    inherits what PyTorch loads lazily on its first step (seconds per child otherwise), and no
-    thread pool that a forked child could not use."""
-    import numpy  # noqa: F401
+    """Run a training step once here, single-threaded, before forking: every child inherits what
+    PyTorch loads lazily on its first step (seconds per child otherwise), and no thread pool that a
+    forked child could not use."""
+    import numpy  # noqa: F401 - imported here once, for every child
     import torch
 
     torch.set_num_threads(1)
