@@ -51,7 +51,11 @@ def programs(root: Path = HERE) -> list[Program]:
 
 
 def load(path: Path) -> Program:
-    source = path.read_text(encoding="utf-8")
+    return parse(path.read_text(encoding="utf-8"), path)
+
+
+def parse(source: str, path: Path) -> Program:
+    """A program from its text (`path` names it: its directory is its class)."""
     header: dict[str, str] = {}
     for line in source.splitlines():
         m = re.match(r"#\s*(\w+):\s*(.*)$", line)
