@@ -72,22 +72,22 @@ class _Defs(cst.CSTVisitor):
             self.defs.setdefault(node.target.value, []).append(node.value)
 
 
-def _neutral(node: cst.BaseExpression) -> cst.BaseExpression:
+def _neutral(node: cst.BaseExpression, libraries: frozenset = frozenset()) -> cst.BaseExpression:
     """`scorer(x).squeeze(-1)[0]` -> `scorer(x)`: what a neutral op was applied to."""
     while True:
         if isinstance(node, cst.Subscript):
             node = node.value
         elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
-                and node.func.attr.value in _NEUTRAL_METHODS and not _library(node.func.value):
+                and node.func.attr.value in _NEUTRAL_METHODS and not _library(node.func.value, libraries | _LIBRARIES):
             node = node.func.value
         else:
             return node
 
 
-def _library(node: cst.BaseExpression) -> bool:
-    """`torch`, `F`, `torch.nn.functional`: a library's namespace, not a value."""
+def _library(node: cst.BaseExpression, libraries: frozenset) -> bool:
+    """`torch`, `F`, `pd.read_csv`, `Variable`: what the file imports names a library, not a value."""
     key = _dotted(node)
-    return key is not None and key.split(".", 1)[0] in _LIBRARIES
+    return key is not None and key.split(".", 1)[0] in libraries
 
 
 # Roots of dotted callees that name a library, not a value (`torch.sigmoid(x)`, `F.mse_loss(p, y)`).
@@ -98,7 +98,8 @@ class Chains:
     """The names of one scope that a backward proves carry a graph, and the callables it proves are
     models: key -> the `.backward()` (or autograd call) that proves it."""
 
-    def __init__(self, root: cst.CSTNode, seeds: dict, params: frozenset):
+    def __init__(self, root: cst.CSTNode, seeds: dict, params: frozenset, imported: frozenset = frozenset()):
+        self.libraries = _LIBRARIES | imported
         finder = _Defs(root)
         walk(root, finder)
         self.defs = finder.defs
@@ -119,7 +120,7 @@ class Chains:
             self._expr(expr, proof)
 
     def _expr(self, expr: cst.BaseExpression, proof: cst.Call) -> None:
-        expr = _neutral(expr)
+        expr = _neutral(expr, self.libraries)
         if isinstance(expr, cst.Name):
             self._name(expr.value, proof)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
@@ -136,9 +137,9 @@ class Chains:
         if key is None or not args:
             return
         root, last = key.split(".", 1)[0], key.rsplit(".", 1)[-1]
-        if root in _LIBRARIES:
+        if root in self.libraries:
             if last in K.FUNCTIONAL_LOSSES:  # `F.mse_loss(pred, y)`: the prediction has the graph
-                first = _neutral(args[0])
+                first = _neutral(args[0], self.libraries)
                 if isinstance(first, cst.Name):
                     self._name(first.value, proof, prediction=True)
                 else:
@@ -149,7 +150,7 @@ class Chains:
             return
         # A callable the code was given: a loss of a computed prediction (`loss_fn(scores, rel)`), or
         # a model applied to data (`scorer(feats)`), whose output has a graph of its own.
-        first = _neutral(args[0])
+        first = _neutral(args[0], self.libraries)
         if self._computed(first):
             self._expr(first, proof)
         elif key in self.params or key.startswith("self.") and key.count(".") == 1:
@@ -158,12 +159,12 @@ class Chains:
     def _computed(self, expr: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
         """Was this computed in the scope by something that may make a graph (a callable's call,
         arithmetic on such a result), not data it was given (`batch["x"].to(device)`)?"""
-        expr = _neutral(expr)
+        expr = _neutral(expr, self.libraries)
         if isinstance(expr, cst.Name):
             name = expr.value
             return name not in seen and any(self._computed(d, seen | {name}) for d in self.defs.get(name, ()))
         if isinstance(expr, cst.BinaryOperation):
             return self._computed(expr.left, seen) or self._computed(expr.right, seen)
         if isinstance(expr, cst.Call):
-            return not _library(expr.func) or any(self._computed(a.value, seen) for a in expr.args)
+            return not _library(expr.func, self.libraries) or any(self._computed(a.value, seen) for a in expr.args)
         return False

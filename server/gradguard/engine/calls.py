@@ -233,6 +233,8 @@ class Calls:
             if out.kind is Kind.CONTAINER and (out.elements is not None or out.keyed):
                 # a tuple/list output keeps its shape (`pred, inputs_list = net(x)`), a dict its entries
                 return self._made_each(out, node)
+        if m.parameterized and self.function is not None:
+            self.function.makes_graph = True
         if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))

@@ -628,14 +628,30 @@ def trains(source: str) -> bool:
     return _TRAINS.search(source) is not None
 
 
-def uses_of(scope_node: cst.CSTNode) -> Uses:
-    """The uses in one function's body or a module's top level."""
+def imported_names(module: cst.Module) -> frozenset:
+    """The names the file's top-level imports bind (`np`, `pd`, `Variable`): libraries, not values."""
+    names = set()
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    names.add(alias.asname.name.value if alias.asname else dotted(alias.name).split(".")[0])
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    names.add(alias.asname.name.value if alias.asname else alias.name.value)
+    return frozenset(names)
+
+
+def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset()) -> Uses:
+    """The uses in one function's body or a module's top level (`imported`: see imported_names)."""
     finder = _UseFinder(scope_node)
     walk(scope_node, finder)
     uses = finder.uses
     uses.backward_through_aliases()
     if uses.backwards:
-        chains = Chains(scope_node, uses.backwards, finder.params)
+        chains = Chains(scope_node, uses.backwards, finder.params, imported)
         uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
         uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}
     return uses
@@ -705,13 +721,16 @@ class _KeptFinder(cst.CSTVisitor):
 
 
 def kept_params(fn: cst.FunctionDef) -> dict:
-    """parameter name -> the target node it is kept in (see _KeptFinder); globals only
-    when the function does not bind the name itself."""
+    """parameter name -> the target node it is kept in (see _KeptFinder): a global the function does
+    not bind itself, an attribute, or a container another parameter holds (`history.append(loss)`
+    with both given: the caller's list keeps it)."""
     finder = _KeptFinder(fn)
     walk(fn, finder)
     return {
         name: target for name, target in finder.kept.items()
-        if not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local | finder.params)
+        if not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local)
+        and not (isinstance(_root(target), cst.Name) and _root(target).value in finder.params
+                 and _root(target).value in ("self", "cls"))
     }
 
 

@@ -89,6 +89,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
+        self.imported: Optional[frozenset] = None  # names the file's imports bind (evidence.imported_names)
         self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
         self.own_methods: frozenset = frozenset()  # evidence.class_methods: what tells an instance of a class
         self.scalar_backwards: frozenset = frozenset()  # `x.backward()` with no argument: `x` is 0-dim

@@ -172,17 +172,26 @@ class FromUse:
         scope = self.frame.scope
         while scope is not None:
             if scope.kind == "function" and scope.function is not None:
-                yield self._uses_cache(scope.function.node, evidence.uses_of)
+                yield self._scope_uses(scope.function.node)
                 if key.split(".", 1)[0] in scope.env:
                     return  # bound here: outer scopes' uses are of another variable
             elif scope.kind == "module":
-                yield self._uses_cache(self.module, evidence.uses_of)
+                yield self._scope_uses(self.module)
             scope = scope.parent
 
     def _uses_cache(self, node: cst.CSTNode, compute) -> "evidence.Uses":
         found = self.uses.get(node)
         if found is None:
             found = self.uses[node] = compute(node)
+        return found
+
+    def _scope_uses(self, node: cst.CSTNode) -> "evidence.Uses":
+        """The uses in one function's body (or the module's top level), knowing the file's imports."""
+        found = self.uses.get(node)
+        if found is None:
+            if self.imported is None:
+                self.imported = evidence.imported_names(self.module)
+            found = self.uses[node] = evidence.uses_of(node, self.imported)
         return found
 
     def _file_parameter(self, node: cst.Attribute, attr: str) -> Value:

@@ -122,7 +122,7 @@ class GradModes:
         return self.function is None or self._on_in(self.function, set())
 
     def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
-        if fn.decorated_mode is GradMode.ON or self._uses_cache(fn.node, evidence.uses_of).backpropagates:
+        if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:
             return True  # a function that trains runs with grad on
         if not fn.call_sites or fn.call_modes != {GradMode.ON} or fn in seen:
             return False

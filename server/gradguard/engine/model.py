@@ -94,6 +94,8 @@ class FunctionInfo:
     callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
     called_at_top: bool = False  # module-level code calls it
     backwards: list = field(default_factory=list)  # the Backwards its last analysis ran (its callees' too)
+    makes_graph: bool = False  # its last analysis called a model (itself or through its callees)
+    kept: list = field(default_factory=list)  # Kept: graphs its last analysis left where they outlive the call
     dirty: bool = False
     call_modes: set = field(default_factory=set)
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
@@ -137,3 +139,15 @@ class Backward:
         """The `.backward()` call itself (for messages), wherever the walk met it."""
         return self.real if self.real is not None else self.node
 
+
+@dataclass(eq=False)
+class Kept:
+    """A graph a function leaves where it outlives the call (its summary; applied at every call):
+    in a container or object a parameter holds (`history.append(loss)`), on `self`, or in a global."""
+
+    holder: tuple  # ("param", name) | ("self", attr) | ("global", name)
+    stored: cst.CSTNode  # the stored expression, in the function
+    value: Value
+    kept_at: cst.CSTNode  # the place it is written, in the function (`history`, `self.sum`, `SEEN`)
+    how: str
+    suffix: str = ""  # the place within what the holder holds (`.sum` of `meter` for `meter.update(v)`)

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine.model import Binding, ClassInfo, GradMode, Store
+from gradguard.engine.model import Binding, ClassInfo, GradMode, Kept, Store
 from gradguard.engine.syntax import literal_bool, literal_key
 from gradguard.engine.values import (
     UNKNOWN,
@@ -165,9 +165,17 @@ class Places:
         whole = rhs
         if isinstance(rhs, cst.IfExp):
             rhs = next((b for b in (rhs.orelse, rhs.body) if isinstance(b, cst.BinaryOperation)), None)
-        if not (v.has_graph and isinstance(rhs, cst.BinaryOperation) and self.frame.loops):
+        if not (v.has_graph and self.frame.loops):
             return False
-        for own, other in ((rhs.left, rhs.right), (rhs.right, rhs.left)):
+        pair = self._pure_combination(rhs, target)
+        if pair is not None:  # `total = accumulate(total, loss)`: a helper that only adds them
+            rhs = whole = pair[1]
+            operands = (pair,)
+        elif isinstance(rhs, cst.BinaryOperation):
+            operands = ((rhs.left, rhs.right), (rhs.right, rhs.left))
+        else:
+            return False
+        for own, other in operands:
             if isinstance(own, cst.Name) and own.value == target.value:
                 ov = self.values.get(other, UNKNOWN)
                 b = self.lookup(target.value)
@@ -179,7 +187,26 @@ class Places:
                 return True
         return False
 
+    def _pure_combination(self, rhs, target: cst.Name):
+        """`accumulate(total, loss)`, a function of the file that makes no graph of its own (no model
+        call: arithmetic on its arguments), given the target and one other value: (that argument of the
+        target, the other argument)."""
+        if not isinstance(rhs, cst.Call):
+            return None
+        fv = self.values.get(rhs.func, UNKNOWN)
+        fn = fv.cls if fv.kind is Kind.FUNCTION else None
+        if fn is None or fn.makes_graph or len(rhs.args) != 2 or any(a.keyword or a.star for a in rhs.args):
+            return None
+        a, b = (arg.value for arg in rhs.args)
+        for own, other in ((a, b), (b, a)):
+            if isinstance(own, cst.Name) and own.value == target.value:
+                return own, other
+        return None
+
     def _store(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str) -> None:
+        if not self.frame.loops:
+            self._keep_past_call(target, stored, v, how)
+            return
         where = self.outlives_iteration(target)
         if where is None:
             return
@@ -190,6 +217,26 @@ class Places:
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)
+
+    def _keep_past_call(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str,
+                        kept_at: Optional[cst.CSTNode] = None, suffix: str = "") -> None:
+        """A store outside any loop of a function, into a place that outlives the call (what a
+        parameter holds, `self`, a global): part of the function's summary, which its callers apply
+        in their loops (`extracted(history, loss)` doing `history.append(loss)`)."""
+        fn = self.function
+        if fn is None:
+            return
+        base, b, local = self._root(target)
+        if isinstance(base, cst.Attribute):
+            holder = ("self", base.attr.value)
+        elif isinstance(base, cst.Name) and b is not None and local and isinstance(b.node, cst.Param) \
+                and base.value not in ("self", "cls"):
+            holder = ("param", base.value)
+        elif isinstance(base, cst.Name) and b is not None and not local:
+            holder = ("global", base.value)
+        else:
+            return
+        fn.kept.append(Kept(holder, stored, v, kept_at if kept_at is not None else target, how, suffix))
 
     def _made_in(self, target: cst.BaseExpression) -> tuple:
         """The loops a local name at the root of `target` was bound in (`loss_list = []` each outer iteration)."""

@@ -234,8 +234,10 @@ class Functions:
             self._analyse(fn)
         elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
             self._analyse(fn)  # now, not later: this call reads what the new context returns
-        self._kept_by_call(fn, call, args, bound_self)
+        self._kept_through(fn, call, args, bound_self)
         self._backwards_through(fn, call)
+        if fn.makes_graph and self.function is not None:
+            self.function.makes_graph = True
         if fn.context is not None and mode is not fn.context[0]:
             # The body was last walked in another grad mode (a loss function called under no_grad
             # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
@@ -302,6 +304,8 @@ class Functions:
         fn.analyses += 1
         fn.dirty = False
         fn.backwards = []
+        fn.makes_graph = False
+        fn.kept = []
         fn.context = self._context_of(fn)
         mode = fn.context[0]
         scope = Scope("function", fn.scope, function=fn)
@@ -392,15 +396,73 @@ class Functions:
         positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
         by_name = dict(zip(names, positional_args))
         by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
+        params = set(evidence.named_params(fn.node))
         for name, (where, kept_at) in fn.keeps.items():
             a, v = by_name.get(name, (None, UNKNOWN))
             if a is None or not v.has_graph:
                 continue
-            s = Store(a.value, v, where, self._place_token(fn, where), self.frame.loops[-1], "append", self.function,
+            root = where.split("[", 1)[0].split(".", 1)[0]
+            if root in params and root not in ("self", "cls"):
+                # kept in a container the caller passed: the caller's place, if it outlives the iteration
+                holder = by_name.get(root, (None, None))[0]
+                place = self.outlives_iteration(holder.value) if holder is not None else None
+                if place is None:
+                    continue
+                where, token = place
+            else:
+                token = self._place_token(fn, where)
+            s = Store(a.value, v, where, token, self.frame.loops[-1], "append", self.function,
                       via=fn.name, kept_at=kept_at)
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):
                 hook(s)
+
+    def _kept_through(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
+        """Apply what `fn` keeps past a call (FunctionInfo.kept) at this call: a store in this loop,
+        if the place outlives its iteration, or, outside any loop, part of this function's summary."""
+        if not fn.kept:
+            return
+        by_name = self._arguments(fn, args, bound_self)
+        for kept in fn.kept:
+            kind, name = kept.holder
+            if kind == "param":
+                holder = by_name.get(name, (None, None))[0]
+                target = holder.value if holder is not None else None
+            elif kind == "self":  # on the object the method was called on: the place is an attribute of it
+                target = call.func.value if isinstance(call.func, cst.Attribute) else None
+            else:
+                target = next((n for n in [kept.kept_at] if isinstance(n, cst.Name)), None) if self.lookup(name) else None
+            if target is None or not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
+                continue
+            # the argument kept, if one is (`meter.update(loss)` keeps `loss` as `self.sum += val * n`)
+            graphs = {o for o in kept.value.origins if isinstance(o, cst.CSTNode)}
+            stored = next((a.value for a, v in args if v is kept.value or graphs and graphs <= v.origins), kept.stored)
+            suffix = (f".{name}" if kind == "self" else "") + kept.suffix
+            if not self.frame.loops:
+                self._keep_past_call(target, stored, kept.value, kept.how, kept.kept_at, suffix)
+                continue
+            place = self.outlives_iteration(target) if kind != "self" or not (
+                isinstance(target, cst.Name) and target.value == "self") else self.outlives_iteration(target)
+            if place is None:
+                continue
+            where, token = place
+            if suffix:
+                where, token = f"{where}{suffix}", ("attr", token, suffix)
+            s = Store(stored, kept.value, where, token, self.frame.loops[-1], kept.how, self.function,
+                      via=fn.name, kept_at=kept.kept_at)
+            self.stores.append(s)
+            for hook in self.hooks.get("store", ()):
+                hook(s)
+
+    def _arguments(self, fn: FunctionInfo, args: list, bound_self: Optional[Value]) -> dict:
+        """parameter name -> (argument, value) of a call of `fn`."""
+        p = fn.node.params
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if bound_self is not None:
+            names = names[1:]
+        by_name = dict(zip(names, [(a, v) for a, v in args if a.keyword is None and not a.star]))
+        by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
+        return by_name
 
     def _place_token(self, fn: FunctionInfo, where: str) -> object:
         """The identity of the place `fn` keeps things in, as outlives_iteration() names it

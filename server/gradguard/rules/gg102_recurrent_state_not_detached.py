@@ -108,6 +108,8 @@ class RecurrentStateNotDetached(Rule):
         callee = self.flow.value(func)
         if callee.kind not in (Kind.MODULE, Kind.FUNCTION):
             return
+        if callee.kind is Kind.FUNCTION and callee.cls is not None and not callee.cls.makes_graph:
+            return  # a helper that calls no model (`accumulate(total, loss)`): no recurrence
         for arg in node.args:
             for name in _names(arg.value):
                 b = self.flow.lookup(name.value)
@@ -161,7 +163,8 @@ class RecurrentStateNotDetached(Rule):
                 continue
             fed = self._fed.get((loop, old)) if old is not None else None
             # the call's graph is in the new state; a method of the file returns its own nodes' graph
-            if fed is not None and (fed[0] in all_origins(new.value) or new.node is fed[0]):
+            # (a helper of the file that runs the model, `out, h = step(model, x, h)`, returns its graph)
+            if fed is not None and (fed[0] in all_origins(new.value) or new.node is fed[0] or node.value is fed[0]):
                 loops = tuple(self.flow.frame.loops)
                 mode = self.flow.frame.mode if self.flow.frame.mode_nodes[-1] is None else None  # None: enable_grad
                 self._candidates.append((loops, name, old, new.value, fed[0], fed[1], self.stamp(), mode))
@@ -264,7 +267,8 @@ class RecurrentStateNotDetached(Rule):
             # its own after the detach. Fed into anything else (a loss function), the detached
             # state may be all the graph there is, and the next backward would raise.
             callee = self.flow.value(call.func) if isinstance(call, cst.Call) else None
-            model = callee is not None and callee.kind is Kind.MODULE and callee.parameterized and not callee.loss
+            model = callee is not None and (callee.kind is Kind.MODULE and callee.parameterized and not callee.loss or (
+                callee.kind is Kind.FUNCTION and callee.cls is not None and callee.cls.makes_graph))  # a helper running one
             safety = Safety.SAFE if model else Safety.UNSAFE
             if first is not None:
                 fixes.append(PendingFix(title, safety, [(("before", first), lambda spot, lines=lines: "".join(
