@@ -15,6 +15,7 @@ EXAMPLES = ROOT / "examples"
 
 EXPECTED = """\
 examples/rnn_leaky.py:25:9: GG202 in-place write through `emb.data` after `emb` was saved for backward: autograd never sees it, and the backward that follows computes silently wrong gradients
+examples/rnn_leaky.py:42:18: GG501 `labels = targets.clone()` copies `targets`, but neither is written in place, stored or returned: the copy only costs memory and time
 examples/rnn_leaky.py:43:53: GG102 `hidden` carries the previous iteration's graph into `model(inputs, hidden)`: without `hidden.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"
 examples/rnn_leaky.py:45:34: GG301 `.detach()` cuts the prediction of the loss on line 45 from its model: the `.backward()` on line 46 sends no gradient through it
 examples/rnn_leaky.py:48:13: GG203 `p` is a leaf tensor that requires grad (a parameter on line 47); the in-place `-=` on it raises "a leaf Variable that requires grad is being used in an in-place operation."
@@ -67,7 +68,8 @@ def test_fix_leaves_only_the_findings_without_a_safe_fix(tmp_path):
     assert "            with torch.no_grad():\n                p -= lr * p.grad" in fixed
     assert "scaled = logits.clone().detach()" in fixed
     assert (
-        "        if isinstance(self.state, tuple):\n            self.state = tuple(s.detach() for s in self.state)\n"
+        "        if isinstance(self.state, tuple):\n            self.state = type(self.state)(*(s.detach() for s in self.state))"
+        " if hasattr(self.state, \"_fields\") else tuple(s.detach() for s in self.state)\n"
         "        elif self.state is not None:\n            self.state = self.state.detach()\n"
         "        out, self.state = self.lstm(self.embed(tokens), self.state)\n"
     ) in fixed
