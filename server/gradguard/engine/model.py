@@ -120,6 +120,7 @@ class Store:
     kept_at: Optional[cst.CSTNode] = None  # where that function keeps it (`SEEN` of `SEEN.append(v)`)
     made_in: tuple = ()  # the loops a local place was made in (`losses = []` in an outer loop's body)
     local: bool = False  # the place is a name this scope binds (not `self.x`, a global, a closure's)
+    loops: tuple = ()  # every loop running at the store, outermost first
 
 
 @dataclass(eq=False)

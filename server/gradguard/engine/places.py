@@ -114,8 +114,12 @@ class Places:
                     self._rebind_mutated(target.value.value, base.but(grad=Grad.UNKNOWN, why=None, origins=frozenset()))
                 return
             if base.kind is Kind.TENSOR:  # `outs[t] = h` writes into the buffer: it now carries h's graph
-                if isinstance(target.value, cst.Name):
-                    self._rebind_mutated(target.value.value, self._written(base, v, self.token_of(target.value)))
+                root = target.value
+                while isinstance(root, cst.Subscript):  # `fx2[i][j] = f(x[i][j])` writes into `fx2` too
+                    root = root.value
+                if isinstance(root, cst.Name):
+                    whole = self.values.get(root, base) if root is not target.value else base
+                    self._rebind_mutated(root.value, self._written(whole, v, self.token_of(root)))
                 return
             if v.has_graph and rhs is not None:
                 # `state["y_pred"] = out` overwrites one slot each iteration, like `self.out = out`;
@@ -212,7 +216,7 @@ class Places:
             return
         code, token = where
         base, _, local = self._root(target)
-        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target),
+        s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target), loops=self.frame.loops,
                   local=local and isinstance(base, cst.Name))
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):

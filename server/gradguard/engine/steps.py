@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradguard.engine.values import Kind, holds_graph
+from gradguard.engine.values import Grad, Kind, holds_graph
+from gradguard.engine.walk import descendants
 
 
 class _Carried(cst.CSTVisitor):
@@ -120,11 +121,27 @@ def is_step_loop(flow, loop: cst.CSTNode) -> bool:
         return True
     if isinstance(loop, cst.For) and _model_parts(flow.value(loop.iter)):
         return False  # the parameters or layers of a model: parts of one step
+    if not _runs_a_model(flow, loop):
+        return False  # slices or sums of what one forward computed before the loop: no graph per iteration
     for _, values, fed in carried(loop):
         graph = any(holds_graph(flow.value(v)) for v in values if isinstance(v, cst.BaseExpression))
         if graph and any(_computes(flow, call) for call in fed):
             return False  # an unroll: each iteration feeds its graph to the model in the next
     return True
+
+
+def _runs_a_model(flow, loop: cst.CSTNode) -> bool:
+    """Does an iteration compute a new graph with a model (a module with parameters, a function of
+    the file that calls one - a generator the loop runs over too -, a callable the code was given)?"""
+    nodes = descendants(loop.body) + (descendants(loop.iter) if isinstance(loop, cst.For) else [])
+    for node in nodes:
+        if isinstance(node, cst.Call) and flow.value(node).grad is not Grad.NO:
+            callee = flow.value(node.func)
+            if callee.kind is Kind.MODULE and callee.parameterized and not callee.loss or (
+                callee.kind is Kind.FUNCTION and callee.cls is not None and callee.cls.makes_graph
+            ) or callee.kind is Kind.UNKNOWN and callee.qualname is None and flow.value(node).has_graph:
+                return True
+    return False
 
 
 def _model_parts(over) -> bool:
@@ -145,3 +162,8 @@ def _computes(flow, call: cst.Call) -> bool:
     callee = flow.value(call.func)
     return callee.kind in (Kind.MODULE, Kind.FUNCTION) or callee.kind is Kind.UNKNOWN and callee.qualname is None \
         and not isinstance(call.func, cst.Attribute)
+
+
+def step_of(flow, loops: tuple):
+    """The innermost of `loops` whose iterations are steps, or None."""
+    return next((loop for loop in reversed(loops) if is_step_loop(flow, loop)), None)

@@ -411,7 +411,7 @@ class Functions:
                 where, token = place
             else:
                 token = self._place_token(fn, where)
-            s = Store(a.value, v, where, token, self.frame.loops[-1], "append", self.function,
+            s = Store(a.value, v, where, token, self.frame.loops[-1], "append", self.function, loops=self.frame.loops,
                       via=fn.name, kept_at=kept_at)
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):
@@ -448,7 +448,7 @@ class Functions:
             where, token = place
             if suffix:
                 where, token = f"{where}{suffix}", ("attr", token, suffix)
-            s = Store(stored, kept.value, where, token, self.frame.loops[-1], kept.how, self.function,
+            s = Store(stored, kept.value, where, token, self.frame.loops[-1], kept.how, self.function, loops=self.frame.loops,
                       via=fn.name, kept_at=kept.kept_at)
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):

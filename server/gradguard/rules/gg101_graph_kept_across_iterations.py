@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.steps import is_step_loop
+from gradguard.engine.steps import step_of
 from gradguard.engine.values import Kind, all_origins
 from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
@@ -132,9 +132,13 @@ class GraphKeptAcrossIterations(Rule):
             if any(store.token in b.origins for b in backwards):
                 continue
             # Inside one step (a loop over a model's parameters, an RNN unrolled over time steps), a
-            # place of this scope holds what that step computes and dies with it or with the call.
-            if store.local and not is_step_loop(self.flow, store.loop) and not _returned_to_unknown_caller(store):
-                continue
+            # place of this scope holds what that step computes and dies with it or with the call; it
+            # leaks if it outlives the iteration of an enclosing loop that steps (a training loop
+            # around `for name, v in loss_items.items()`).
+            if store.local and not _returned_to_unknown_caller(store):
+                step = step_of(self.flow, store.loops or (store.loop,))
+                if step is None or step in store.made_in:
+                    continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
             if done and store.how == "assign":

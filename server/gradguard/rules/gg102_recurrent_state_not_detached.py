@@ -134,11 +134,17 @@ class RecurrentStateNotDetached(Rule):
         return True
 
     def _restarted(self, loop, name: str, node: cst.Assign) -> bool:
+        """`state = initial` from a value made before the loop, or from one this iteration computed
+        without the state (`decoder_hidden = encoder_hidden` for each sentence): the graph starts over."""
         rhs = node.value
         if not isinstance(rhs, cst.Name) or rhs.value == name:
             return False
         source = self.flow.lookup(rhs.value)
-        return source is not None and loop not in source.loops
+        if source is None:
+            return False
+        if loop not in source.loops:
+            return True
+        return not _depends_on(loop, rhs.value, name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
@@ -953,6 +959,31 @@ def _detach_lines(name: str, init, indent: str) -> tuple[list, str]:
         f"{indent}{name} = {name}.detach()",
     ]
     return lines, f"Detach `{name}` (a tensor, a tuple or `None`) at the start of the loop body"
+
+
+def _depends_on(loop, source: str, name: str) -> bool:
+    """Is what `source` holds computed, through the loop body's assignments, from `name`?
+    (`decoder_hidden = encoder_hidden`, the encoder's state for this sentence: no; `h = h_prev`
+    after `h_prev = cell(x, h)`: yes.)"""
+    defs: dict = {}
+    for node in descendants(loop.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                for n in _target_names(t.target):
+                    defs.setdefault(n.value, []).append(node.value)
+        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+            defs.setdefault(node.target.value, []).append(node.value)
+    todo, seen = [source], set()
+    while todo:
+        current = todo.pop()
+        if current == name:
+            return True
+        if current in seen:
+            continue
+        seen.add(current)
+        for expr in defs.get(current, ()):
+            todo.extend(n.value for n in descendants(expr) if isinstance(n, cst.Name))
+    return False
 
 
 def _names(expr) -> list:

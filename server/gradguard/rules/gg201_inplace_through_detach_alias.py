@@ -134,9 +134,13 @@ class InplaceThroughDetachAlias(Rule):
             return True
         return isinstance(node, cst.Call) and node.func.attr.value in K.ARITHMETIC_INPLACE
 
-    def _integer(self, made) -> bool:
+    def _integer(self, made, depth: int = 0) -> bool:
         """Was the aliased tensor made with an integer dtype (`torch.arange(5)`, `torch.randint(...)`,
-        `torch.tensor([1, 2])`, `dtype=torch.long`, `.long()`)?"""
+        `torch.tensor([1, 2])`, `dtype=torch.long`, `.long()`) - itself, or the name it was bound from
+        (`old_tensor = tensor`)?"""
+        if isinstance(made, cst.Name) and depth < 4:
+            b = self.flow.lookup(made.value)
+            return b is not None and b.node is not made and self._integer(b.node, depth + 1)
         if not isinstance(made, cst.Call):
             return False
         func = made.func
