@@ -26,6 +26,7 @@ from gradguard.engine.values import (
     Value,
     combined_cuts,
     join_grad,
+    merge,
     reach,
 )
 
@@ -196,6 +197,12 @@ class Calls:
             return inst
         if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
             return self._call_function(fv.cls, node, args, fv.elements[0] if fv.elements else None)
+        if fv.kind is Kind.FUNCTION and fv.callees:
+            results = [self._call_function(fn, node, args, bound) for fn, bound in fv.callees if isinstance(fn, FunctionInfo)]
+            out = results[0] if results else UNKNOWN
+            for r in results[1:]:
+                out = merge(out, r)
+            return out
         if isinstance(func, cst.Name) and self.lookup(func.value) is None:
             return self._builtin(node, func.value, args)
         return UNKNOWN
@@ -233,9 +240,10 @@ class Calls:
             if out.kind is Kind.CONTAINER and (out.elements is not None or out.keyed):
                 # a tuple/list output keeps its shape (`pred, inputs_list = net(x)`), a dict its entries
                 return self._made_each(out, node)
-        if m.parameterized and self.function is not None:
+        trains = m.parameterized and not m.frozen  # every weight set requires_grad=False: no graph of its own
+        if trains and self.function is not None:
             self.function.makes_graph = True
-        if m.parameterized:
+        if trains:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
             out = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
@@ -243,7 +251,11 @@ class Calls:
             shape = K.LAYER_RESULTS.get(m.layer) if m.layer is not None else None
             return _shaped(out, shape) if shape is not None else out
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
-        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
+        cuts = frozenset()
+        if m.parameterized and m.frozen and g is not Grad.YES:
+            # a model whose every parameter was frozen: what it computes from data has no graph
+            cuts = frozenset((Evidence(node, f"the frozen `{self._short(node.func)}` in `{self._short(node)}`"),))
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, cuts=cuts), node)
 
     @staticmethod
     def _loss_operands(node: cst.Call, args: list) -> list:
@@ -450,6 +462,10 @@ class Calls:
             return Value(kind=Kind.MODULE, grad=Grad.NO, loss=True, parameterized=False, scalar=reduces_to_scalar(node))
         if last in K.PARAMETERLESS_MODULES:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False)
+        for flag in ("affine", "elementwise_affine"):  # `nn.BatchNorm1d(n, affine=False)`: no weight, no bias
+            k = keyword(node, flag)
+            if k is not None and literal_bool(k.value) is False and "Norm" in last:
+                return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False, layer=last)
         if last in K.MODULE_CONTAINERS:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO))
         if last in K.PARAM_CONTAINERS:

@@ -346,6 +346,10 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         frozen = evidence.frozen_by(node)
         if frozen is not None:
             m = self.values.get(frozen, UNKNOWN)
+            if isinstance(frozen, cst.Name) and self.function is not None:
+                b = self.lookup(frozen.value)
+                if b is not None and isinstance(b.node, cst.Param):
+                    self.function.freezes.add(frozen.value)  # `def freeze(model): for p in ...`: the caller's model
             if m.kind is Kind.MODULE:
                 if isinstance(frozen, cst.Name):
                     self._rebind_mutated(frozen.value, m.but(frozen=True))

@@ -96,6 +96,7 @@ class FunctionInfo:
     backwards: list = field(default_factory=list)  # the Backwards its last analysis ran (its callees' too)
     makes_graph: bool = False  # its last analysis called a model (itself or through its callees)
     kept: list = field(default_factory=list)  # Kept: graphs its last analysis left where they outlive the call
+    freezes: set = field(default_factory=set)  # parameters whose every weight it sets requires_grad=False
     dirty: bool = False
     call_modes: set = field(default_factory=set)
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)

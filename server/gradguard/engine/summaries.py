@@ -236,6 +236,12 @@ class Functions:
             self._analyse(fn)  # now, not later: this call reads what the new context returns
         self._kept_through(fn, call, args, bound_self)
         self._backwards_through(fn, call)
+        if fn.freezes:  # `freeze_model(alex)`: the model given is frozen after the call
+            by_name = self._arguments(fn, args, bound_self)
+            for name in fn.freezes:
+                a, v = by_name.get(name, (None, UNKNOWN))
+                if a is not None and isinstance(a.value, cst.Name) and v.kind is Kind.MODULE:
+                    self._rebind_mutated(a.value.value, v.but(frozen=True))
         if fn.makes_graph and self.function is not None:
             self.function.makes_graph = True
         if fn.context is not None and mode is not fn.context[0]:
@@ -306,6 +312,7 @@ class Functions:
         fn.backwards = []
         fn.makes_graph = False
         fn.kept = []
+        fn.freezes = set()
         fn.context = self._context_of(fn)
         mode = fn.context[0]
         scope = Scope("function", fn.scope, function=fn)

@@ -77,6 +77,7 @@ class Value:
     # TENSOR taken for an item of a model's output of unknown structure (`out, hidden = model(x, h)`):
     # it may be a tuple (an LSTM's `(h, c)`), so no fix may call tensor methods on it
     guessed: bool = False
+    callees: frozenset = frozenset()  # FUNCTION: the functions of the file it may be, when branches disagree
     layer: Optional[str] = None  # MODULE: the torch.nn class it is an instance of (`LSTM`)
 
     def but(self, **changes) -> "Value":
@@ -144,6 +145,10 @@ def merge(a: Value, b: Value) -> Value:
         grad = Grad.UNKNOWN
     if kind is Kind.MODULE:
         return a.but(parameterized=a.parameterized or b.parameterized, frozen=a.frozen and b.frozen)
+    if kind is Kind.FUNCTION and a.cls is not b.cls:
+        # one of several functions of the file (`step_fn = self.val_step_fn if validation else ...`):
+        # a call runs each
+        return Value(kind=Kind.FUNCTION, grad=Grad.NO, callees=_callees(a) | _callees(b))
     return Value(
         kind=kind,
         grad=grad,
@@ -162,6 +167,13 @@ def merge(a: Value, b: Value) -> Value:
         cuts=a.cuts & b.cuts if a.kind is b.kind is Kind.TENSOR else a.cuts | b.cuts,
         pred_cuts=a.pred_cuts & b.pred_cuts if a.kind is b.kind is Kind.TENSOR else a.pred_cuts | b.pred_cuts,
     )
+
+
+def _callees(v: Value) -> frozenset:
+    """The functions a FUNCTION value may be (with the receiver a method was read from)."""
+    if v.callees:
+        return v.callees
+    return frozenset(((v.cls, v.elements[0] if v.elements else None),)) if v.cls is not None else frozenset()
 
 
 def _merge_items(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:

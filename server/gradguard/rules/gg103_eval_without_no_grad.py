@@ -346,6 +346,9 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if why == "named" and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
+            if fn is not None and fn.cls is not None and fn.cls.module_like and any(
+                    c.cls is fn.cls and c.name == "forward" for c in fn.callers):
+                continue  # run by the model's own forward() (its eval branch): the grad mode is forward's caller's
             if why == "named" and _acting(fn.name) and _keeps(fn.node, self.flow.module):
                 continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if why == "numpy" and (fn.returns.has_graph or any(e.has_graph for e in fn.returns.elements or ())):
