@@ -240,10 +240,11 @@ class Calls:
             if out.kind is Kind.CONTAINER and (out.elements is not None or out.keyed):
                 # a tuple/list output keeps its shape (`pred, inputs_list = net(x)`), a dict its entries
                 return self._made_each(out, node)
-        trains = m.parameterized and not m.frozen  # every weight set requires_grad=False: no graph of its own
-        if trains and self.function is not None:
+        if m.parameterized and self.function is not None:
             self.function.makes_graph = True
-        if trains:
+        # (a model whose every weight was frozen still computes a graph here: what the file freezes
+        # it may partly unfreeze again - BERT's last layer - and its inputs may require grad)
+        if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
             inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
             out = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
@@ -251,11 +252,7 @@ class Calls:
             shape = K.LAYER_RESULTS.get(m.layer) if m.layer is not None else None
             return _shaped(out, shape) if shape is not None else out
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
-        cuts = frozenset()
-        if m.parameterized and m.frozen and g is not Grad.YES:
-            # a model whose every parameter was frozen: what it computes from data has no graph
-            cuts = frozenset((Evidence(node, f"the frozen `{self._short(node.func)}` in `{self._short(node)}`"),))
-        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, cuts=cuts), node)
+        return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
 
     @staticmethod
     def _loss_operands(node: cst.Call, args: list) -> list:

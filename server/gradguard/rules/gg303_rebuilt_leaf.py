@@ -715,7 +715,7 @@ for x, y in [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]:
     optimizer.step()
 """,
             range=(13, 4, 13, 29),
-            message='`loss.requires_grad = True` makes `loss` a new leaf, but its graph was cut (the frozen `model` in `model(x)` on line 12): `.backward()` on line 14 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            message='`loss.requires_grad = True` on `loss`, computed with a graph (from `criterion(model(x), y)` on line 12): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 14 reaches no parameter, so the model never learns; remove the line and find the cut',
             runtime='assert model.weight.grad is None',
             note='regression (finetune-SAM): every parameter frozen, the setter runs and hides the error; nothing learns',
         ),
