@@ -97,6 +97,7 @@ class FunctionInfo:
     makes_graph: bool = False  # its last analysis called a model (itself or through its callees)
     kept: list = field(default_factory=list)  # Kept: graphs its last analysis left where they outlive the call
     freezes: set = field(default_factory=set)  # parameters whose every weight it sets requires_grad=False
+    bound: dict = field(default_factory=dict)  # parameter -> the Value its last analysis bound it to
     dirty: bool = False
     call_modes: set = field(default_factory=set)
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)

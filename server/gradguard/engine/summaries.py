@@ -79,6 +79,37 @@ def _assigns_state(body) -> bool:
     return False
 
 
+def _rebased(v: Value, bound: dict, args: dict) -> Value:
+    """What a function returns, read as a summary in terms of its parameters: the graphs its last
+    analysis was given through a parameter are, at this call, the graphs this call gives it
+    (`generator_loss(gen_logits_fake)` returns a graph of this call's discriminator output, not of
+    the call the body was walked for)."""
+    mapping = []
+    for name, was in bound.items():
+        now = args.get(name)
+        if now is not None and was is not now and was.origins:
+            mapping.append((was.origins, now.origins))
+    if not mapping:
+        return v
+    given = frozenset().union(*(old for old, _ in mapping))
+
+    def rebase(x: Value) -> Value:
+        if not x.origins & given and x.elements is None and x.item is None and not x.keyed:
+            return x
+        origins = x.origins - given
+        for old, new in mapping:
+            if x.origins & old:
+                origins |= new
+        return x.but(
+            origins=frozenset(origins),
+            elements=tuple(rebase(e) for e in x.elements) if x.elements is not None else None,
+            item=rebase(x.item) if x.item is not None else None,
+            keyed=tuple((k, rebase(e)) for k, e in x.keyed),
+        )
+
+    return rebase(v)
+
+
 def _default_holds(param: cst.Param, fn: FunctionInfo) -> bool:
     """Does a parameter no call passed hold its default, a Python number? A number or bool
     default (`weight=1.0`) says what the parameter is; `None` or a string only where the file's
@@ -244,12 +275,13 @@ class Functions:
                     self._rebind_mutated(a.value.value, v.but(frozen=True))
         if fn.makes_graph and self.function is not None:
             self.function.makes_graph = True
+        returns = _rebased(fn.returns, fn.bound, params)
         if fn.context is not None and mode is not fn.context[0]:
             # The body was last walked in another grad mode (a loss function called under no_grad
             # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
             # there say nothing of this call's, until it is walked again.
-            return _unsure(fn.returns)
-        return fn.returns
+            return _unsure(returns)
+        return returns
 
     def _backwards_through(self, fn: FunctionInfo, call: cst.Call) -> None:
         """What `fn` back-propagates, it back-propagates at this call, in the caller's loops: a loop
@@ -313,6 +345,7 @@ class Functions:
         fn.makes_graph = False
         fn.kept = []
         fn.freezes = set()
+        fn.bound = {}
         fn.context = self._context_of(fn)
         mode = fn.context[0]
         scope = Scope("function", fn.scope, function=fn)
@@ -342,6 +375,7 @@ class Functions:
             else:
                 v = UNKNOWN
             scope.env[name] = Binding(v, (), param)
+            fn.bound[name] = v
         for star in (p.star_arg, p.star_kwarg):
             if isinstance(star, cst.Param):
                 scope.env[star.name.value] = Binding(fn.param_values.get(star.name.value, UNKNOWN), (), star)
