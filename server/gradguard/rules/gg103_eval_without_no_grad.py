@@ -262,8 +262,20 @@ class EvalWithoutNoGrad(Rule):
             return
         if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
             return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
+        if isinstance(func, cst.Call) and self._constructs(func):
+            return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
+        root = name.split(".", 1)[0]
+        if root != name and (fn, root) in self._built and self._never_trained(root):
+            return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
+
+    def _never_trained(self, name: str) -> bool:
+        """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
+        it to anything (a trainer, an optimizer, a function that might train it)?"""
+        pattern = rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
+                  rf"|[(,]\s*{re.escape(name)}\s*[,)]"
+        return re.search(pattern, self.flow.source) is None
 
     def _constructs(self, node: cst.Call) -> bool:
         """`Net(...)`, `build_model(cfg)`, `Net(...).cuda()`, `Net().to(device).eval()`: a module made

@@ -310,6 +310,10 @@ class StateCarriedAcrossForward(Rule):
             return
         read = self.reads.get(key)
         if read is None:
+            if self._unconditional(self.flow.statement):
+                # set from this call's values before any read (`rnn_out, self.hidden = self.rnn(X)`, then
+                # `self.hidden, self.cell = self.hidden`): later reads see this call's, not the previous one's
+                self.fresh.add(key)
             return
         self.flow.top_of.setdefault(target, self.flow.top)  # its range is resolved with its statement's
         grows_only = isinstance(node, cst.Assign) and node.value in self._helper_calls
