@@ -611,6 +611,10 @@ class DetachedPredictionInLoss(Rule):
             out = all_origins(fn.returns)
             # cut: every call of the submodule feeds only the detached value, and none reaches an output
             subs = [a for a in subs if all(c in cut and c not in out for c in self._sub_calls.get((fn.cls, a), ()))]
+            # (weights the class itself copies in - `self.fc1.weight.data.copy_(w)`, a cross-entropy-method
+            # agent - are set by its code, not learned by a backward)
+            cls_code = self.code_of(fn.cls.node)
+            subs = [a for a in subs if not re.search(rf"self\.{re.escape(a)}\.(?:weight|bias)(?:\.data)?\.copy_\(", cls_code)]
             if not subs:
                 continue  # another use of the submodule trains it
             names = ", ".join(f"`self.{a}`" for a in subs)
