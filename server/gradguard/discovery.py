@@ -19,13 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from gradguard.config import DEFAULT_EXCLUDE, Config, Resolver
+from gradguard.config import Config, Resolver
 
-# Kept for callers that only know names: the defaults of `exclude` that are plain names.
-SKIPPED_DIRS = frozenset(p for p in DEFAULT_EXCLUDE if "*" not in p)
 # `#!/usr/bin/env python3`, `#!/usr/bin/python3.11 -u`, `#! /usr/bin/env -S python -X dev`
 SHEBANG = re.compile(rb"#![^\n]*\bpython[0-9.]*(?:\s|$)")
-# Passed over without a word even with -v: plainly not Python.
+# Python by their name: -v says why a walk skips one (other files with an extension are not mentioned).
 CANDIDATE_SUFFIXES = (".py", ".ipynb", ".pyw")
 
 
@@ -97,10 +95,6 @@ def skipped_dir(path: str, config: Optional[Config] = None) -> Optional[str]:
     if why is not None:
         return f"matches {why}"
     return "a virtual environment" if is_environment(path) else None
-
-
-def is_skipped_dir(path: str, config: Optional[Config] = None) -> bool:
-    return skipped_dir(path, config) is not None
 
 
 def skipped_file(path: str, config: Config, *, check_parents: bool = False) -> Optional[str]:
