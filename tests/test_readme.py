@@ -5,6 +5,7 @@ lines and the pre-commit snippet are run by tests/test_packaging.py."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -168,6 +169,27 @@ def test_each_benchmark_says_how_to_reproduce_it_in_one_table():
         (reproduce, *_) = blocks(text, "sh")
         assert f"bench/{script}.py" in reproduce and (ROOT / "bench" / f"{script}.py").exists(), title
         assert len(re.findall(r"^\|(?: -+:? \|)+$", text, re.M)) == 1, f"{title}: one table"
+
+
+def test_the_corpus_figures_are_what_bench_corpus_prints(tmp_path):
+    """The one benchmark cheap and deterministic enough to run here: its table in
+    docs/benchmarks.md, and the README's figure from it, are today's output."""
+    out = tmp_path / "corpus.json"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "corpus.py"), "--modes", "default", "--json", str(out)],
+                   check=True, capture_output=True, timeout=600)
+    classes = json.loads(out.read_text())["default"]["classes"]
+    total = {key: sum(c.get(key, 0) for c in classes.values()) for key in ("bugs", "found", "lookalikes", "false positives")}
+
+    def row(name, c):
+        return (f"| {name} | {c['bugs']} | {c['found']} ({c['found'] / c['bugs']:.0%}) | {c['lookalikes']} "
+                f"| {c.get('false positives', 0)} |")
+
+    corpus = sections(BENCHMARKS)["corpus: recall on programs modelled on real bug reports"]
+    assert table_rows(corpus, "| class |") == [row(name, c) for name, c in classes.items()] + [row("all", total)]
+    false = total["false positives"]
+    figure = (f"{total['found']} of {total['bugs']} ({total['found'] / total['bugs']:.0%}), "
+              f"{'no false positive' if not false else f'{false} false positives'} on {total['lookalikes']} look-alikes")
+    assert f"| bugs found in the bug corpus | {figure} | corpus |" in table_rows(README, "<!-- figures:start")
 
 
 # ---------------------------------------------------------------- links
