@@ -4,10 +4,12 @@ One JSON file per run's cache directory (`<gradguard key>.json`, beside a
 `.gitignore` of `*`), mapping each file's absolute path to the SHA-256 of its
 bytes, the hash of the settings it was checked with, and the result. The
 directory is `.gradguard_cache` in the project root above the first path
-checked (the nearest directory holding a pyproject.toml, gradguard.toml or
-.git; else the current directory), wherever the command runs; `--cache-dir` or
-GRADGUARD_CACHE_DIR moves it. The GradGuard key hashes the version and every module of the installed
-package (path, size, mtime), so an edited rule never serves old results.
+checked (the nearest directory holding a pyproject.toml or a .git, not one
+that only configures its files with a gradguard.toml; else the current
+directory), wherever the command runs; `--cache-dir` or GRADGUARD_CACHE_DIR
+moves it. The GradGuard key hashes the version and every module of the
+installed package (path, size, mtime), so an edited rule never serves old
+results.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from gradguard.findings import Edit, Finding, Fix, Position, Range, Related, Saf
 from gradguard.settings import Settings
 
 DIRECTORY = ".gradguard_cache"
-PROJECT_MARKERS = ("pyproject.toml", "gradguard.toml", ".git")
+PROJECT_MARKERS = ("pyproject.toml", ".git")
 
 
 def directory(paths, chosen: Optional[str] = None) -> str:

@@ -98,12 +98,14 @@ def test_no_cache_neither_reads_nor_writes(gradguard, write, tmp_path, mine):
     assert not (tmp_path / ".gradguard_cache").exists()
 
 
-@pytest.mark.parametrize("marker", ["pyproject.toml", "gradguard.toml", ".git/HEAD"])
+@pytest.mark.parametrize("marker", ["pyproject.toml", ".git/HEAD"])
 def test_the_cache_lives_in_the_project_root_wherever_the_command_runs(gradguard, write, tmp_path, mine, marker):
     """The nearest directory above the first path holding a pyproject.toml (with or without
-    [tool.gradguard]), a gradguard.toml or a .git; not the current directory."""
+    [tool.gradguard]) or a .git; not the current directory, nor a directory below the root
+    that only holds a gradguard.toml."""
     write(f"proj/{marker}", "[project]\nname = 'p'\n" if marker == "pyproject.toml" else "")
     write("proj/src/deep/a.py", mine.source)
+    write("proj/src/gradguard.toml", "strict = false\n")
     write("elsewhere/.keep", "")
     gradguard("check", "proj/src/deep/a.py")
     assert (tmp_path / "proj" / ".gradguard_cache" / ".gitignore").read_text() == IGNORE
