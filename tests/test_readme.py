@@ -154,7 +154,8 @@ def test_no_other_number_in_the_readmes_prose():
     prose = re.sub(r"<!--.*?-->", "", prose, flags=re.S)
     prose = "\n".join(line for line in prose.splitlines() if not line.startswith("|"))
     prose = re.sub(r"`[^`]*`|\]\([^)]*\)|\bGG\d+\b", "", prose)
-    assert re.findall(r"\d[\d.,]*", prose) == ["3.10"]  # the Python it needs
+    assert re.findall(r"\d[\d.,]*", prose) == ["3.10"]  # the Python it needs:
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"] == ">=3.10"
 
 
 def test_each_benchmark_says_how_to_reproduce_it_in_one_table():
