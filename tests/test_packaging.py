@@ -1,10 +1,12 @@
 """GradGuard installed as a user installs it, from this checkout's current files.
 
 `python -m build` makes the sdist and, from it, the wheel (so the sdist is complete);
-`twine check --strict` passes both. The wheel goes into a fresh venv, the checkout into
-pipx, and pre-commit runs the hook with `try-repo`: each time with the dependencies from
-the package index (pinned by constraints.txt), and each time `gradguard --version` and
-`gradguard check` on examples/*_leaky.py must answer as the checkout does.
+`twine check --strict` passes both. The wheel goes into a fresh venv; each install line of
+the README runs as written in a git copy of the checkout (released as docs/releasing.md
+says: committed on `main`, tagged `v<version>`); pre-commit runs the hook with `try-repo`
+at the README snippet's `rev:`. Each time the dependencies come from the package index
+(pinned by constraints.txt), and each time `gradguard --version` and `gradguard check` on
+examples/*_leaky.py must answer as the checkout does.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ CONSTRAINTS = ROOT / "constraints.txt"
 LEAKY = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "examples").glob("*_leaky.py"))
 # What building the package reads from the checkout.
 PACKAGE = ["pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", ".pre-commit-hooks.yaml", "server/gradguard"]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TAG = f"v{gradguard.__version__}"
 BIN = "Scripts" if os.name == "nt" else "bin"
 
 
@@ -113,17 +117,6 @@ def test_the_wheel_installs_into_a_fresh_venv(dist, expected, tmp_path):
     assert '"textDocumentSync"' in lsp.stdout, lsp.stdout + lsp.stderr
 
 
-def test_pipx_installs_the_checkout(expected, tmp_path):
-    home, bin_dir = tmp_path / "pipx-home", tmp_path / "pipx-bin"
-    env = clean_env(PIPX_HOME=str(home), PIPX_BIN_DIR=str(bin_dir), PIPX_MAN_DIR=str(tmp_path / "pipx-man"),
-                    PIP_CONSTRAINT=str(CONSTRAINTS))
-    source = copy_package(tmp_path / "checkout")
-    proc = run(sys.executable, "-m", "pipx", "install", source, env=env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"installed package gradguard {gradguard.__version__}" in proc.stdout, proc.stdout
-    check_install(bin_dir / "gradguard", expected, env=env)
-
-
 def git(cwd: Path, *args: str) -> str:
     env = clean_env(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
                     GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
@@ -132,27 +125,88 @@ def git(cwd: Path, *args: str) -> str:
     return proc.stdout
 
 
-def test_pre_commit_try_repo_runs_the_hook(expected, tmp_path):
-    """`pre-commit try-repo <checkout> gradguard --files ...`, the checkout being a git
-    repository whose last commit holds the current files (try-repo reads committed hooks)."""
-    hook_repo = copy_package(tmp_path / "hook-repo")
-    git(hook_repo, "init", "-q")
-    git(hook_repo, "add", ".")
-    git(hook_repo, "commit", "-q", "-m", "the checkout under test")
+def released_clone(to: Path) -> Path:
+    """A git repository of the package files, committed on `main` and tagged as a release is
+    (docs/releasing.md: `git tag -a vX.Y.Z -m ...`)."""
+    copy_package(to)
+    git(to, "init", "-q", "-b", "main")
+    git(to, "add", ".")
+    git(to, "commit", "-q", "-m", "the checkout under test")
+    git(to, "tag", "-a", TAG, "-m", f"gradguard {gradguard.__version__}")
+    return to
+
+
+def readme_block(section: str, language: str) -> str:
+    text = README.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(rf"^```{language}\n(.*?)^```$", text, re.S | re.M)
+    return block
+
+
+INSTALL_LINES = [line for line in readme_block("Install", "sh").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("line", INSTALL_LINES, ids=[line.split("#")[0].strip() for line in INSTALL_LINES])
+def test_each_install_line_of_the_readme_works_as_written_in_a_clone(line, expected, tmp_path):
+    """Pasted into bash in a clone: with pipx (its own home), or into the active environment
+    (a fresh venv first on PATH); either way a `gradguard` that answers as the checkout does."""
+    clone = released_clone(tmp_path / "clone")
+    venv = tmp_path / "project-venv"
+    assert run(sys.executable, "-m", "venv", venv).returncode == 0
+    pipx_bin = tmp_path / "pipx-bin"
+    tools = Path(sys.executable).parent  # where pipx is, as a user's PATH has it
+    env = clean_env(PIPX_HOME=str(tmp_path / "pipx-home"), PIPX_BIN_DIR=str(pipx_bin),
+                    PIPX_MAN_DIR=str(tmp_path / "pipx-man"), PIP_CONSTRAINT=str(CONSTRAINTS),
+                    PATH=os.pathsep.join([str(venv / BIN), str(tools), os.environ["PATH"]]))
+    proc = run("bash", "-c", line, cwd=clone, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    installed = [exe for exe in (pipx_bin / "gradguard", venv / BIN / "gradguard") if exe.exists()]
+    assert len(installed) == 1, installed
+    check_install(installed[0], expected, env=clean_env())
+
+
+def test_a_git_url_installs_the_release_tag(expected, tmp_path):
+    """The README's git URL line at the tag docs/releasing.md creates, instead of a branch."""
+    (line,) = [line for line in INSTALL_LINES if "git+file://$PWD@main" in line]
+    clone = released_clone(tmp_path / "clone")
+    git(clone, "checkout", "-q", "-b", "work")
+    (clone / "README.md").write_text("changed after the release\n")
+    git(clone, "commit", "-q", "-am", "after the release")
+    env = clean_env(PIPX_HOME=str(tmp_path / "pipx-home"), PIPX_BIN_DIR=str(tmp_path / "pipx-bin"),
+                    PIPX_MAN_DIR=str(tmp_path / "pipx-man"), PIP_CONSTRAINT=str(CONSTRAINTS),
+                    PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    proc = run("bash", "-c", line.replace("@main", f"@{TAG}"), cwd=clone, env=env)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    check_install(tmp_path / "pipx-bin" / "gradguard", expected, env=clean_env())
+
+
+def test_pre_commit_try_repo_runs_the_readmes_snippet(expected, tmp_path):
+    """The README's `.pre-commit-config.yaml`, its `repo:` a released copy of the checkout:
+    pre-commit accepts it, and `pre-commit try-repo <clone> gradguard --ref <its rev>` runs the
+    hook at that rev (a tag that docs/releasing.md's steps create)."""
+    hook_repo = released_clone(tmp_path / "hook-repo")
+    git(hook_repo, "checkout", "-q", "-b", "work")  # later commits: the rev, not the branch, is run
+    (hook_repo / ".pre-commit-hooks.yaml").write_text("[]\n")
+    git(hook_repo, "commit", "-q", "-am", "after the release")
+    snippet = readme_block("Command line", "yaml")
+    rev = re.search(r"^  rev: (\S+)", snippet, re.M).group(1)
+    assert rev == TAG
     project = tmp_path / "project"
     project.mkdir()
     git(project, "init", "-q")
     for name in [*LEAKY, "examples/gradguard.toml"]:  # the configuration selects GG501 (info)
         shutil.copy2(ROOT / name, project / Path(name).name)
+    (project / ".pre-commit-config.yaml").write_text(re.sub(r"^- repo: \S+", f"- repo: {hook_repo}", snippet, flags=re.M))
     git(project, "add", ".")
     env = clean_env(PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PIP_CONSTRAINT=str(CONSTRAINTS))
+    valid = run(sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml", cwd=project, env=env)
+    assert valid.returncode == 0, valid.stdout + valid.stderr
     files = [Path(name).name for name in LEAKY]
     proc = run(sys.executable, "-m", "pre_commit", "try-repo", "--color", "never", hook_repo, "gradguard",
-               "--files", *files, cwd=project, env=env)
+               "--ref", rev, "--files", *files, cwd=project, env=env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert re.search(r"^gradguard\.+Failed$", proc.stdout, re.M), proc.stdout
     # the hook's report is the checkout's, file names as pre-commit passes them
-    reported = [line for line in proc.stdout.splitlines() if re.match(r"\S+\.py:\d+:\d+: GG\d{3} ", line)]
+    reported = [line for line in proc.stdout.splitlines() if re.match(r"\S+\.py:\d+:\d+: \w+: GG\d{3} ", line)]
     assert reported == [line.replace("examples/", "") for line in expected.splitlines() if " GG" in line]
     assert "- hook id: gradguard" in proc.stdout
 
@@ -165,9 +219,10 @@ def test_the_extension_and_the_package_share_one_version():
 
 
 def test_the_readme_installs_the_current_version():
-    """The README's git URLs (`@vX.Y.Z`), wheel names and pre-commit `rev:` name this version."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    tags = re.findall(r"@v(\d+\.\d+\.\d+)", readme) + re.findall(r"rev: v(\d+\.\d+\.\d+)", readme)
-    wheels = re.findall(r"gradguard-(\d+\.\d+\.\d+)-py3-none-any\.whl", readme)
-    assert len(tags) >= 4 and wheels, (tags, wheels)
+    """The README's wheel name and pre-commit `rev:` name this version; the lock file agrees."""
+    tags = re.findall(r"rev: v(\d+\.\d+\.\d+)", README)
+    wheels = re.findall(r"gradguard-(\d+\.\d+\.\d+)-py3-none-any\.whl", README)
+    assert tags and wheels, (tags, wheels)
     assert set(tags + wheels) == {gradguard.__version__}
+    lock = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["version"] == lock["packages"][""]["version"] == gradguard.__version__

@@ -1,10 +1,15 @@
 """Results kept between runs: per file, keyed by its content, its settings and GradGuard itself.
 
-One JSON file per project root (`.gradguard_cache/<gradguard key>.json`, the
-directory holding a `.gitignore` of `*`), mapping each file's path to the
-SHA-256 of its bytes, the hash of the settings it was checked with, and the
-result. The GradGuard key hashes the version and every module of the installed
-package (path, size, mtime), so an edited rule never serves old results.
+One JSON file per run's cache directory (`<gradguard key>.json`, beside a
+`.gitignore` of `*`), mapping each file's absolute path to the SHA-256 of its
+bytes, the hash of the settings it was checked with, and the result. The
+directory is `.gradguard_cache` in the project root above the first path
+checked (the nearest directory holding a pyproject.toml or a .git, not one
+that only configures its files with a gradguard.toml; else the current
+directory), wherever the command runs; `--cache-dir` or GRADGUARD_CACHE_DIR
+moves it. The GradGuard key hashes the version and every module of the
+installed package (path, size, mtime), so an edited rule never serves old
+results.
 """
 
 from __future__ import annotations
@@ -24,6 +29,28 @@ from gradguard.findings import Edit, Finding, Fix, Position, Range, Related, Saf
 from gradguard.settings import Settings
 
 DIRECTORY = ".gradguard_cache"
+PROJECT_MARKERS = ("pyproject.toml", ".git")
+
+
+def directory(paths, chosen: Optional[str] = None) -> str:
+    """The cache directory of a run over `paths`: the one chosen, else the project root's."""
+    if chosen:
+        return os.path.abspath(chosen)
+    return os.path.join(project_root(paths[0] if paths else "."), DIRECTORY)
+
+
+def project_root(path: str) -> str:
+    """The nearest directory at or above `path` that holds a project marker, else the current directory."""
+    here = os.path.abspath(path)
+    if not os.path.isdir(here):
+        here = os.path.dirname(here)
+    while True:
+        if any(os.path.exists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.getcwd()
+        here = parent
 
 
 @lru_cache(maxsize=1)
@@ -84,10 +111,10 @@ def finding_from(d: list) -> Finding:
 
 # ---------------------------------------------------------------- the store
 class Cache:
-    """One project root's cache; `get` and `put` in memory, `save` writes it back if it changed."""
+    """One cache directory; `get` and `put` in memory, `save` writes it back if it changed."""
 
-    def __init__(self, root: str):
-        self.dir = os.path.join(root, DIRECTORY)
+    def __init__(self, directory: str):
+        self.dir = directory
         self.file = os.path.join(self.dir, gradguard_key() + ".json")
         self.entries: dict[str, list] = {}
         self.changed = False

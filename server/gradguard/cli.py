@@ -24,7 +24,7 @@ import click
 from gradguard import __version__, cache, notebooks, render, sarif
 from gradguard.cells import CellMap
 from gradguard.config import PYPROJECT, ConfigError, Resolver
-from gradguard.discovery import Discovered, discover
+from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze
 from gradguard.engine.fixes import chosen_fix, fix_source
@@ -489,7 +489,21 @@ def _overrides(select, extend_select, ignore, copy_order, strict, types=None, py
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (or count) unsafe fixes.")
 @click.option("--diff", is_flag=True, help="Print the fixes as a unified diff instead of writing them.")
 @click.option("--statistics", is_flag=True, help="Print the number of findings per rule instead of each finding.")
-@click.option("--no-cache", is_flag=True, help="Neither read nor write .gradguard_cache/.")
+@click.option(
+    "--extend-include",
+    multiple=True,
+    callback=lambda ctx, param, values: tuple(g.strip() for v in values for g in v.split(",") if g.strip()),
+    metavar="GLOBS",
+    help="Also check the files these globs match when a directory is walked (comma-separated; repeatable).",
+)
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option(
+    "--cache-dir",
+    type=click.Path(file_okay=False),
+    envvar="GRADGUARD_CACHE_DIR",
+    default=None,
+    help="The cache's directory (also GRADGUARD_CACHE_DIR).  [default: .gradguard_cache in the project root]",
+)
 @click.option("--force-exclude", is_flag=True, help="Apply `exclude` to files named on the command line too.")
 @click.option(
     "--jobs",
@@ -514,6 +528,7 @@ def _overrides(select, extend_select, ignore, copy_order, strict, types=None, py
     metavar="PATH",
     help="With `-` as the path: the name the code read from stdin goes by (findings, configuration).",
 )
+@click.option("-v", "--verbose", is_flag=True, help="Also say which files a directory walk passed over, and why.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary line.")
 @click.option("-s", "--silent", is_flag=True, help="Print nothing; the exit status alone tells.")
 @click.option(
@@ -537,18 +552,21 @@ def check(
     unsafe_fixes: bool,
     diff: bool,
     statistics: bool,
+    extend_include: tuple[str, ...],
     no_cache: bool,
+    cache_dir: str | None,
     force_exclude: bool,
     jobs: int,
     fail_on: str,
     exit_zero: bool,
     exit_non_zero_on_fix: bool,
     stdin_filename: str | None,
+    verbose: bool,
     quiet: bool,
     silent: bool,
     output_file: str | None,
 ) -> None:
-    """Check PATHS (files, or directories searched for *.py and *.ipynb; default: .).
+    """Check PATHS (files, or directories searched for *.py, *.ipynb and Python scripts; default: .).
 
     \b
     Exit status: 0 no finding at --fail-on's severity or above (or --exit-zero);
@@ -563,9 +581,20 @@ def check(
         return
     if "-" in paths:
         raise click.UsageError("`-` (read stdin) must be the only path")
+    overrides = {**_overrides(select, extend_select, ignore, copy_order, strict, types, python),
+                 "extend_include": extend_include}
+    walk = Walk(force_exclude, verbose, None if no_cache else cache.directory(paths, cache_dir))
     with _redirected(output_file, silent):
-        _check(paths, output_format, _overrides(select, extend_select, ignore, copy_order, strict, types, python),
-               fix, unsafe_fixes, diff, statistics, no_cache, force_exclude, jobs, ending)
+        _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics, walk, jobs, ending)
+
+
+@dataclass(frozen=True)
+class Walk:
+    """How the files are found, and where their results are kept."""
+
+    force_exclude: bool = False
+    verbose: bool = False  # say which files were passed over, and why
+    cache_dir: str | None = None  # None: no cache
 
 
 @dataclass(frozen=True)
@@ -641,12 +670,12 @@ def _check_stdin(name: str | None, overrides: dict, output_format: str, fix: boo
     elif lines:
         click.echo("\n".join(lines), err=fix or diff)
     if not ending.quiet and output_format != "json":
-        click.echo("\n".join(render.summary(findings, unsafe=unsafe, fixed=fixed)), err=fix or diff)
+        click.echo("\n".join(render.summary(findings, unsafe=unsafe, fixed=fixed, checked=1)), err=fix or diff)
     failing = ending.fails(findings) or (ending.on_fix and fixed)
     sys.exit(0 if ending.zero or not failing else EXIT_FINDINGS)
 
 
-def _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics, no_cache, force_exclude, jobs,
+def _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics, walk: Walk, jobs,
            ending: Exit) -> None:
     resolver = Resolver(overrides)
     framed = output_format == "text" and not diff and not statistics and sys.stdout.isatty()
@@ -656,17 +685,14 @@ def _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics,
     err = render.Palette(_use_color(sys.stderr))
 
     try:
-        found = discover(paths or ["."], resolver, force_exclude=force_exclude)
-        tasks = []
-        stores: dict[str, cache.Cache] = {}
-        for path in found.files:
-            config = resolver.for_path(path)
-            store = None
-            if not no_cache:
-                store = stores.get(config.root) or stores.setdefault(config.root, cache.Cache(config.root))
-            tasks.append((path, config.settings_for(path), store))
+        found = discover(paths or ["."], resolver, force_exclude=walk.force_exclude)
+        store = cache.Cache(walk.cache_dir) if walk.cache_dir and found.files else None
+        tasks = [(path, resolver.for_path(path).settings_for(path), store) for path in found.files]
     except ConfigError as e:
         _config_failed(e)
+    if walk.verbose:
+        for path, reason in found.skipped:
+            click.echo(render.skipped(path, reason, err), err=True)
     for path, reason in found.errors:
         click.echo(render.file_error(path, reason, style=err), err=True)
     if not found.files:
@@ -684,7 +710,7 @@ def _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics,
         click.echo("Interrupted.", err=True)
         sys.exit(130)
     finally:
-        for store in stores.values():
+        if store is not None:
             store.save()
 
 
@@ -775,7 +801,8 @@ def _report(
             click.echo(render.statistics_json(rows))
         else:
             lines = render.statistics_lines(rows)
-            summary = [] if ending.quiet else render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)
+            summary = [] if ending.quiet else render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed,
+                                                             checked=len(tasks))
             click.echo("\n".join([*lines, *summary]))
     elif output_format in ("json", "sarif", "github"):
         if output_format == "json":
@@ -785,7 +812,7 @@ def _report(
         if fixed and not ending.quiet:
             click.echo(f"Fixed {render.plural(fixed, 'finding')}.", err=True)
     elif not ending.quiet:
-        click.echo("\n".join(render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed)))
+        click.echo("\n".join(render.summary(findings, unsafe=job.unsafe, failed=failed, fixed=fixed, checked=len(tasks))))
     if failed or found.errors:
         sys.exit(EXIT_ERROR)
     sys.exit(0 if ending.zero else outcome)
@@ -824,6 +851,12 @@ def show_config(
         source = _shown(config.path) + (" [tool.gradguard]" if config.path.endswith(PYPROJECT) else "")
     click.echo(f"# {source}")
     click.echo("\n".join(config.describe(file)))
+    if file is not None:
+        why = skipped_file(file, config, check_parents=True)
+        if why is not None:
+            unless = " unless --force-exclude" if why.startswith("matches") else ""
+            click.echo(f"# a directory walk skips it: {why or 'not a Python file'}; "
+                       f"named on the command line, it is checked{unless}")
 
 
 @main.command()

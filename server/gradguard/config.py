@@ -43,6 +43,9 @@ DEFAULT_EXCLUDE = (
     "build",
     "dist",
 )
+# Files checked when a directory is walked (what `include` is when a project does not set it);
+# an extensionless file whose first line is a Python shebang is checked too (discovery.py).
+DEFAULT_INCLUDE = ("*.py", "*.ipynb")
 
 
 # The settings of an excluded file: no rules (the language server keeps it so whatever the editor selects).
@@ -67,6 +70,8 @@ class Config:
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob, codes), in file order
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    extend_include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     severity: tuple[tuple[str, Severity], ...] = ()
@@ -76,10 +81,12 @@ class Config:
     python: Optional[str] = None  # the interpreter whose packages jedi reads (`--python`); None: GradGuard's own
     _globs: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
-    def override(self, select=(), extend_select=(), ignore=(), **values: Any) -> Config:
+    def override(self, select=(), extend_select=(), ignore=(), extend_include=(), **values: Any) -> Config:
         """The command line's flags on top of the file: `select` replaces the file's selection
-        (and its `extend-select` and `ignore`, as ruff's does); `extend_select` and `ignore` add."""
+        (and its `extend-select` and `ignore`, as ruff's does); `extend_select`, `ignore` and
+        `extend_include` add."""
         changes = {k: v for k, v in values.items() if v is not None}
+        changes["extend_include"] = self.extend_include + tuple(extend_include)
         base_extend, base_ignore = self.extend_select, self.ignore
         if select:
             changes["select"], base_extend, base_ignore = tuple(select), (), ()
@@ -110,9 +117,12 @@ class Config:
 
     def is_excluded(self, path: str, *, check_parents: bool = False) -> bool:
         """Does `exclude`/`extend-exclude` match the path (or, with check_parents, a directory above it)?"""
-        patterns = self.exclude + self.extend_exclude
-        if not patterns:
-            return False
+        return self.excluded_by(path, check_parents=check_parents) is not None
+
+    def excluded_by(self, path: str, *, check_parents: bool = False) -> Optional[str]:
+        """Why the path is excluded (`"build" in exclude (the default)`), or None."""
+        if not self.exclude and not self.extend_exclude:
+            return None
         path = os.path.abspath(path)
         candidates = [path]
         if check_parents:
@@ -120,7 +130,22 @@ class Config:
             while os.path.dirname(parent) != parent and _inside(parent, self.root):
                 candidates.append(parent)
                 parent = os.path.dirname(parent)
-        return any(self._matches(p, c) for c in candidates for p in patterns)
+        for key, patterns in (("exclude", self.exclude), ("extend-exclude", self.extend_exclude)):
+            for pattern in patterns:
+                if any(self._matches(pattern, c) for c in candidates):
+                    return f"{_toml(pattern)} in {key} ({self._origin(key)})"
+        return None
+
+    def includes(self, path: str) -> bool:
+        """Does `include`/`extend-include` match the file?"""
+        return any(self._matches(p, path) for p in self.include + self.extend_include)
+
+    def _origin(self, key: str) -> str:
+        """Where a list's value comes from: the default, or the file that sets it."""
+        if self.path is None or (key == "exclude" and self.exclude == DEFAULT_EXCLUDE):
+            return "the default"
+        rel = os.path.relpath(self.path)
+        return self.path if rel.startswith("..") else rel
 
     def _matches(self, pattern: str, path: str) -> bool:
         negated = pattern.startswith("!")
@@ -129,17 +154,19 @@ class Config:
             regex = self._globs[pattern] = _glob_regex(pattern.removeprefix("!"))
         path = os.path.abspath(path)
         rel = os.path.relpath(path, self.root).replace(os.sep, "/")
-        found = bool(regex.fullmatch(os.path.basename(path)) or (not rel.startswith("../") and regex.fullmatch(rel)))
+        inside = rel != "." and not rel.startswith("../")  # the root itself is no match of `.*`
+        found = bool(regex.fullmatch(os.path.basename(path)) or (inside and regex.fullmatch(rel)))
         return found != negated
 
     def describe(self, path: Optional[str] = None) -> list[str]:
         """The effective configuration as TOML lines (what `gradguard config` prints)."""
         settings = self.settings_for(path)
-        enabled = [r.code for r in all_rules() if settings.enabled(r.code)]
         lines = [
             f"select = {_toml(list(self.select))}",
             f"extend-select = {_toml(list(self.extend_select))}",
             f"ignore = {_toml(list(self.ignore))}",
+            f"include = {_toml(list(self.include))}",
+            f"extend-include = {_toml(list(self.extend_include))}",
             f"exclude = {_toml(list(self.exclude))}",
             f"extend-exclude = {_toml(list(self.extend_exclude))}",
             f"strict = {_toml(self.strict)}",
@@ -153,9 +180,38 @@ class Config:
             "[per-file-ignores]",
             *(f"{_toml(pattern)} = {_toml(list(codes))}" for pattern, codes in self.per_file_ignores),
         ]
-        if path is not None:
-            lines += ["", f"# rules enabled for {path}: " + (", ".join(enabled) if enabled else "no rules (excluded)")]
-        return lines
+        where = f"in {path}" if path is not None else "here (before per-file-ignores)"
+        return lines + ["", f"# reported {where}:", *reporting(settings)]
+
+
+def reporting(settings: Settings) -> list[str]:
+    """What each rule reports under `settings`, as the engine decides it: a rule that is not
+    enabled reports nothing; a severity set for it applies to all its findings; otherwise its
+    info findings are opt-in, shown only when it is selected by code or family (`GG501`,
+    `GG5`; not by `GG` alone), so an info-only rule (GG501, GG901) reports nothing until then."""
+    reported, opt_in, off = [], [], []
+    for rule in all_rules():
+        code = rule.code
+        if not settings.enabled(code):
+            off.append(code)
+        elif code in settings.severity:
+            reported.append(f"#   {code}  {settings.severity[code].value} (its severity setting)")
+        else:
+            levels = rule.severities or (rule.severity,)
+            shown = [s.value for s in levels if s is not Severity.INFO or settings.shows_info(code)]
+            if not shown:
+                opt_in.append(code)
+            elif len(shown) < len(levels):
+                reported.append(f"#   {code}  {', '.join(shown)} (info findings opt-in: select {code} by name)")
+            else:
+                reported.append(f"#   {code}  {', '.join(shown)}")
+    lines = reported or ["#   nothing"]
+    if opt_in:
+        lines.append(f"# opt-in, reporting nothing unless selected by name (`--extend-select {opt_in[0]}`): "
+                     + ", ".join(opt_in))
+    if off:
+        lines.append("# off (not selected, or ignored): " + ", ".join(off))
+    return lines
 
 
 def _inside(path: str, root: str) -> bool:
@@ -283,6 +339,8 @@ KEYS = {
     "extend-select": ("extend_select", _codes),
     "ignore": ("ignore", _codes),
     "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "include": ("include", _globs),
+    "extend-include": ("extend_include", _globs),
     "exclude": ("exclude", _globs),
     "extend-exclude": ("extend_exclude", _globs),
     "severity": ("severity", _severity),

@@ -113,12 +113,14 @@ def in_cells(finding: Finding, cells: CellMap) -> tuple[int, Finding, dict]:
 
 # ---------------------------------------------------------------- text
 def finding_line(path: str, finding: Finding, style: Palette = PLAIN, cell: int | None = None) -> str:
-    """`path:line:col: CODE message` (`path:cell 3:line:col: ...` in a notebook), column 1-based."""
+    """`path:line:col: severity: CODE message` (`path:cell 3:line:col: ...` in a notebook), column 1-based:
+    the shape of `file_error`'s lines, and of a compiler's, which editors and CI already read."""
     start = finding.range.start
     where = path if cell is None else f"{path}:cell {cell}"
     return (
         f"{style(where, bold=True)}:{start.line}:{start.column + 1}: "
-        f"{style.severity(finding.code, finding.severity)} {finding.message}"
+        f"{style.severity(finding.severity.value + ':', finding.severity)} {style(finding.code, bold=True)} "
+        f"{finding.message}"
     )
 
 
@@ -135,6 +137,11 @@ def file_error(
     where = path if line is None else f"{path}:{line}:{(column or 0) + 1}"
     color = "red" if level == "error" else "yellow"
     return f"{style(where, bold=True)}: {style(level, fg=color, bold=True)}: {message}"
+
+
+def skipped(path: str, why: str, style: Palette = PLAIN) -> str:
+    """`path: skipped: why` (check -v: a file or directory a walk passed over)."""
+    return f"{style(path, bold=True)}: skipped: {why}"
 
 
 def warning(message: str, style: Palette = PLAIN) -> str:
@@ -244,8 +251,11 @@ def fix_hint(findings: Iterable[Finding], unsafe: bool) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def summary(findings: list[Finding], *, unsafe: bool, failed: int = 0, fixed: int = 0) -> list[str]:
-    """Ruff-style closing lines: what was fixed, what is left, how many files had errors (on stderr)."""
+def summary(
+    findings: list[Finding], *, unsafe: bool, failed: int = 0, fixed: int = 0, checked: int | None = None
+) -> list[str]:
+    """Ruff-style closing lines: what was fixed, what is left, how many files had errors (on stderr),
+    and how many files were checked."""
     out = [f"Fixed {plural(fixed, 'finding')}."] if fixed else []
     problem = f"{plural(failed, 'file')} had errors" if failed else ""
     if findings:
@@ -255,6 +265,8 @@ def summary(findings: list[Finding], *, unsafe: bool, failed: int = 0, fixed: in
         out.append(f"No findings, but {problem}.")
     elif not fixed:
         out.append("All checks passed!")
+    if checked is not None:
+        out[-1] += f" {plural(checked, 'file')} checked."
     return out
 
 

@@ -93,8 +93,11 @@ def finding_line():
     """The text line the CLI prints for an Invalid example of GG101, built from the example itself."""
 
     def line_for(path: str, invalid) -> str:
+        from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIterations
+
         line, col, _, _ = invalid.range
-        return f"{path}:{line}:{col + 1}: GG101 {invalid.message}"
+        severity = (invalid.severity or GraphKeptAcrossIterations.severity).value
+        return f"{path}:{line}:{col + 1}: {severity}: GG101 {invalid.message}"
 
     return line_for
 
@@ -108,7 +111,7 @@ class Program:
     message: str
 
     def line(self, path: str) -> str:
-        return f"{path}:7:17: GG101 {self.message}"
+        return f"{path}:7:17: error: GG101 {self.message}"
 
 
 MINE = Program(

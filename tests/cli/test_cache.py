@@ -5,22 +5,27 @@ from it."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from gradguard import __version__
 from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIterations as GG101
 
 BAD = GG101.INVALID[1]
+IGNORE = "# Created by gradguard: the cache is not for version control.\n*\n"
 
 
-def cache_file(root: Path) -> Path:
-    (found,) = [p for p in (root / ".gradguard_cache").iterdir() if p.suffix == ".json"]
+def cache_file(root: Path, directory: str = ".gradguard_cache") -> Path:
+    (found,) = [p for p in (root / directory).iterdir() if p.suffix == ".json"]
     return found
 
 
-def poison(root: Path, edit) -> None:
+def poison(root: Path, edit, directory: str = ".gradguard_cache") -> None:
     """Change what the cache holds for every file (to see whether a run reads it)."""
-    path = cache_file(root)
+    path = cache_file(root, directory)
     entries = json.loads(path.read_text())
     for entry in entries.values():
         edit(entry[2])
@@ -35,12 +40,11 @@ def reword(payload) -> None:
 def test_first_run_writes_the_cache_and_the_second_prints_the_same(gradguard, write, tmp_path, mine):
     write("a.py", mine.source)
     first = gradguard("check", "a.py")
-    ignore = tmp_path / ".gradguard_cache" / ".gitignore"
-    assert ignore.read_text() == "# Created by gradguard: the cache is not for version control.\n*\n"
+    assert (tmp_path / ".gradguard_cache" / ".gitignore").read_text() == IGNORE
     assert cache_file(tmp_path).name.startswith(f"{__version__}-")
     second = gradguard("check", "a.py")
     assert (second.stdout, second.returncode) == (first.stdout, first.returncode) == (
-        f"{mine.line('a.py')}\nFound 1 finding (1 fixable with --fix).\n",
+        f"{mine.line('a.py')}\nFound 1 finding (1 fixable with --fix). 1 file checked.\n",
         1,
     )
 
@@ -49,7 +53,7 @@ def test_an_unchanged_file_comes_from_the_cache(gradguard, write, tmp_path, mine
     write("a.py", mine.source)
     gradguard("check", "a.py")
     poison(tmp_path, reword)
-    assert gradguard("check", "a.py").stdout.splitlines()[0] == "a.py:7:17: GG101 from the cache"
+    assert gradguard("check", "a.py").stdout.splitlines()[0] == "a.py:7:17: error: GG101 from the cache"
     assert gradguard("check", "--no-cache", "a.py").stdout.splitlines()[0] == mine.line("a.py")
 
 
@@ -68,7 +72,7 @@ def test_a_config_change_is_a_settings_change(gradguard, write, tmp_path, mine):
     write("a.py", mine.source)
     gradguard("check", "a.py")
     write("gradguard.toml", 'select = ["GG4"]\n')
-    assert gradguard("check", "a.py").stdout == "All checks passed!\n"
+    assert gradguard("check", "a.py").stdout == "All checks passed! 1 file checked.\n"
 
 
 def test_fix_works_from_the_file_never_from_the_cache(gradguard, write, tmp_path, mine):
@@ -83,9 +87,9 @@ def test_fix_works_from_the_file_never_from_the_cache(gradguard, write, tmp_path
 
     poison(tmp_path, bogus_fix)
     run = gradguard("check", "--fix", "a.py")
-    assert (run.stdout, run.returncode) == ("Fixed 1 finding.\n", 0)
+    assert (run.stdout, run.returncode) == ("Fixed 1 finding. 1 file checked.\n", 0)
     assert path.read_text() == mine.fixed
-    assert gradguard("check", "a.py").stdout == "All checks passed!\n"  # the fixed file, cached
+    assert gradguard("check", "a.py").stdout == "All checks passed! 1 file checked.\n"  # the fixed file, cached
 
 
 def test_no_cache_neither_reads_nor_writes(gradguard, write, tmp_path, mine):
@@ -94,12 +98,48 @@ def test_no_cache_neither_reads_nor_writes(gradguard, write, tmp_path, mine):
     assert not (tmp_path / ".gradguard_cache").exists()
 
 
-def test_the_cache_lives_where_the_configuration_is(gradguard, write, tmp_path, mine):
-    write("proj/pyproject.toml", "[tool.gradguard]\n")
-    write("proj/src/a.py", mine.source)
-    gradguard("check", "proj")
-    assert (tmp_path / "proj" / ".gradguard_cache" / ".gitignore").exists()
+@pytest.mark.parametrize("marker", ["pyproject.toml", ".git/HEAD"])
+def test_the_cache_lives_in_the_project_root_wherever_the_command_runs(gradguard, write, tmp_path, mine, marker):
+    """The nearest directory above the first path holding a pyproject.toml (with or without
+    [tool.gradguard]) or a .git; not the current directory, nor a directory below the root
+    that only holds a gradguard.toml."""
+    write(f"proj/{marker}", "[project]\nname = 'p'\n" if marker == "pyproject.toml" else "")
+    write("proj/src/deep/a.py", mine.source)
+    write("proj/src/gradguard.toml", "strict = false\n")
+    write("elsewhere/.keep", "")
+    gradguard("check", "proj/src/deep/a.py")
+    assert (tmp_path / "proj" / ".gradguard_cache" / ".gitignore").read_text() == IGNORE
+    assert cache_file(tmp_path / "proj").name.startswith(f"{__version__}-")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere", "proj"]  # nothing in the current directory
+    poison(tmp_path / "proj", reword)  # the same cache, from another directory and path
+    run = subprocess.run([sys.executable, "-m", "gradguard", "check", "../proj/src"], cwd=tmp_path / "elsewhere",
+                         capture_output=True, text=True, timeout=120)
+    assert run.stdout.splitlines()[0] == "../proj/src/deep/a.py:7:17: error: GG101 from the cache"
+    assert sorted(p.name for p in (tmp_path / "elsewhere").iterdir()) == [".keep"]
+
+
+def test_without_a_project_the_cache_is_in_the_current_directory(gradguard, write, tmp_path, mine):
+    write("loose/a.py", mine.source)
+    gradguard("check", "loose/a.py")
+    assert (tmp_path / ".gradguard_cache" / ".gitignore").read_text() == IGNORE
+    assert not (tmp_path / "loose" / ".gradguard_cache").exists()
+
+
+def test_cache_dir_and_its_environment_variable_move_it(gradguard, write, tmp_path, mine):
+    write("pyproject.toml", "")
+    write("a.py", mine.source)
+    gradguard("check", "--cache-dir", "build/gg", "a.py")
+    assert (tmp_path / "build" / "gg" / ".gitignore").read_text() == IGNORE
+    assert cache_file(tmp_path / "build" / "gg", directory=".").name.startswith(f"{__version__}-")
+    gradguard("check", "a.py", env={"GRADGUARD_CACHE_DIR": str(tmp_path / "shared")})
+    assert (tmp_path / "shared" / ".gitignore").read_text() == IGNORE
     assert not (tmp_path / ".gradguard_cache").exists()
+    poison(tmp_path / "shared", reword, directory=".")
+    assert gradguard("check", "a.py", env={"GRADGUARD_CACHE_DIR": "shared"}).stdout.splitlines()[0] == (
+        "a.py:7:17: error: GG101 from the cache"
+    )
+    gradguard("check", "--no-cache", "--cache-dir", "other", "a.py")
+    assert not (tmp_path / "other").exists()
 
 
 def test_syntax_errors_are_cached_too(gradguard, write, tmp_path):
@@ -126,4 +166,4 @@ def test_notebooks_are_cached_with_their_cells(gradguard, write, tmp_path):
     first = gradguard("check", "--output-format", "concise", "nb.ipynb")
     second = gradguard("check", "--output-format", "concise", "nb.ipynb")
     assert second.stdout == first.stdout
-    assert second.stdout.startswith("nb.ipynb:cell 2:5:17: GG101 ")
+    assert second.stdout.startswith("nb.ipynb:cell 2:5:17: error: GG101 ")

@@ -18,13 +18,13 @@ BAD = GG101.INVALID[1]  # a training loop: GG101 alone (INVALID[0] is an eval lo
 def test_clean_file(gradguard, write):
     write("clean.py", CLEAN)
     run = gradguard("check", "clean.py")
-    assert (run.stdout, run.stderr, run.returncode) == ("All checks passed!\n", "", 0)
+    assert (run.stdout, run.stderr, run.returncode) == ("All checks passed! 1 file checked.\n", "", 0)
 
 
 def test_finding_line_and_summary(gradguard, write, finding_line):
     write("bad.py", BAD.code)
     run = gradguard("check", "bad.py")
-    assert run.stdout == f"{finding_line('bad.py', BAD)}\nFound 1 finding (1 fixable with --fix).\n"
+    assert run.stdout == f"{finding_line('bad.py', BAD)}\nFound 1 finding (1 fixable with --fix). 1 file checked.\n"
     assert (run.stderr, run.returncode) == ("", 1)
 
 
@@ -45,7 +45,7 @@ def test_several_findings_are_counted(gradguard, write, finding_line):
     assert run.stdout == (
         f"{finding_line('a.py', GG101.INVALID[1])}\n"
         f"{finding_line('b.py', GG101.INVALID[3])}\n"
-        "Found 2 findings (2 fixable with --fix).\n"
+        "Found 2 findings (2 fixable with --fix). 2 files checked.\n"
     )
 
 
@@ -134,7 +134,7 @@ def test_select_and_ignore(gradguard, write, finding_line, args, found):
         assert run.stdout.splitlines()[0] == finding_line("bad.py", BAD)
         assert run.returncode == 1
     else:
-        assert (run.stdout, run.returncode) == ("All checks passed!\n", 0)
+        assert (run.stdout, run.returncode) == ("All checks passed! 1 file checked.\n", 0)
 
 
 def test_unknown_selector_is_a_usage_error(gradguard, write):
@@ -171,14 +171,14 @@ def test_syntax_error_next_to_a_good_file(gradguard, write, mine):
     err = parse(broken)
     run = gradguard("check", ".")
     assert run.stderr == f"syn.py:{err.line}:{err.column + 1}: error: SyntaxError: {err.message}\n"
-    assert run.stdout == f"{mine.line('a.py')}\nFound 1 finding (1 fixable with --fix); 1 file had errors.\n"
+    assert run.stdout == f"{mine.line('a.py')}\nFound 1 finding (1 fixable with --fix); 1 file had errors. 2 files checked.\n"
     assert run.returncode == 2
 
 
 def test_syntax_error_alone_is_not_all_clear(gradguard, write):
     write("syn.py", "import torch\nx = (\n")
     run = gradguard("check", "syn.py")
-    assert (run.stdout, run.returncode) == ("No findings, but 1 file had errors.\n", 2)
+    assert (run.stdout, run.returncode) == ("No findings, but 1 file had errors. 1 file checked.\n", 2)
 
 
 def test_invalid_utf8_is_reported_and_others_still_checked(gradguard, write, mine):
@@ -206,7 +206,7 @@ def test_missing_path(gradguard, write):
     write("clean.py", CLEAN)
     run = gradguard("check", "missing.py", "clean.py")
     assert run.stderr == "missing.py: error: No such file or directory\n"
-    assert (run.stdout, run.returncode) == ("All checks passed!\n", 2)
+    assert (run.stdout, run.returncode) == ("All checks passed! 1 file checked.\n", 2)
 
 
 def test_unreadable_file(gradguard, write, tmp_path):
@@ -214,7 +214,7 @@ def test_unreadable_file(gradguard, write, tmp_path):
     os.symlink("nowhere.py", tmp_path / "gone.py")  # listed by the walk, cannot be opened
     run = gradguard("check", ".")
     assert run.stderr == "gone.py: error: No such file or directory\n"
-    assert (run.stdout, run.returncode) == ("No findings, but 1 file had errors.\n", 2)
+    assert (run.stdout, run.returncode) == ("No findings, but 1 file had errors. 2 files checked.\n", 2)
 
 
 def test_no_files_found(gradguard, tmp_path):
@@ -232,7 +232,7 @@ def test_default_path_is_the_current_directory(gradguard, write, mine):
 
 def test_files_without_torch_are_clean(gradguard, write):
     write("plain.py", "losses = []\nfor x in range(3):\n    losses.append(x)\n")
-    assert gradguard("check", "plain.py").stdout == "All checks passed!\n"
+    assert gradguard("check", "plain.py").stdout == "All checks passed! 1 file checked.\n"
 
 
 def test_noqa_suppresses(gradguard, write, mine):
@@ -281,7 +281,7 @@ def test_code_frame_on_a_terminal(gradguard_tty, write, mine):
         "  = note: the graph is created here (line 6)\n"
         "  = help: Store `out.detach()`\n"
         "\n"
-        "Found 1 finding (1 fixable with --fix).\n"
+        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
     )
 
 

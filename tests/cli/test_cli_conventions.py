@@ -16,7 +16,7 @@ for x in [torch.randn(3, 2)]:
     kept.append(out)
 """
 LEAK_LINE = (
-    "a.py:7:17: GG101 `out` carries an autograd graph (from `net(x)` on line 6) that is never back-propagated; "
+    "a.py:7:17: error: GG101 `out` carries an autograd graph (from `net(x)` on line 6) that is never back-propagated; "
     "storing it in `kept` keeps every saved activation alive across iterations"
 )
 # Only an info finding (GG202's sanctioned weight clipping, selected by name): reported, and by
@@ -28,7 +28,7 @@ for p in net.parameters():
     p.data.clamp_(-0.01, 0.01)
 """
 INFO_LINE = (
-    "b.py:5:5: GG202 in-place write through `p.data` is invisible to autograd: if `p` was saved for backward, "
+    "b.py:5:5: info: GG202 in-place write through `p.data` is invisible to autograd: if `p` was saved for backward, "
     "its gradients become silently wrong"
 )
 
@@ -42,7 +42,7 @@ def stdin_run(tmp_path, stdin: str, *args: str):
 
 def test_stdin_with_a_filename(tmp_path):
     code, out, err = stdin_run(tmp_path, LEAK, "check", "-", "--stdin-filename", "a.py")
-    assert (code, out, err) == (1, f"{LEAK_LINE}\nFound 1 finding (1 fixable with --fix).\n", "")
+    assert (code, out, err) == (1, f"{LEAK_LINE}\nFound 1 finding (1 fixable with --fix). 1 file checked.\n", "")
 
 
 def test_stdin_without_a_filename_is_called_dash(tmp_path):
@@ -53,7 +53,7 @@ def test_stdin_without_a_filename_is_called_dash(tmp_path):
 def test_stdin_fix_prints_the_fixed_code_and_the_rest_on_stderr(tmp_path):
     code, out, err = stdin_run(tmp_path, LEAK, "check", "-", "--stdin-filename", "a.py", "--fix")
     assert out == LEAK.replace("kept.append(out)", "kept.append(out.detach())")
-    assert (code, err) == (0, "Fixed 1 finding.\n")
+    assert (code, err) == (0, "Fixed 1 finding. 1 file checked.\n")
 
 
 def test_stdin_fix_of_code_that_does_not_parse_gives_it_back_unchanged(tmp_path):
@@ -71,7 +71,7 @@ def test_stdin_diff(tmp_path):
 def test_stdin_takes_the_configuration_of_its_filename(tmp_path, write):
     write("pyproject.toml", '[tool.gradguard]\nignore = ["GG101"]\n')
     code, out, _ = stdin_run(tmp_path, LEAK, "check", "-", "--stdin-filename", "a.py")
-    assert (code, out) == (0, "All checks passed!\n")
+    assert (code, out) == (0, "All checks passed! 1 file checked.\n")
 
 
 def test_dash_among_other_paths_is_a_usage_error(gradguard, write):
@@ -84,7 +84,7 @@ def test_dash_among_other_paths_is_a_usage_error(gradguard, write):
 def test_exit_zero_reports_and_succeeds(gradguard, write):
     write("a.py", LEAK)
     run = gradguard("check", "a.py", "--exit-zero")
-    assert (run.returncode, run.stdout) == (0, f"{LEAK_LINE}\nFound 1 finding (1 fixable with --fix).\n")
+    assert (run.returncode, run.stdout) == (0, f"{LEAK_LINE}\nFound 1 finding (1 fixable with --fix). 1 file checked.\n")
 
 
 def test_info_findings_do_not_fail_unless_asked(gradguard, write):
@@ -122,7 +122,7 @@ def test_exit_non_zero_on_fix(gradguard, write, tmp_path):
     assert gradguard("check", "a.py", "--fix").returncode == 0  # fixed: nothing left
     write("a.py", LEAK)
     run = gradguard("check", "a.py", "--fix", "--exit-non-zero-on-fix")
-    assert (run.returncode, run.stdout) == (1, "Fixed 1 finding.\n")
+    assert (run.returncode, run.stdout) == (1, "Fixed 1 finding. 1 file checked.\n")
     assert "kept.append(out.detach())" in (tmp_path / "a.py").read_text()
 
 
@@ -158,9 +158,9 @@ def test_unused_and_unknown_noqa_are_reported_when_selected(gradguard, write):
     run = gradguard("check", "c.py", "--extend-select", "GG901", "--fail-on", "info")
     assert (run.returncode, run.stdout) == (
         1,
-        "c.py:7:30: GG901 unused `# noqa` directive: GG101 reports nothing on this line\n"
-        "c.py:8:21: GG901 unused `# gradguard: ignore` directive: GG3O2 is not a GradGuard rule\n"
-        "Found 2 findings (2 fixable with --fix).\n",
+        "c.py:7:30: info: GG901 unused `# noqa` directive: GG101 reports nothing on this line\n"
+        "c.py:8:21: info: GG901 unused `# gradguard: ignore` directive: GG3O2 is not a GradGuard rule\n"
+        "Found 2 findings (2 fixable with --fix). 1 file checked.\n",
     )
 
 

@@ -5,6 +5,7 @@ file, key and what is allowed; flags override the file; `gradguard config`."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -12,7 +13,7 @@ from gradguard.rules import all_rules
 from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIterations as GG101
 
 BAD = GG101.INVALID[1]  # GG101 alone
-ALLOWED = "select, extend-select, ignore, per-file-ignores, exclude, extend-exclude, severity, strict, copy-order, types, python"
+ALLOWED = "select, extend-select, ignore, per-file-ignores, include, extend-include, exclude, extend-exclude, severity, strict, copy-order, types, python"
 # GG101 (line 7) and GG402 (line 8) in one file.
 TWO = """import torch
 
@@ -254,6 +255,8 @@ def test_config_prints_the_effective_configuration(gradguard, write):
         'select = ["GG1", "GG4"]\n'
         "extend-select = []\n"
         'ignore = ["GG103"]\n'
+        'include = ["*.py", "*.ipynb"]\n'
+        "extend-include = []\n"
         'exclude = [".*", ".venv", "venv", "node_modules", "__pycache__", "__pypackages__", "site-packages", "build", "dist"]\n'
         'extend-exclude = ["generated"]\n'
         "strict = true\n"
@@ -266,7 +269,11 @@ def test_config_prints_the_effective_configuration(gradguard, write):
         "[per-file-ignores]\n"
         '"tests/**" = ["GG4"]\n'
         "\n"
-        "# rules enabled for tests/test_x.py: GG101, GG102, GG104\n"
+        "# reported in tests/test_x.py:\n"
+        "#   GG101  warning (its severity setting)\n"
+        "#   GG102  warning\n"
+        "#   GG104  warning\n"
+        "# off (not selected, or ignored): GG103, GG201, GG202, GG203, GG301, GG302, GG303, GG401, GG402, GG501, GG901\n"
     )
 
 
@@ -277,6 +284,8 @@ def test_config_with_flags_and_without_a_file(gradguard, write):
         'select = ["GG2"]\n'
         "extend-select = []\n"
         'ignore = ["GG203"]\n'
+        'include = ["*.py", "*.ipynb"]\n'
+        "extend-include = []\n"
         'exclude = [".*", ".venv", "venv", "node_modules", "__pycache__", "__pypackages__", "site-packages", "build", "dist"]\n'
         "extend-exclude = []\n"
         "strict = true\n"
@@ -286,6 +295,12 @@ def test_config_with_flags_and_without_a_file(gradguard, write):
         "[severity]\n"
         "\n"
         "[per-file-ignores]\n"
+        "\n"
+        "# reported here (before per-file-ignores):\n"
+        "#   GG201  warning\n"
+        "#   GG202  error, warning, info\n"
+        "# off (not selected, or ignored): GG101, GG102, GG103, GG104, GG203, GG301, GG302, GG303, GG401, GG402, "
+        "GG501, GG901\n"
     )
 
 
@@ -297,3 +312,53 @@ def test_config_names_a_bad_file(gradguard, write):
         "gradguard.toml: error: `strict`: expected true or false, got 3\n",
         2,
     )
+
+
+def test_config_lists_opt_in_rules_as_reporting_nothing_and_check_agrees(gradguard, write):
+    """GG501 and GG901 are info-only: enabled by `select = ["GG"]`, yet silent until selected by
+    name. `gradguard config` says so, and the leaky examples (which hold both mistakes) agree."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    for name in ("train_leaky.py", "rnn_leaky.py"):
+        write(name, (examples / name).read_text())
+    shown = gradguard("config", "train_leaky.py").stdout.split("# reported in train_leaky.py:\n")[1]
+    assert shown == (
+        "#   GG101  error, warning\n"
+        "#   GG102  warning\n"
+        "#   GG103  warning\n"
+        "#   GG104  warning\n"
+        "#   GG201  warning\n"
+        "#   GG202  error, warning (info findings opt-in: select GG202 by name)\n"
+        "#   GG203  error\n"
+        "#   GG301  warning\n"
+        "#   GG302  error\n"
+        "#   GG303  error\n"
+        "#   GG401  error\n"
+        "#   GG402  warning\n"
+        "# opt-in, reporting nothing unless selected by name (`--extend-select GG501`): GG501, GG901\n"
+    )
+    found = {f["code"] for f in json.loads(gradguard("check", "--output-format", "json", ".").stdout)}
+    assert found == {r.code for r in all_rules()} - {"GG501", "GG901"}
+    write("gradguard.toml", (examples / "gradguard.toml").read_text())  # extend-select = ["GG501", "GG901"]
+    shown = gradguard("config", "train_leaky.py").stdout
+    assert shown.endswith("#   GG501  info\n#   GG901  info\n")
+    found = {f["code"] for f in json.loads(gradguard("check", "--output-format", "json", ".").stdout)}
+    assert found == {r.code for r in all_rules()}
+
+
+def test_a_severity_setting_shows_an_info_rule(gradguard, write):
+    write("gradguard.toml", '[severity]\nGG501 = "warning"\n')
+    assert "#   GG501  warning (its severity setting)\n" in gradguard("config").stdout
+
+
+def test_config_says_what_a_directory_walk_does_with_a_file(gradguard, write):
+    write("build/gen.py", "x = 1\n")
+    write("tool", "#!/bin/sh\necho hi\n")
+    write("train", "#!/usr/bin/env python3\nimport torch\n")
+    assert gradguard("config", "build/gen.py").stdout.splitlines()[-1] == (
+        '# a directory walk skips it: matches "build" in exclude (the default); '
+        "named on the command line, it is checked unless --force-exclude"
+    )
+    assert gradguard("config", "tool").stdout.splitlines()[-1] == (
+        "# a directory walk skips it: no extension and no Python shebang; named on the command line, it is checked"
+    )
+    assert gradguard("config", "train").stdout.splitlines()[-1].startswith("# opt-in")  # walked and checked

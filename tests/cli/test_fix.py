@@ -26,7 +26,7 @@ def test_fix_writes_the_first_fix(gradguard, write):
     path = write("bad.py", BAD.code)
     run = gradguard("check", "--fix", "bad.py")
     assert path.read_text() == BAD.fixes[0]
-    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 1 finding.\n", "", 0)
+    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 1 finding. 1 file checked.\n", "", 0)
 
 
 def test_second_fix_changes_nothing(gradguard, write):
@@ -35,7 +35,7 @@ def test_second_fix_changes_nothing(gradguard, write):
     before = snapshot(path)
     run = gradguard("check", "--fix", "bad.py")
     assert snapshot(path) == before
-    assert (run.stdout, run.returncode) == ("All checks passed!\n", 0)
+    assert (run.stdout, run.returncode) == ("All checks passed! 1 file checked.\n", 0)
 
 
 def test_fix_never_touches_a_clean_file(gradguard, write):
@@ -49,7 +49,7 @@ def test_fix_every_invalid_example(gradguard, write):
     paths = [write(f"ex{i}.py", invalid.code) for i, invalid in enumerate(DEFAULTS)]
     run = gradguard("check", "--fix", "--select", "GG101", ".")
     assert [p.read_text() for p in paths] == [invalid.fixes[0] for invalid in DEFAULTS]
-    assert (run.stdout, run.returncode) == (f"Fixed {len(paths)} findings.\n", 0)
+    assert (run.stdout, run.returncode) == (f"Fixed {len(paths)} findings. {len(paths)} files checked.\n", 0)
 
 
 def test_fix_json_reports_what_remains(gradguard, write):
@@ -170,7 +170,7 @@ def test_parallel_fix(gradguard, write):
     paths = [write(f"m{i}.py", invalid.code) for i, invalid in enumerate(DEFAULTS)]
     run = gradguard("check", "--fix", "--select", "GG101", "--jobs", "2", ".")
     assert [p.read_text() for p in paths] == [invalid.fixes[0] for invalid in DEFAULTS]
-    assert run.stdout == f"Fixed {len(paths)} findings.\n"
+    assert run.stdout == f"Fixed {len(paths)} findings. {len(paths)} files checked.\n"
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file away")

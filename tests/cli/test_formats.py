@@ -31,8 +31,21 @@ def leaky(write, mine) -> None:
 def test_concise_is_one_line_per_finding_even_on_a_terminal(gradguard_tty, write, mine):
     write("a.py", mine.source)
     run = gradguard_tty("check", "--output-format", "concise", "a.py", env={"NO_COLOR": "1"})
-    assert run.stdout == f"{mine.line('a.py')}\nFound 1 finding (1 fixable with --fix).\n"
+    assert run.stdout == f"{mine.line('a.py')}\nFound 1 finding (1 fixable with --fix). 1 file checked.\n"
     assert run.returncode == 1
+
+
+def test_concise_names_each_findings_severity(gradguard, write):
+    """error, warning and info, in the words (and the shape) of a compiler's diagnostics."""
+    write("gradguard.toml", 'extend-select = ["GG501"]\n')
+    write("a.py", (EXAMPLES / "rnn_leaky.py").read_text())
+    run = gradguard("check", "--output-format", "concise", "a.py")
+    levels = {line.split(": ")[1] for line in run.stdout.splitlines()[:-1]}
+    assert levels == {"error", "warning", "info"}
+    assert "a.py:62:20: info: GG501 `draw = probs.clone()` copies `probs`" in run.stdout
+    assert "a.py:48:13: error: GG203 `p` is a leaf tensor" in run.stdout
+    assert "a.py:43:53: warning: GG102 `hidden` carries" in run.stdout
+    assert gradguard("check", "a.py").stdout == run.stdout  # the plain text format, off a terminal
 
 
 def test_text_on_a_terminal_has_code_frames_and_colours(gradguard_tty, write, mine):
@@ -51,7 +64,7 @@ def test_text_on_a_terminal_has_code_frames_and_colours(gradguard_tty, write, mi
         "  = note: the graph is created here (line 6)\n"
         "  = help: Store `out.detach()`\n"
         "\n"
-        "Found 1 finding (1 fixable with --fix).\n"
+        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
     )
 
 
@@ -183,7 +196,7 @@ def test_statistics(gradguard, write, mine):
         "1  GG103  [*] eval-without-no-grad\n"
         "1  GG401  [*] numpy-on-grad-tensor\n"
         "1  GG402  [*] tensor-copy-construct\n"
-        "Found 6 findings (6 fixable with --fix).\n"
+        "Found 6 findings (6 fixable with --fix). 2 files checked.\n"
     )
     assert run.returncode == 1
 
@@ -195,7 +208,7 @@ def test_statistics_mark_what_is_not_fixable(gradguard, write):
     assert run.stdout == (
         "1  GG202  [ ] data-attribute\n"
         "1  GG402  [*] tensor-copy-construct\n"
-        "Found 2 findings (1 fixable with --fix, 1 more with --unsafe-fixes).\n"
+        "Found 2 findings (1 fixable with --fix, 1 more with --unsafe-fixes). 2 files checked.\n"
     )
 
 
@@ -237,7 +250,7 @@ def test_progress_bar_on_a_terminal_only(gradguard, write, tmp_path, mine):
         write(f"m{i:02}.py", "x = 1\n")
     write("z.py", mine.source)
     stdout, stderr = _stderr_on_a_terminal(tmp_path, "check", "--jobs", "1", "--output-format", "concise")
-    assert stdout == f"{mine.line('z.py')}\nFound 1 finding (1 fixable with --fix).\n"
+    assert stdout == f"{mine.line('z.py')}\nFound 1 finding (1 fixable with --fix). 26 files checked.\n"
     bars = [part for part in stderr.split("\r\x1b[K") if part]
     assert bars[0] == "Checking [#-----------------------------] 1/26 files"
     assert bars[-1] == "Checking [##############################] 26/26 files"

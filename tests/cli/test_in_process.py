@@ -52,7 +52,7 @@ def cli(tmp_path, monkeypatch):
 def test_only_unsafe_fixes_are_hinted(cli, tmp_path):
     (tmp_path / "a.py").write_text("x = KEEP\n")
     result = cli("a.py")
-    assert result.stdout == "a.py:1:5: GG101 KEEP found\nFound 1 finding (1 fixable with --unsafe-fixes).\n"
+    assert result.stdout == "a.py:1:5: warning: GG101 KEEP found\nFound 1 finding (1 fixable with --unsafe-fixes). 1 file checked.\n"
     assert result.exit_code == 1
 
 
@@ -60,7 +60,7 @@ def test_fix_leaves_unsafe_fixes_alone(cli, tmp_path):
     (tmp_path / "a.py").write_text("x = KEEP\n")
     result = cli("--fix", "a.py")
     assert (tmp_path / "a.py").read_text() == "x = KEEP\n"
-    assert result.stdout == "a.py:1:5: GG101 KEEP found\nFound 1 finding (1 fixable with --unsafe-fixes).\n"
+    assert result.stdout == "a.py:1:5: warning: GG101 KEEP found\nFound 1 finding (1 fixable with --unsafe-fixes). 1 file checked.\n"
     assert result.exit_code == 1
 
 
@@ -68,14 +68,14 @@ def test_unsafe_fixes_applies_them(cli, tmp_path):
     (tmp_path / "a.py").write_text("x = KEEP\n")
     result = cli("--fix", "--unsafe-fixes", "a.py")
     assert (tmp_path / "a.py").read_text() == "x = DROP\n"
-    assert (result.stdout, result.exit_code) == ("Fixed 1 finding.\n", 0)
+    assert (result.stdout, result.exit_code) == ("Fixed 1 finding. 1 file checked.\n", 0)
 
 
 def test_fixed_and_remaining_are_both_reported(cli, tmp_path):
     (tmp_path / "a.py").write_text("x = KEEP\ny = HOLD\n")
     result = cli("--fix", "--unsafe-fixes", "a.py")
     assert (tmp_path / "a.py").read_text() == "x = DROP\ny = HOLD\n"
-    assert result.stdout == "a.py:2:5: GG101 HOLD found\nFixed 1 finding.\nFound 1 finding.\n"
+    assert result.stdout == "a.py:2:5: warning: GG101 HOLD found\nFixed 1 finding.\nFound 1 finding. 1 file checked.\n"
     assert result.exit_code == 1
 
 
@@ -91,7 +91,7 @@ def test_crashed_rule_is_a_warning(cli, tmp_path):
     (tmp_path / "a.py").write_text("# CRASH\n")
     result = cli("a.py")
     assert result.stderr == f"a.py: warning: internal error: {CRASH}\n"
-    assert (result.stdout, result.exit_code) == ("All checks passed!\n", 0)
+    assert (result.stdout, result.exit_code) == ("All checks passed! 1 file checked.\n", 0)
 
 
 def test_engine_exception_does_not_stop_the_run(cli, tmp_path, monkeypatch):
@@ -105,7 +105,7 @@ def test_engine_exception_does_not_stop_the_run(cli, tmp_path, monkeypatch):
     (tmp_path / "b.py").write_text("x = KEEP\n")
     result = cli(".")
     assert result.stderr == "a.py: error: internal error: RuntimeError: engine bug\n"
-    assert result.stdout.startswith("b.py:1:5: GG101 KEEP found\n")
+    assert result.stdout.startswith("b.py:1:5: warning: GG101 KEEP found\n")
     assert result.exit_code == 2
 
 

@@ -40,13 +40,13 @@ TRAIN = notebook(("code", MODEL), ("markdown", "# Training"), ("code", LOOP))
 def test_cells_are_analysed_together_and_named(gradguard, write):
     write("train.ipynb", TRAIN)
     run = gradguard("check", "train.ipynb")
-    assert run.stdout == f"train.ipynb:cell 3:3:17: GG101 {MESSAGE}\nFound 1 finding (1 fixable with --fix).\n"
+    assert run.stdout == f"train.ipynb:cell 3:3:17: error: GG101 {MESSAGE}\nFound 1 finding (1 fixable with --fix). 1 file checked.\n"
     assert (run.stderr, run.returncode) == ("", 1)
 
 
 def test_directories_include_notebooks(gradguard, write):
     write("nb/train.ipynb", TRAIN)
-    assert gradguard("check", "--output-format", "concise").stdout.startswith("nb/train.ipynb:cell 3:3:17: GG101 ")
+    assert gradguard("check", "--output-format", "concise").stdout.startswith("nb/train.ipynb:cell 3:3:17: error: GG101 ")
 
 
 def test_json_names_the_cell(gradguard, write):
@@ -79,7 +79,7 @@ def test_code_frame_shows_the_cell(gradguard_tty, write):
     write("train.ipynb", TRAIN)
     run = gradguard_tty("check", "train.ipynb", env={"NO_COLOR": "1"})
     assert run.stdout == (
-        f"train.ipynb:cell 3:3:17: GG101 {MESSAGE}\n"
+        f"train.ipynb:cell 3:3:17: error: GG101 {MESSAGE}\n"
         "  |\n"
         "1 | for x in [torch.randn(3, 2)]:\n"
         "2 |     out = net(x).sum()\n"
@@ -89,14 +89,14 @@ def test_code_frame_shows_the_cell(gradguard_tty, write):
         "  = note: the graph is created here (line 2 of cell 3)\n"
         "  = help: Store `out.detach()`\n"
         "\n"
-        "Found 1 finding (1 fixable with --fix).\n"
+        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
     )
 
 
 def test_fix_rewrites_only_the_changed_cell(gradguard, write, tmp_path):
     path = write("train.ipynb", TRAIN)
     run = gradguard("check", "--fix", "train.ipynb")
-    assert (run.stdout, run.returncode) == ("Fixed 1 finding.\n", 0)
+    assert (run.stdout, run.returncode) == ("Fixed 1 finding. 1 file checked.\n", 0)
     expected = TRAIN.replace('"    kept.append(out)\\n"', '"    kept.append(out.detach())\\n"')
     assert expected != TRAIN
     assert path.read_text() == expected  # outputs, metadata, layout: byte for byte
@@ -155,7 +155,7 @@ def test_not_a_notebook(gradguard, write):
 def test_a_notebook_of_another_language_has_no_python(gradguard, write):
     write("r.ipynb", notebook(("code", LOOP), language="R"))
     run = gradguard("check", "r.ipynb")
-    assert (run.stdout, run.returncode) == ("All checks passed!\n", 0)
+    assert (run.stdout, run.returncode) == ("All checks passed! 1 file checked.\n", 0)
 
 
 # A notebook shaped like real ones: a magic as the last line of a cell with no trailing
@@ -173,7 +173,7 @@ REAL = notebook(
 REAL_LAST = "net.eval()\nfor x in [torch.randn(3, 2)]:\n    y = net(x)\n    %time z = y.argmax()"
 REFUSED = "real.ipynb: warning: cell 7, line 3: GG103 fix not applied: it touches an IPython magic line\n"
 GG103_LEFT = (
-    "real.ipynb:cell 7:3:9: GG103 `net(x)` runs with grad enabled after `.eval()` on line 1 of cell 7 and its output "
+    "real.ipynb:cell 7:3:9: warning: GG103 `net(x)` runs with grad enabled after `.eval()` on line 1 of cell 7 and its output "
     "never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
     "not disable gradients)\n"
 )
@@ -191,7 +191,7 @@ def test_fixes_apply_cell_by_cell_and_a_refused_one_is_reported(gradguard, write
     path = write("real.ipynb", REAL)
     run = gradguard("check", "--fix", "real.ipynb")
     assert run.stderr == REFUSED
-    assert (run.stdout, run.returncode) == (GG103_LEFT + "Fixed 3 findings.\nFound 1 finding.\n", 1)
+    assert (run.stdout, run.returncode) == (GG103_LEFT + "Fixed 3 findings.\nFound 1 finding. 1 file checked.\n", 1)
     assert fixed_real() != REAL and path.read_text() == fixed_real()
     cells = nbformat.reads(path.read_text(), as_version=4).cells
     assert cells[0].source == "import torch\n%matplotlib inline"  # the magic, and no newline added
@@ -307,7 +307,7 @@ def test_a_refused_fix_is_reported_once_at_its_line_before_and_after_the_fixes(g
     for _ in range(2):  # the file as written: line 11, where the finding now is; a second run changes nothing
         run = gradguard("check", "--fix", "shifted.ipynb")
         assert run.stderr == refused
-        assert run.stdout.startswith("shifted.ipynb:cell 4:11:9: GG103 `net(x)` runs with grad enabled after `.eval()` on line 9 of cell 4")
+        assert run.stdout.startswith("shifted.ipynb:cell 4:11:9: warning: GG103 `net(x)` runs with grad enabled after `.eval()` on line 9 of cell 4")
         assert SHIFTED_FIXED != SHIFTED and path.read_text() == SHIFTED_FIXED
     assert nbformat.reads(path.read_text(), as_version=4).cells[3].source.endswith("    y = net(x)\n    %time z = y.argmax()")
 
@@ -321,15 +321,15 @@ def test_a_fix_spanning_two_cells_is_refused_and_the_others_apply(gradguard, wri
     path = write("span.ipynb", text)
     run = gradguard("check", "--fix", "span.ipynb")
     assert run.stderr == "span.ipynb: warning: cell 1, line 8: GG103 fix not applied: it spans two cells\n"
-    assert run.stdout.startswith("span.ipynb:cell 1:8:5: GG103 ")
-    assert run.stdout.endswith("Fixed 1 finding.\nFound 1 finding.\n") and run.returncode == 1
+    assert run.stdout.startswith("span.ipynb:cell 1:8:5: warning: GG103 ")
+    assert run.stdout.endswith("Fixed 1 finding.\nFound 1 finding. 1 file checked.\n") and run.returncode == 1
     assert nbformat.reads(path.read_text(), as_version=4).cells[0].source == first.replace("append(loss)", "append(loss.detach())")
 
 
 def test_a_fix_that_cannot_be_made_is_neither_shown_nor_counted_nor_cached_away(gradguard, write, tmp_path):
     write("shifted.ipynb", SHIFTED)
     check = gradguard("check", "shifted.ipynb")
-    assert check.stdout.endswith("Found 2 findings (1 fixable with --fix).\n")  # GG102's; not GG103's
+    assert check.stdout.endswith("Found 2 findings (1 fixable with --fix). 1 file checked.\n")  # GG102's; not GG103's
     assert not list((tmp_path / ".gradguard_cache").glob("*.json"))  # nothing cached for it
     found = json.loads(gradguard("check", "--output-format", "json", "shifted.ipynb").stdout)
     assert [(f["code"], [x["title"] for x in f["fixes"]]) for f in found] == [

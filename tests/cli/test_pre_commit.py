@@ -28,7 +28,7 @@ for x in [torch.randn(3, 2)]:
     kept.append(out)
 """
 MESSAGE = (
-    "a.py:7:17: GG101 `out` carries an autograd graph (from `net(x)` on line 6) that is never back-propagated; "
+    "a.py:7:17: error: GG101 `out` carries an autograd graph (from `net(x)` on line 6) that is never back-propagated; "
     "storing it in `kept` keeps every saved activation alive across iterations"
 )
 
@@ -116,7 +116,7 @@ def test_a_leak_fails_the_commit(project, tmp_path):
         "- exit code: 1\n"
         "\n"
         f"{MESSAGE}\n"
-        "Found 1 finding (1 fixable with --fix).\n"
+        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
         "\n"
     )
 
@@ -151,7 +151,7 @@ def test_the_fix_hook_fixes_and_reports(project, tmp_path, hooks):
         "- hook id: gradguard-fix\n"
         "- files were modified by this hook\n"
         "\n"
-        "Fixed 1 finding.\n"
+        "Fixed 1 finding. 1 file checked.\n"
         "\n"
     )
     assert (tmp_path / "a.py").read_text() == LEAK.replace("kept.append(out)", "kept.append(out.detach())")

@@ -63,5 +63,20 @@ def test_summaries():
     assert render.summary([none], unsafe=False, failed=2) == ["Found 1 finding; 2 files had errors."]
 
 
+def test_summaries_say_how_many_files_were_checked():
+    none = finding((1, 0), (1, 1))
+    assert render.summary([], unsafe=False, checked=57) == ["All checks passed! 57 files checked."]
+    assert render.summary([none], unsafe=False, checked=1) == ["Found 1 finding. 1 file checked."]
+    assert render.summary([], unsafe=False, fixed=2, checked=3) == ["Fixed 2 findings. 3 files checked."]
+    assert render.summary([], unsafe=False, failed=1, checked=2) == ["No findings, but 1 file had errors. 2 files checked."]
+
+
+def test_a_finding_line_names_its_severity():
+    line = render.finding_line("a.py", finding((3, 4), (3, 8)))
+    assert line == "a.py:3:5: error: GG101 msg"
+    coloured = render.finding_line("a.py", finding((3, 4), (3, 8)), render.Palette(color=True))
+    assert coloured == "\x1b[1ma.py\x1b[0m:3:5: \x1b[31m\x1b[1merror:\x1b[0m \x1b[1mGG101\x1b[0m msg"
+
+
 def test_diff_of_identical_text_is_empty():
     assert render.unified_diff("a.py", "x\n", "x\n") == ""

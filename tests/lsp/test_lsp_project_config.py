@@ -59,8 +59,8 @@ async def test_a_bad_project_file_is_named_once_and_defaults_used(client: Client
     assert message.type == types.MessageType.Warning
     assert message.message == (
         f"GradGuard configuration: {tmp_path / 'pyproject.toml'}: `tool.gradguard.sevrity`: unknown setting "
-        "(allowed: select, extend-select, ignore, per-file-ignores, exclude, extend-exclude, severity, strict, "
-        "copy-order, types, python); using the defaults"
+        "(allowed: select, extend-select, ignore, per-file-ignores, include, extend-include, exclude, extend-exclude, "
+        "severity, strict, copy-order, types, python); using the defaults"
     )
     version = client.replace(uri, TRAIN + "\n")
     assert sorted({d.code for d in await client.diagnostics_for(uri, version)}) == ["GG101", "GG103"]

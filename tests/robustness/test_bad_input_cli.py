@@ -12,7 +12,7 @@ from gradguard.rules.gg101_graph_kept_across_iterations import GraphKeptAcrossIt
 
 BAD = GG101.INVALID[1]  # one GG101 finding with a safe fix
 CLEAN = GG101.VALID[0].code
-FINDING = f"good.py:{BAD.range[0]}:{BAD.range[1] + 1}: GG101 {BAD.message}"
+FINDING = f"good.py:{BAD.range[0]}:{BAD.range[1] + 1}: {(BAD.severity or GG101.severity).value}: GG101 {BAD.message}"
 
 # name -> (bytes, the error line the CLI prints for it)
 BROKEN = {
@@ -48,7 +48,7 @@ def test_a_bad_file_is_reported_and_the_others_still_checked(gradguard, write, n
     write("good.py", BAD.code)
     run = gradguard("check", "--no-cache", "-j", "1", ".")
     assert run.stderr.splitlines() == [error]
-    assert run.stdout.splitlines() == [FINDING, "Found 1 finding (1 fixable with --fix); 1 file had errors."]
+    assert run.stdout.splitlines() == [FINDING, "Found 1 finding (1 fixable with --fix); 1 file had errors. 2 files checked."]
     assert run.returncode == 2
 
 
@@ -83,7 +83,7 @@ def test_fix_with_nothing_to_fix_leaves_the_file_byte_for_byte(gradguard, write,
     path = write(name, SHAPES[name])
     before = snapshot(path)
     run = gradguard("check", "--no-cache", "--fix", name)
-    assert (run.stdout, run.stderr, run.returncode) == ("All checks passed!\n", "", 0)
+    assert (run.stdout, run.stderr, run.returncode) == ("All checks passed! 1 file checked.\n", "", 0)
     assert snapshot(path) == before
 
 
@@ -125,7 +125,7 @@ def test_valid_code_nested_as_deep_as_python_allows_is_analysed(gradguard, write
     write("deep.py", LOOP + body)
     run = gradguard("check", "--no-cache", "deep.py")
     assert (run.stdout.splitlines(), run.stderr, run.returncode) == (
-        [f"deep.py:{line}:19: {KEPT}", "Found 1 finding (1 fixable with --fix)."], "", 1
+        [f"deep.py:{line}:19: error: {KEPT}", "Found 1 finding (1 fixable with --fix). 1 file checked."], "", 1
     )
 
 

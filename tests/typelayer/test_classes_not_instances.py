@@ -33,7 +33,7 @@ def evaluate_instance(model: nn.Module, x):
 '''
 
 FORWARD = (
-    "GG103 `model(x)` runs with grad enabled in `evaluate{}()` and its output never reaches a `.backward()`: "
+    "warning: GG103 `model(x)` runs with grad enabled in `evaluate{}()` and its output never reaches a `.backward()`: "
     "autograd records the graph and keeps its activations for nothing\n"
 )
 
@@ -47,7 +47,7 @@ def check(tmp_path: Path, *args: str):
 
 
 INSTANCE = (
-    "evaluate.py:21:12: GG103 `model(x)` runs with grad enabled in `evaluate_instance()` and its output never "
+    "evaluate.py:21:12: warning: GG103 `model(x)` runs with grad enabled in `evaluate_instance()` and its output never "
     "reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
     "not disable gradients)\n"
 )

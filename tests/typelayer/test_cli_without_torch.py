@@ -14,7 +14,7 @@ import pytest
 
 WORKSPACE = Path(__file__).parent / "workspace"
 LEAK = (
-    "train.py:11:24: GG101 `out` carries an autograd graph (from `model(x)` on line 10) that is never "
+    "train.py:11:24: error: GG101 `out` carries an autograd graph (from `model(x)` on line 10) that is never "
     "back-propagated; storing it in `outputs` keeps every saved activation alive across iterations\n"
 )
 
