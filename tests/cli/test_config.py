@@ -332,7 +332,7 @@ def test_config_lists_opt_in_rules_as_reporting_nothing_and_check_agrees(gradgua
         "#   GG301  warning\n"
         "#   GG302  error\n"
         "#   GG303  error\n"
-        "#   GG401  error\n"
+        "#   GG401  error, warning\n"
         "#   GG402  warning\n"
         "# opt-in, reporting nothing unless selected by name (`--extend-select GG501`): GG501, GG901\n"
     )
