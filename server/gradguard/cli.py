@@ -66,7 +66,7 @@ class FileResult:
     source: str | None = None  # the text the findings point into (after fixes)
     error: FileError | None = None  # the file could not be checked (or its fixes not written)
     internal_errors: list[str] = field(default_factory=list)
-    unfixed: list[str] = field(default_factory=list)  # fixes that could not be applied, and why (notebooks)
+    unfixed: list[FileError] = field(default_factory=list)  # fixes not applied, and why (warnings)
     fixed: int = 0
     diff: str = ""
     cells: CellMap | None = None  # a notebook: where its code cells are in the findings' program
@@ -130,6 +130,9 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
+    result.unfixed = _unapplied(fixed, as_read=job.mode == "diff")
+    if fixed.unapplied:
+        result.digest = None  # a cached result would not say them again
     if fixed.source == text:
         return result
     if job.mode == "diff":
@@ -149,6 +152,15 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
     result.fixed = fixed.fixed
     result.digest = cache.content_hash(new_data)
     return result
+
+
+def _unapplied(fixed, *, as_read: bool) -> list[FileError]:
+    """The fixes not applied, placed in the text as read (--diff) or as written (--fix)."""
+    out = []
+    for u in fixed.unapplied:
+        at = u.where(as_read=as_read)
+        out.append(FileError(u.message(as_read=as_read), at.line, at.column))
+    return out
 
 
 def _analyse(text: str, settings: Settings, path: str):
@@ -217,7 +229,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
-    result.unfixed = [r.message(as_read=True) for r in fixed.refused]  # the file as read: --diff
+    result.unfixed = [FileError(r.message(as_read=True)) for r in fixed.refused]  # the file as read: --diff
     if fixed.refused:
         result.digest = None
     if not changes:
@@ -237,7 +249,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         return result
     after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
     after.fixed = fixed.fixed
-    after.unfixed = [r.message() for r in fixed.refused]  # the file as written
+    after.unfixed = [FileError(r.message()) for r in fixed.refused]  # the file as written
     return after
 
 
@@ -630,6 +642,8 @@ def _check_stdin(name: str | None, overrides: dict, output_format: str, fix: boo
     if fix or diff:
         result = fix_source(text, settings, unsafe=unsafe, analysis=analysis)
         findings, fixed = result.remaining, result.fixed
+        for e in _unapplied(result, as_read=diff):
+            click.echo(render.file_error(path, e.message, e.line, e.column, level="warning"), err=True)
         if diff:
             click.echo(render.unified_diff(path, text, result.source) if result.source != text else "", nl=False)
         else:
@@ -731,8 +745,8 @@ def _report(
             failed += 1
             e = result.error
             echo(render.file_error(result.path, e.message, e.line, e.column, style=err), err=True)
-        for message in result.unfixed:  # a notebook fix refused: the others are applied
-            echo(render.file_error(result.path, message, level="warning", style=err), err=True)
+        for e in result.unfixed:  # a fix not applied: the others are
+            echo(render.file_error(result.path, e.message, e.line, e.column, level="warning", style=err), err=True)
         unfixed += len(result.unfixed)
         fixed += result.fixed
         if mode == "diff":

@@ -72,10 +72,16 @@ class Refused:
     code: str
     reason: str
     line_before: int = 0  # in the cell as read (--diff writes nothing); 0: the same as `line`
+    blocker: Optional[tuple[str, int, int, int]] = None  # the fix it overlapped: (code, cell, line, line before)
 
     def message(self, *, as_read: bool = False) -> str:
         line = (self.line_before or self.line) if as_read else self.line
-        return f"cell {self.cell}, line {line}: {self.code} fix not applied: {self.reason}"
+        reason = self.reason
+        if self.blocker is not None:
+            code, cell, after, before = self.blocker
+            reason = (f"it overlaps the fix of the {code} finding on line {before if as_read else after} of cell "
+                      f"{cell}, applied first, and {reason}")
+        return f"cell {self.cell}, line {line}: {self.code} fix not applied: {reason}"
 
     def __str__(self) -> str:
         return self.message()
@@ -95,65 +101,87 @@ class CellFixes:
 def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=None) -> CellFixes:
     """Apply the fixes --fix would apply, each edit inside the cell it falls in: a magic
     elsewhere never blocks a fix, and a fix that would straddle two cells or touch an
-    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source;
-    the refusals are those of the last analysis, so each is reported once, at the line
-    the findings printed after the fixes point to."""
+    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source
+    (engine/fixes.py), and as there, a fix that waited for an overlapping one and is not
+    offered after it is reported. The refusals of cells are those of the last analysis,
+    so each is reported once, at the line the findings printed after the fixes point to."""
     from gradguard.engine import analyze
-    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits
+    from gradguard.engine.fixes import LIMIT, MAX_ROUNDS, apply_edits, key, still_offered
 
-    sources = list(nb.sources)
+    history = [list(nb.sources)]  # the cells' sources before each round, and after the last
+    rounds: list[dict[int, list]] = []  # each applied round's edits, per joined cell
     program = nb.program
     result = analysis if analysis is not None else analyze(program.source, settings)
-    fixed, refused, rounds = 0, [], []
-    for round_ in range(MAX_ROUNDS + 1):
-        if result.error is not None:
+    fixed, refused, waiting = 0, [], []
+    dropped = []  # (round, cell index, line, code, why, blocker: (code, cell index, line) or None)
+    while result.error is None:
+        sources = history[-1]
+        if waiting:  # the fixes that waited last round: offered again, or not and why
+            before = _joined(nb, history[-2]).source
+            keys = [key(f, before) for f, _ in waiting]
+            for (f, blocker), why in zip(waiting, still_offered(keys, result.findings, program.source, unsafe)):
+                if why is not None:
+                    k, line = _locate(_joined(nb, history[-2]), f.range.start.line)
+                    kb, line_b = _locate(_joined(nb, history[-2]), blocker.range.start.line)
+                    dropped.append((len(rounds) - 1, k, line, f.code, why, (blocker.code, kb, line_b)))
+        per_cell, chosen, refused, waiting = _plan(nb, program, sources, result.findings, unsafe)
+        if chosen and len(rounds) == MAX_ROUNDS:
+            for f in [*chosen, *(f for f, _ in waiting)]:
+                k, line = _locate(program, f.range.start.line)
+                dropped.append((len(rounds), k, line, f.code, LIMIT, None))
             break
-        per_cell, n, refused = _plan(nb, program, sources, result.findings, unsafe)
-        if n == 0 or round_ == MAX_ROUNDS:
+        if not chosen:
             break
         new_sources = list(sources)
         for k, edits in per_cell.items():
             new_sources[k] = apply_edits(sources[k], edits)
-        new_program = join([Cell(str(i), 0, t) for i, t in zip(nb.indices, new_sources)])
+        new_program = _joined(nb, new_sources)
         check = analyze(new_program.source, settings)
         if check.error is not None:  # a fix that breaks the program is a bug: keep what we had
             break
-        sources, program, result = new_sources, new_program, check
-        fixed += n
+        history.append(new_sources)
         rounds.append(per_cell)
-    k_of = {i + 1: k for k, i in enumerate(nb.indices)}
-    refused = [replace(r, line_before=_line_before(rounds, k_of[r.cell], r.line)) for r in refused]
-    return CellFixes(tuple(sources), fixed, refused)
+        program, result = new_program, check
+        fixed += len(chosen)
+    numbers = [i + 1 for i in nb.indices]
+    refused = [replace(r, line_before=_line_in(history, rounds, nb.indices.index(r.cell - 1), r.line, len(rounds), 0))
+               for r in refused]
+    for round_, k, line, code, why, blocker in dropped:
+        after, before = (_line_in(history, rounds, k, line, round_, target) for target in (len(rounds), 0))
+        placed = None
+        if blocker is not None:
+            b_code, kb, line_b = blocker
+            placed = (b_code, numbers[kb], *(_line_in(history, rounds, kb, line_b, round_, t) for t in (len(rounds), 0)))
+        refused.append(Refused(numbers[k], after, code, why, before, placed))
+    return CellFixes(tuple(history[-1]), fixed, refused)
 
 
-def _line_before(rounds: list[dict[int, list]], k: int, line: int) -> int:
-    """A line of joined cell `k` after the rounds' edits, as the line it was before them
-    (a line an edit wrote is taken for the edit's first line)."""
-    for per_cell in reversed(rounds):
-        shift = 0
-        for e in sorted(per_cell.get(k, ()), key=lambda e: e.range.start):
-            first, last = e.range.start.line, e.range.end.line
-            grown = e.new_text.count("\n") - (last - first)
-            if line < first + shift:
-                break
-            if line <= last + shift + grown:
-                line, shift = first, 0
-                break
-            shift += grown
-        line -= shift
-    return line
+def _joined(nb: Notebook, sources) -> Program:
+    return join([Cell(str(i), 0, t) for i, t in zip(nb.indices, sources)])
+
+
+def _line_in(history: list, rounds: list, k: int, line: int, source: int, target: int) -> int:
+    """A line of joined cell `k` in the cell's text of round `source`, as it is in that of
+    round `target` (a line an edit rewrote is where the edit kept it, else its first line)."""
+    from gradguard.engine.fixes import carry
+    from gradguard.findings import Position
+
+    texts = [sources[k] for sources in history]
+    edits = [per_cell.get(k, []) for per_cell in rounds]
+    return carry(Position(line, 0), texts, edits, source, target).line
 
 
 def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool):
     """One round: the edits per joined cell (fixes overlapping an earlier one wait for the
-    next round), how many fixes they make, and the fixes that cannot be made at all."""
-    from gradguard.engine.fixes import chosen_fix
+    next round), the findings they fix, the fixes that cannot be made at all, and the
+    (finding, the finding whose fix it overlaps) that wait."""
+    from gradguard.engine.fixes import chosen_fix, overlaps
 
     per_cell: dict[int, list] = {}
-    taken: list[tuple[int, tuple, tuple]] = []
+    taken: list[tuple[int, tuple, tuple, object]] = []
     refused: dict[tuple[int, int, str], str] = {}
     program_lines = program.source.split("\n")
-    n = 0
+    chosen, waiting = [], []
     for finding in findings:
         fix = chosen_fix(finding, unsafe)
         if fix is None:
@@ -165,13 +193,15 @@ def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool)
             refused.setdefault((nb.indices[k] + 1, line, finding.code), problem)
             continue
         spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
-        if any(k == tk and (s < te and ts < end or s == end == ts == te) for k, s, end in spans for tk, ts, te in taken):
-            continue  # overlaps a fix of this round (or inserts where one inserts): the next round
-        taken.extend(spans)
+        blocker = next((f for k, s, e in spans for tk, ts, te, f in taken if k == tk and overlaps([(s, e)], [(ts, te)])), None)
+        if blocker is not None:
+            waiting.append((finding, blocker))  # overlaps a fix of this round (or inserts where one inserts): the next round
+            continue
+        taken.extend((k, s, e, finding) for k, s, e in spans)
         for k, e in mapped:
             per_cell.setdefault(k, []).append(e)
-        n += 1
-    return per_cell, n, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()]
+        chosen.append(finding)
+    return per_cell, chosen, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()], waiting
 
 
 def offered(nb: Notebook, findings: list) -> list:

@@ -338,3 +338,20 @@ def test_a_fix_that_cannot_be_made_is_neither_shown_nor_counted_nor_cached_away(
     ]
     diff = gradguard("check", "--diff", "shifted.ipynb")  # not answered from the cache: the refusal is said
     assert diff.stderr.startswith("shifted.ipynb: warning: cell 4, line 10: GG103 fix not applied: ")
+
+
+def test_a_fix_that_waited_for_an_overlapping_one_and_is_no_longer_offered_is_named(gradguard, write):
+    # GG103 wraps cell 3's loop in no_grad; GG101's fix inside it waits, and under no_grad
+    # `out` has no graph: nothing is left to fix, and the CLI says so.
+    evaluation = "net.eval()\nfor x in [torch.randn(3, 2)]:\n    out = net(x)\n    kept.append(out)\n"
+    path = write("eval.ipynb", notebook(("code", MODEL), ("markdown", "# Evaluation"), ("code", evaluation)))
+    gone = ("fix not applied: it overlaps the fix of the GG103 finding on line {} of cell 3, applied first, and "
+            "the code after that fix no longer shows this finding\n")
+    diff = gradguard("check", "--diff", "eval.ipynb")
+    assert diff.stderr == ("eval.ipynb: warning: cell 3, line 4: GG101 " + gone.format(3)
+                           + "Would fix 1 finding. 1 fix cannot be applied (see above).\n")
+    run = gradguard("check", "--fix", "eval.ipynb")
+    assert run.stderr == "eval.ipynb: warning: cell 3, line 5: GG101 " + gone.format(4)
+    assert (run.stdout, run.returncode) == ("Fixed 1 finding.\n", 0)
+    assert nbformat.reads(path.read_text(), as_version=4).cells[2].source == (
+        "net.eval()\nwith torch.no_grad():\n    for x in [torch.randn(3, 2)]:\n        out = net(x)\n        kept.append(out)\n")

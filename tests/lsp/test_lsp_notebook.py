@@ -260,3 +260,46 @@ async def test_no_quick_fix_rewrites_a_magic_and_the_neighbouring_cell_keeps_its
     assert fixed != text and apply(text, edits_of(fix_all.edit, before)) == fixed  # ... and fixes the cell before it
     store, *_ = await actions_for(client, before, [kept])
     assert apply(text, edits_of(store.edit, before)) == fixed
+
+
+async def test_fix_all_applies_overlapping_fixes_in_rounds_in_the_cell(client: Client, tmp_path):
+    # GG103 wraps cell 3's loop in no_grad; `loss.data[0]` inside it is fixed in the next round
+    cells = [
+        (types.NotebookCellKind.Code, "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\n"
+                                      "criterion = nn.CrossEntropyLoss()\ntotal = 0.0\n"),
+        (types.NotebookCellKind.Markup, "# Evaluation\n"),
+        (types.NotebookCellKind.Code, "model.eval()\nfor x, y in [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]:\n"
+                                      "    loss = criterion(model(x), y)\n    total += loss.data[0]\n"),
+    ]
+    notebook = Notebook(client, tmp_path, cells)
+    await initialize(client, notebooks=True, options={"select": ["GG103", "GG202"], "debounceMs": 0})
+    notebook.open()
+    first, second = await notebook.published(2)
+    cell = notebook.cells[2]
+    (fix_all,) = await actions_for(client, cell, [], only=["source.fixAll"], at=first.range)
+    assert apply(notebook.texts[cell], edits_of(fix_all.edit, cell)) == (
+        "model.eval()\nwith torch.no_grad():\n    for x, y in [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]:\n"
+        "        loss = criterion(model(x), y)\n        total += loss.item()\n"
+    )
+    assert [m.message for m in client.log_messages if "fix-all" in m.message] == []
+
+
+async def test_fix_all_logs_a_cell_fix_not_applied(client: Client, tmp_path):
+    cells = [
+        (types.NotebookCellKind.Code, "import torch\nnet = torch.nn.Linear(2, 1)\nkept = []\n"),
+        (types.NotebookCellKind.Code, "net.eval()\nfor x in [torch.randn(3, 2)]:\n    out = net(x)\n    kept.append(out)\n"),
+    ]
+    notebook = Notebook(client, tmp_path, cells)
+    await initialize(client, notebooks=True, options={"select": ["GG101", "GG103"], "debounceMs": 0})
+    notebook.open()
+    first, _ = await notebook.published(1)
+    cell = notebook.cells[1]
+    (fix_all,) = await actions_for(client, cell, [], only=["source.fixAll"], at=first.range)
+    assert apply(notebook.texts[cell], edits_of(fix_all.edit, cell)) == (
+        "net.eval()\nwith torch.no_grad():\n    for x in [torch.randn(3, 2)]:\n        out = net(x)\n        kept.append(out)\n"
+    )
+    assert [(m.type, m.message) for m in client.log_messages if "fix-all" in m.message] == [(
+        types.MessageType.Warning,
+        "GradGuard fix-all, train.ipynb: cell 2, line 5: GG101 fix not applied: it overlaps the fix of the GG103 "
+        "finding on line 4 of cell 2, applied first, and the code after that fix no longer shows this finding",
+    )]

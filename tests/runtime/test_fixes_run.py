@@ -98,3 +98,14 @@ def test_a_detach_where_the_state_is_not_bound_yet_is_never_offered():
     assert [f.fixes for f in found] in ([()], [])  # reported without a fix (or not reported at all)
     assert fix_source(DECODER, Settings()).source == DECODER
     assert all(apply_edits(DECODER, fix.edits) != DECODER_OLD_FIX for f in found for fix in f.fixes)
+
+
+def test_a_fix_that_waited_for_an_overlapping_one_still_fixes_the_crash():
+    """`loss.data[0]` inside a loop GG103 wraps in no_grad: its `.item()` fix waits a round
+    and is applied on the wrapped code (it used to be dropped, and the IndexError stayed)."""
+    from cli.test_fix import EVAL_LOSS, EVAL_LOSS_FIXED
+
+    assert run(EVAL_LOSS, "eval loss").error == "IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+    result = fix_source(EVAL_LOSS, Settings())
+    assert (result.source, result.fixed, result.unapplied) == (EVAL_LOSS_FIXED, 2, [])
+    assert run(EVAL_LOSS_FIXED, "eval loss fixed").error is None

@@ -29,6 +29,7 @@ class Part:
     offset: int  # program lines before it
     size: int  # program lines it holds
     number: int = 1  # 1-based position among the notebook's cells, as the CLI counts them
+    text: str = ""  # a notebook cell's text (fix-all fixes the cells themselves)
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def notebook_snapshot(nb: types.NotebookDocument, workspace, encoding: str, tabl
     program = notebook.join(cells)
     ends = (*program.starts[1:], program.source.count("\n") + 1)
     parts = tuple(
-        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start, number)
+        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start, number, cell.text)
         for cell, start, end, number in zip(program.cells, program.starts, ends, numbers)
     )
     return Snapshot(nb.uri, nb.version, program.source, parts, encoding, _path(nb.uri))
