@@ -179,6 +179,7 @@ class Rounds:
         self._proposal: Optional[tuple[str, list]] = None  # (text, (finding, fix) pairs) being analysed
         self._trial: Optional[dict] = None  # one fix at a time, after a round that did not parse
         self._applied: set = set()  # ids of the findings whose fixes the last round applied
+        self._broken: set = set()  # keys (see `key`) of the findings whose fixes broke the file
 
     def next(self) -> Optional[str]:
         """The text to analyse next, or None: nothing more applies."""
@@ -189,6 +190,9 @@ class Rounds:
             return self._try_next(current)
         findings = self.analysis.findings
         self._settle(current, findings)
+        if self._broken:
+            starts = line_starts(current)
+            findings = [f for f in findings if key(f, current, starts) not in self._broken]
         chosen, waiting = plan(current, findings, self.unsafe)
         if chosen and len(self.edits) == MAX_ROUNDS:
             self._pending += [self._here(f, LIMIT) for f, _ in chosen + waiting]
@@ -213,6 +217,7 @@ class Rounds:
                 trial["good"] = (text, analysis)
             else:
                 self._pending.append(self._here(finding, BREAKS))
+                self._broken.add(key(finding, self.texts[-1]))
             trial["i"] += 1
             if trial["i"] == len(trial["chosen"]):
                 self._trial = None
