@@ -22,7 +22,7 @@ from itertools import repeat
 import click
 
 from gradguard import __version__, cache, notebooks, render, sarif
-from gradguard.cells import CellMap
+from gradguard.cells import CellMap, Indent
 from gradguard.config import PYPROJECT, ConfigError, Resolver
 from gradguard.discovery import Discovered, discover
 from gradguard.docs import rule_markdown
@@ -73,6 +73,7 @@ class FileResult:
     cell_sources: dict[int, str] | None = None  # a notebook's code cells by number, for code frames
     digest: str | None = None  # SHA-256 of the bytes the result describes, when it is worth caching
     notes: list[str] = field(default_factory=list)  # about the run, not the file: printed once (the type layer)
+    skipped: list[str] = field(default_factory=list)  # notebook cells left out (Python cannot parse them), and why
 
 
 def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
@@ -219,7 +220,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         nb = notebooks.read(text)
     except notebooks.NotebookError as e:
         return FileResult(path, error=FileError(str(e)), digest=digest)
-    result, analysis = _analyse_notebook(path, nb, settings, job, digest)
+    result, analysis, nb = _analyse_notebook(path, nb, settings, job, digest)
     if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
     try:
@@ -247,30 +248,39 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         result.error = FileError(f"cannot write fixes: {e.strerror or e}")
         result.digest = None
         return result
-    after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
+    after, _, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
     after.fixed = fixed.fixed
     after.unfixed = [FileError(r.message()) for r in fixed.refused]  # the file as written
     return after
 
 
 def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job: Job, digest: str):
-    cells = nb.cell_map
-    analysis = analyze(nb.program.source, settings, line_label=cells.label)
-    if analysis.error is not None:
+    """(result, analysis, the notebook as analysed: a cell the engine cannot parse is left out)."""
+    while True:
+        cells = nb.cell_map
+        analysis = analyze(nb.program.source, settings, line_label=cells.label)
         err = analysis.error
+        if err is None or not err.syntax:
+            break
         number, line = cells.locate(err.line)
-        message = f"SyntaxError in cell {number}, line {line}: {err.message}" if err.syntax else err.message
-        return FileResult(path, error=FileError(message), digest=digest), analysis
+        fewer = nb.without(err.line, f"GradGuard cannot parse it: {err.message} (line {line})")
+        if fewer is None:
+            return FileResult(path, error=FileError(f"SyntaxError in cell {number}, line {line}: {err.message}"),
+                              digest=digest), analysis, nb
+        nb = fewer
+    if err is not None:
+        return FileResult(path, error=FileError(err.message), digest=digest), analysis, nb
     sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
     internal = list(analysis.internal_errors)
     findings = notebooks.offered(nb, analysis.findings)
     # A fix that cannot be made in the cells is not cached away: --fix and --diff must see it to report it.
     refused = findings != analysis.findings
+    skipped = nb.skipped()
     result = FileResult(
         path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
-        digest=None if internal or refused else digest,
+        digest=None if internal or refused or skipped else digest, skipped=skipped,
     )
-    return result, analysis
+    return result, analysis, nb
 
 
 def _analysis_error(err: ParseError) -> FileError:
@@ -336,7 +346,10 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
     if job.mode != "check" and any(chosen_fix(f, job.unsafe) for f in findings):
         return None  # --fix and --diff work from the file as it is now, never from the cache
     error = FileError(*payload[1]) if payload[1] is not None else None
-    cells = CellMap(tuple(payload[2][0]), tuple(payload[2][1])) if payload[2] is not None else None
+    cells = None
+    if payload[2] is not None:
+        numbers, starts, indents = payload[2]
+        cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
     result = FileResult(path, findings, error=error, cells=cells)
     if job.want_source and findings:
         read = _read(path)
@@ -352,7 +365,8 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
 
 def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
-    cells = None if result.cells is None else [list(result.cells.numbers), list(result.cells.starts)]
+    cells = None if result.cells is None else [
+        list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
     return [[cache.finding_data(f) for f in result.findings], error, cells]
 
 
@@ -745,6 +759,8 @@ def _report(
             failed += 1
             e = result.error
             echo(render.file_error(result.path, e.message, e.line, e.column, style=err), err=True)
+        for message in result.skipped:  # a notebook cell that cannot be parsed: the others are checked
+            echo(render.file_error(result.path, message, level="warning", style=err), err=True)
         for e in result.unfixed:  # a fix not applied: the others are
             echo(render.file_error(result.path, e.message, e.line, e.column, level="warning", style=err), err=True)
         unfixed += len(result.unfixed)

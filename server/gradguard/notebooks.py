@@ -32,10 +32,23 @@ class Notebook:
     indices: tuple[int, ...]  # 0-based index in `cells` of each code cell joined
     sources: tuple[str, ...]  # each such cell's source
     program: Program
+    forced: tuple[tuple[int, str], ...] = ()  # cells left out because the engine could not parse them (see `without`)
+
+    def without(self, line: int, why: str) -> Optional["Notebook"]:
+        """The notebook with the cell holding program `line` left out, or None if it is out already."""
+        k, _ = _locate(self.program, line)
+        if any(k == skipped for skipped, _ in self.program.skipped):
+            return None
+        forced = (*self.forced, (k, why))
+        return replace(self, forced=forced, program=join(_cells(self.indices, self.sources), forced))
 
     @property
     def cell_map(self) -> CellMap:
-        return CellMap(tuple(i + 1 for i in self.indices), self.program.starts)
+        return CellMap(tuple(i + 1 for i in self.indices), self.program.starts, self.program.indents)
+
+    def skipped(self) -> list[str]:
+        """What to say of the cells left out of the analysis: Python cannot parse them."""
+        return [f"cell {self.indices[k] + 1} skipped: {why}" for k, why in self.program.skipped]
 
 
 def read(text: str) -> Notebook:
@@ -58,8 +71,7 @@ def read(text: str) -> Notebook:
             if cell.get("cell_type") == "code":
                 indices.append(i)
                 sources.append(cell.get("source", ""))
-    program = join([Cell(str(i), 0, s) for i, s in zip(indices, sources)])
-    return Notebook(text, tuple(indices), tuple(sources), program)
+    return Notebook(text, tuple(indices), tuple(sources), join(_cells(indices, sources)))
 
 
 # ---------------------------------------------------------------- fixes, cell by cell
@@ -157,7 +169,11 @@ def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=Non
 
 
 def _joined(nb: Notebook, sources) -> Program:
-    return join([Cell(str(i), 0, t) for i, t in zip(nb.indices, sources)])
+    return join(_cells(nb.indices, sources), nb.forced)
+
+
+def _cells(indices, sources) -> list[Cell]:
+    return [Cell(str(i), 0, t) for i, t in zip(indices, sources)]
 
 
 def _line_in(history: list, rounds: list, k: int, line: int, source: int, target: int) -> int:
@@ -207,12 +223,18 @@ def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool)
 def offered(nb: Notebook, findings: list) -> list:
     """The findings with only the fixes that can be made inside the cells (what the
     language server offers too): a fix that would straddle cells or rewrite a magic is
-    neither shown nor counted as fixable; `fix_cells` reports it."""
+    neither shown nor counted as fixable; `fix_cells` reports it. An edit's text is the
+    cell's (re-indented where IPython dedents the cell); its range stays the program's."""
     lines = nb.program.source.split("\n")
     out = []
     for f in findings:
-        fixes = tuple(x for x in f.fixes if not any(isinstance(_in_cell(nb.program, lines, nb.sources, e), str) for e in x.edits))
-        out.append(f if len(fixes) == len(f.fixes) else replace(f, fixes=fixes))
+        fixes = []
+        for fix in f.fixes:
+            mapped = [_in_cell(nb.program, lines, nb.sources, e) for e in fix.edits]
+            if not any(isinstance(m, str) for m in mapped):
+                edits = tuple(replace(e, new_text=m[1].new_text) for e, m in zip(fix.edits, mapped))
+                fixes.append(fix if edits == fix.edits else replace(fix, edits=edits))
+        out.append(f if fixes == list(f.fixes) else replace(f, fixes=tuple(fixes)))
     return out
 
 
@@ -230,10 +252,13 @@ def _in_cell(program: Program, program_lines: list[str], sources: list, edit):
     k2, l2 = _locate(program, edit.range.end.line)
     if k2 != k:
         return "it spans two cells"
-    why = why_not_in_cell(sources[k].split("\n"), program_lines, program.starts[k], l1, l2)
+    cell_lines = sources[k].split("\n")
+    indent = program.indents[k]
+    why = why_not_in_cell(cell_lines, program_lines, program.starts[k], l1, l2, indent)
     if why is not None:
         return why
-    return k, Edit(Range(Position(l1, edit.range.start.column), Position(l2, edit.range.end.column)), edit.new_text)
+    start, end, text = indent.edit(cell_lines, (l1, edit.range.start.column), (l2, edit.range.end.column), edit.new_text)
+    return k, Edit(Range(Position(*start), Position(*end)), text)
 
 
 # ---------------------------------------------------------------- editing the JSON in place

@@ -241,6 +241,11 @@ class Session:
             if not self.is_current(outcome):
                 _dispose(outcome)
                 return  # superseded while it ran: a newer run is scheduled or the document closed
+            if _typing_in_a_cell(self.outcomes.get(key), outcome):
+                self.log(types.MessageType.Log, f"{key.rsplit('/', 1)[-1]} v{snapshot.version}: a cell being edited "
+                                                "does not parse; keeping the last diagnostics")
+                _dispose(outcome)
+                return
             self._keep(key, outcome)
             if outcome.published is not None:
                 self._publish(key, outcome.published, snapshot)
@@ -288,12 +293,13 @@ class Session:
 
     def _publish(self, key: str, by_uri: dict[str, list[types.Diagnostic]], snapshot: Snapshot) -> None:
         versions = {p.uri: p.version for p in snapshot.parts}
-        gone = self._published_by_key.get(key, set()) - by_uri.keys()  # notebook cells deleted since
+        before = self._published_by_key.get(key, set())
+        gone = before - versions.keys()  # notebook cells deleted since (a skipped cell keeps its diagnostics)
         for uri in gone:
             self._send(uri, [], None)
         for uri, items in by_uri.items():
             self._send(uri, items, versions.get(uri))
-        self._published_by_key[key] = set(by_uri)
+        self._published_by_key[key] = (before - gone) | set(by_uri)
 
     def _send(self, uri: str, items: list[types.Diagnostic], version: Optional[int]) -> None:
         if version is None:
@@ -446,6 +452,16 @@ class Session:
 
     def document_changes(self) -> bool:
         return self.client_has("workspace.workspace_edit.document_changes")
+
+
+def _typing_in_a_cell(previous: Optional[Outcome], outcome: Outcome) -> bool:
+    """A notebook cell that parsed in the last analysis and does not now is being typed in:
+    without it the other cells' findings would vanish and come back with every keystroke,
+    so the last diagnostics stay (a cell broken from the start is only left out)."""
+    if previous is None or outcome.published is None:
+        return False
+    was = {p.uri for p in previous.snapshot.parts if p.skipped}
+    return any(p.skipped and p.uri not in was for p in outcome.snapshot.parts)
 
 
 def _dispose(outcome: Optional[Outcome]) -> None:
