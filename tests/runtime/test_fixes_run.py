@@ -109,3 +109,30 @@ def test_a_fix_that_waited_for_an_overlapping_one_still_fixes_the_crash():
     result = fix_source(EVAL_LOSS, Settings())
     assert (result.source, result.fixed, result.unapplied) == (EVAL_LOSS_FIXED, 2, [])
     assert run(EVAL_LOSS_FIXED, "eval loss fixed").error is None
+
+
+# GG103's wrap reads `torch`, imported only after the loop: the wrapped loop raised NameError.
+LATE_IMPORT = """\
+from torch import nn, randn
+
+model = nn.Linear(4, 2)
+model.eval()
+outputs = []
+for x in [randn(3, 4) for _ in range(2)]:
+    outputs.append(model(x).argmax(1))
+
+import torch
+
+kept = torch.stack(outputs)
+"""
+LATE_IMPORT_OLD_FIX = LATE_IMPORT.replace(
+    "for x in [randn(3, 4) for _ in range(2)]:\n    outputs.append(model(x).argmax(1))\n",
+    "with torch.no_grad():\n    for x in [randn(3, 4) for _ in range(2)]:\n        outputs.append(model(x).argmax(1))\n",
+)
+
+
+def test_a_wrap_reading_a_name_bound_only_later_is_never_offered():
+    assert run(LATE_IMPORT_OLD_FIX, "late import old fix").error == "NameError: name 'torch' is not defined"
+    assert run(LATE_IMPORT, "late import").error is None
+    (finding,) = analyze(LATE_IMPORT, Settings()).findings
+    assert (finding.code, finding.fixes) == ("GG103", ())
