@@ -81,6 +81,9 @@ class Scope:
 Code = Union[list, cst.BaseExpression, cst.CSTNode]  # statements, or one node
 
 
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+
+
 @dataclass
 class _Loop:
     breaks: list = field(default_factory=list)
@@ -90,14 +93,17 @@ class _Loop:
 class Bindings:
     """The state before each statement of `points` (ids of statement nodes) in `module`."""
 
-    def __init__(self, module: cst.Module, points: Iterable[int] = ()):
+    def __init__(self, module: cst.Module, points: Iterable[int] = (), *, walrus: bool = True):
+        """`walrus`: the module may hold `:=` (else expressions bind nothing: not walked)."""
+        self._walrus = walrus
+        self._ahead = _Ahead()
         self._points = set(points)
         self._at: dict[int, tuple[State, Scope, tuple]] = {}
         self._loops: list[_Loop] = []
         self._comp: list[frozenset] = []  # names a comprehension being read binds
         self._reads: Optional[list] = None  # (name, Status, sure to run) while a fix's code is read
         self._chain: tuple = ()  # where the code goes on when the block being walked ends (see `_block`)
-        bound, declared, star = binds(module.body)
+        bound, declared, star = binds(module.body, walrus)
         self.anywhere = bound | _globals_declared(module)  # the module binds these somewhere
         self.top = Scope("module", None, bound, frozenset(), star)
         self.extra: frozenset = frozenset()
@@ -118,7 +124,9 @@ class Bindings:
             scope = Scope("function", scope.parent, scope.local | made_local, scope.declared)
         # a name the program reads anyway (as the same variable) on every path from here before
         # binding it: the fix adds no crash (`if done: h = zeros()` before `h = h.detach()`)
-        fresh = read_first(new) - read_first(old) - (ahead(frames) - made_local)
+        fresh = read_first(new) - read_first(old)
+        if fresh:
+            fresh -= self._ahead.run(frames, fresh=True) - made_local
         if not fresh:
             return {}
         if scope.kind == "module":
@@ -201,7 +209,7 @@ class Bindings:
                 st = self._expr(d.decorator, st, scope)
             for arg in (*stmt.bases, *stmt.keywords):
                 st = self._expr(arg.value, st, scope)
-            bound, declared, _ = binds(stmt.body.body)
+            bound, declared, _ = binds(stmt.body.body, self._walrus)
             self._alone(stmt.body, State(frozenset()), Scope("class", scope, bound, declared))
             return st.bind([stmt.name.value])
         if isinstance(stmt, cst.Match):
@@ -219,7 +227,7 @@ class Bindings:
 
     def _function(self, fn: cst.FunctionDef, scope: Scope) -> None:
         params = _param_names(fn.params)
-        bound, declared, _ = binds(fn.body.body)
+        bound, declared, _ = binds(fn.body.body, self._walrus)
         inner = Scope("function", scope, (bound | params) - declared, declared)
         saved, self._loops = self._loops, []
         self._alone(fn.body, State(params, params), inner)
@@ -330,26 +338,27 @@ class Bindings:
     def _expr(self, node, st: State, scope: Scope, maybe: bool = False) -> State:
         """Read an expression: its names are looked up, its walruses bind (only `maybe`
         where the part may not run: the right of `and`/`or`, a branch of `x if c else y`)."""
-        if isinstance(node, cst.Name):
+        if self._reads is None and not self._walrus:
+            return st  # nothing to read, nothing bound
+        t = type(node)  # (libcst's classes are ABCs: comparing types is much cheaper than isinstance)
+        if t is cst.Name:
             if self._reads is not None and node.value not in CONSTANTS:
                 self._reads.append((node.value, self._status(node.value, st, scope), not maybe and not self._comp))
             return st
-        if isinstance(node, cst.Attribute):
+        if t is cst.Attribute or t is cst.Arg:
             return self._expr(node.value, st, scope, maybe)
-        if isinstance(node, cst.Arg):
-            return self._expr(node.value, st, scope, maybe)
-        if isinstance(node, cst.NamedExpr):
+        if t is cst.NamedExpr:
             st = self._expr(node.value, st, scope, maybe)
             return st.bind(_target_names(node.target), surely=not maybe and not self._comp)
-        if isinstance(node, cst.BooleanOperation):
+        if t is cst.BooleanOperation:
             st = self._expr(node.left, st, scope, maybe)
             return self._expr(node.right, st, scope, True)
-        if isinstance(node, cst.IfExp):
+        if t is cst.IfExp:
             st = self._expr(node.test, st, scope, maybe)
             return self._expr(node.orelse, self._expr(node.body, st, scope, True), scope, True)
-        if isinstance(node, cst.Lambda):
+        if t is cst.Lambda:
             return self._params(node.params, st, scope)  # the body runs later, when called
-        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+        if t in _COMPREHENSIONS:
             return self._comprehension(node, st, scope)
         for child in children(node):
             st = self._expr(child, st, scope, maybe)
@@ -408,13 +417,35 @@ class Bindings:
         return Status.NEVER
 
 
+_NODE_TYPES: dict = {}  # type -> is it a libcst node (CSTNode is an ABC: its isinstance is slow)
+
+
+def _is_node(value) -> bool:
+    t = type(value)
+    known = _NODE_TYPES.get(t)
+    if known is None:
+        known = _NODE_TYPES[t] = isinstance(value, cst.CSTNode)
+    return known
+
+
 def children(node):
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        if _is_node(value):
             yield value
         elif isinstance(value, (tuple, list)):
-            yield from (child for child in value if isinstance(child, cst.CSTNode))
+            yield from (child for child in value if _is_node(child))
+
+
+_EXPRESSION_TYPES: dict = {}
+
+
+def _is_expression(value) -> bool:
+    t = type(value)
+    known = _EXPRESSION_TYPES.get(t)
+    if known is None:
+        known = _EXPRESSION_TYPES[t] = isinstance(value, cst.BaseExpression)
+    return known
 
 
 def _seen(name: str, st: State) -> Status:
@@ -439,7 +470,7 @@ def _probe(code: Code, *, sure: bool = False) -> frozenset:
     only reads that run whenever the code does: not the right of an `and`, not a branch)."""
     probe = Bindings.__new__(Bindings)
     probe._points, probe._at, probe._loops, probe._comp, probe._reads = set(), {}, [], [], []
-    probe._chain, probe.anywhere, probe.extra = (), frozenset(), frozenset()
+    probe._chain, probe.anywhere, probe.extra, probe._walrus = (), frozenset(), frozenset(), True
     probe.top = Scope("function", None)
     probe._code(code, State(frozenset()), Scope("class", None))  # a class body: reads see only its own bindings
     return frozenset(name for name, status, certain in probe._reads if status is not Status.BOUND and (certain or not sure))
@@ -449,26 +480,33 @@ def read_first(code: Code) -> frozenset:
     return _probe(code)
 
 
-AHEAD_BUDGET = 200  # statements looked at: past them, fewer names count as read ahead (the safe side)
-
-
-def ahead(frames: tuple) -> frozenset:
-    """The names every path from `frames` ((statements, index), ...: the statement there,
-    then the rest of its block, then what follows the block) reads before binding them,
-    before it leaves the code it can see (a loop's next iteration, a `return`)."""
-    return _Ahead().run(frames)
+AHEAD_BUDGET = 200  # statements looked at per question: past them, fewer names count as read (the safe side)
 
 
 class _Ahead:
+    """The names every path from `frames` ((statements, index), ...: the statement there,
+    then the rest of its block, then what follows the block) reads before binding them,
+    before it leaves the code it can see (a loop's next iteration, a `return`). Answers
+    are kept for the next question (shorter ones, cut by the budget, only excuse less)."""
+
     def __init__(self):
         self.budget = AHEAD_BUDGET
         self.memo: dict = {}
+        self.lines: dict = {}  # id(simple statement line) -> (names it surely reads first, names it binds)
 
-    def run(self, frames: tuple) -> frozenset:
+    def run(self, frames: tuple, *, fresh: bool = False) -> frozenset:
+        if fresh:
+            self.budget = AHEAD_BUDGET
         key = tuple((id(stmts), i) for stmts, i in frames)
         if key not in self.memo:
             self.memo[key] = self._run(frames)
         return self.memo[key]
+
+    def _line(self, stmt) -> tuple[frozenset, frozenset]:
+        found = self.lines.get(id(stmt))
+        if found is None:
+            found = self.lines[id(stmt)] = (_probe(list(stmt.body), sure=True), binds([stmt])[0])
+        return found
 
     def _run(self, frames: tuple) -> frozenset:
         read: set = set()
@@ -483,8 +521,9 @@ class _Ahead:
                 break
             stmt, rest = stmts[i], ((stmts, i + 1), *outer)
             if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
-                read |= _probe(list(stmt.body), sure=True) - bound
-                bound |= binds([stmt])[0]
+                reads, binding = self._line(stmt)
+                read |= reads - bound
+                bound |= binding
                 if any(isinstance(small, (cst.Return, cst.Raise, cst.Break, cst.Continue)) for small in stmt.body):
                     break
                 frames = rest
@@ -542,49 +581,45 @@ class _Ahead:
 # -------------------------------------------------------------------- what a block binds
 class _Binder:
     """The names a block binds (its scope's locals), not looking into nested scopes
-    but for their names and the walruses of its comprehensions."""
+    but for their names and the walruses of its comprehensions (`walrus`: there may be some)."""
 
-    def __init__(self):
+    def __init__(self, walrus: bool = True):
         self.bound: set = set()
         self.declared: set = set()
         self.star = False
+        self.walrus = walrus
 
     def visit(self, node) -> None:
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        t = type(node)  # (libcst's classes are ABCs: comparing types is much cheaper than isinstance)
+        if not self.walrus and _is_expression(node) or t is cst.Lambda:
+            return
+        if t is cst.FunctionDef or t is cst.ClassDef:
             self.bound.add(node.name.value)
             for d in node.decorators:
                 self.visit(d)
             return
-        if isinstance(node, cst.Lambda):
-            return
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
+        if t is cst.Global or t is cst.Nonlocal:
             self.declared |= {n.name.value for n in node.names}
             return
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
+        if t is cst.Import or t is cst.ImportFrom:
             self.bound |= _import_names(node)
-            self.star |= isinstance(node, cst.ImportFrom) and isinstance(node.names, cst.ImportStar)
+            self.star |= t is cst.ImportFrom and type(node.names) is cst.ImportStar
             return
-        if isinstance(node, cst.AssignTarget):
-            self.bound |= _target_names(node.target)
-        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)):
-            self.bound |= _target_names(node.target)
-        elif isinstance(node, cst.For):  # (a comprehension's targets are its own)
-            self.bound |= _target_names(node.target)
-        elif isinstance(node, cst.AsName):
-            self.bound |= _target_names(node.name)
-        elif isinstance(node, cst.Del):
-            self.bound |= _target_names(node.target)
-        elif isinstance(node, cst.NamedExpr):
-            self.bound |= _target_names(node.target)
-        elif isinstance(node, cst.MatchCase):
-            self.bound |= _pattern_names(node.pattern)
+        target = _BINDING.get(t)
+        if target is not None:
+            self.bound |= _pattern_names(node.pattern) if t is cst.MatchCase else _target_names(getattr(node, target))
         for child in children(node):
             self.visit(child)
 
 
-def binds(stmts) -> tuple[frozenset, frozenset, bool]:
+# The nodes that bind a name, and the field holding it (a comprehension's targets are its own).
+_BINDING = {cst.AssignTarget: "target", cst.AnnAssign: "target", cst.AugAssign: "target", cst.For: "target",
+            cst.AsName: "name", cst.Del: "target", cst.NamedExpr: "target", cst.MatchCase: "pattern"}
+
+
+def binds(stmts, walrus: bool = True) -> tuple[frozenset, frozenset, bool]:
     """(names bound, names declared global/nonlocal, has a star import) of a block."""
-    b = _Binder()
+    b = _Binder(walrus)
     for stmt in stmts:
         b.visit(stmt)
     return frozenset(b.bound - b.declared), frozenset(b.declared), b.star

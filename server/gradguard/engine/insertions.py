@@ -10,6 +10,8 @@ body binds `h` only later), the fix would crash every run, and it is not offered
 from __future__ import annotations
 
 import dataclasses
+import keyword
+import re
 from typing import Optional
 
 import libcst as cst
@@ -17,16 +19,21 @@ import libcst as cst
 from gradguard.engine.bound import Bindings, Status, binds, children, read_first, parse_code
 from gradguard.findings import Edit, Finding, Safety
 
+KEYWORDS = frozenset(keyword.kwlist)
+
 
 def judged(module: cst.Module, lines: list[str], findings: list[Finding], checks: list) -> list[Finding]:
     """`findings` with each fix that may read an unbound name made unsafe, and each
     that always would, dropped. `checks`: (finding index, fix index, [(node, edit)]) as
     the engine placed each replacement of the rules' fixes."""
     asked = []  # (finding index, fix index, [(statement, new code, old code)], names the fix binds at module level)
+    parents = _Parents(module)
     for i, k, placed in checks:
         reads, extra = [], set()
         for node, edit in placed:
-            code = _codes(node, edit, lines)
+            if not _words(edit.new_text) - _words(_old_text(edit, lines)):
+                continue  # it reads no name the code it replaces does not (`x` -> `x.detach()`)
+            code = _codes(node, edit, lines, parents)
             if code is None:
                 continue
             new, old = code
@@ -38,9 +45,8 @@ def judged(module: cst.Module, lines: list[str], findings: list[Finding], checks
             asked.append((i, k, reads, frozenset(extra)))
     if not asked:
         return findings
-    parents = _Parents(module)
     points = {id(parents.statement(node)) for _, _, reads, _ in asked for node, _, _ in reads}
-    bindings = Bindings(module, points)
+    bindings = Bindings(module, points, walrus=any(":=" in line for line in lines))
     verdicts: dict[tuple[int, int], Status] = {}
     for i, k, reads, extra in asked:
         worst = Status.BOUND
@@ -61,22 +67,37 @@ def judged(module: cst.Module, lines: list[str], findings: list[Finding], checks
     return out
 
 
-def _codes(node, edit: Edit, lines: list[str]) -> Optional[tuple]:
+def _codes(node, edit: Edit, lines: list[str], parents: "_Parents") -> Optional[tuple]:
     """(new code, old code) of an edit: statements where it replaces or inserts
-    statements, else expressions; None where either cannot be read on its own."""
+    statements, else an expression; None where the new code cannot be read on its own."""
     statement = isinstance(node, tuple) or isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement))
-    start, end = edit.range.start, edit.range.end
-    first = lines[start.line - 1]
-    indent = first[: start.column]
+    start = edit.range.start
+    indent = lines[start.line - 1][: start.column]
     if statement and indent.strip():
         return None  # after `;` or a `:` on the same line: not a statement of its own
-    old_text = "\n".join(lines[start.line - 1 : end.line])
-    old_text = old_text[start.column : len(old_text) - len(lines[end.line - 1]) + end.column]
     new = parse_code(edit.new_text, indent, statement)
-    old = parse_code(old_text, indent, statement) if old_text.strip() else []
-    if new is None or old is None:
+    if new is None:
         return None
-    return new, old
+    if not isinstance(node, tuple):
+        return new, node if isinstance(node, cst.BaseExpression) else [node]
+    if node[0] == "span":  # consecutive statements of one block
+        body = parents.block(node[1])
+        return new, body[body.index(node[1]) : body.index(node[2]) + 1]
+    return new, []  # ("before", n): an insertion
+
+
+def _old_text(edit: Edit, lines: list[str]) -> str:
+    start, end = edit.range.start, edit.range.end
+    text = "\n".join(lines[start.line - 1 : end.line])
+    return text[start.column : len(text) - len(lines[end.line - 1]) + end.column]
+
+
+_WORD = re.compile(r"(?<![\w.])[^\W\d]\w*")
+
+
+def _words(text: str) -> set:
+    """Every name `text` may read (more: keywords, words in strings); attributes are not names."""
+    return set(_WORD.findall(text)) - KEYWORDS
 
 
 def _top_level(module: cst.Module, node) -> bool:
@@ -104,6 +125,13 @@ class _Parents:
                 break
             node = parent
         return node
+
+    def block(self, stmt: cst.CSTNode) -> list:
+        """The statements of the block (an indented block, the module) holding `stmt`."""
+        if self._parent is None:
+            self._parent = {}
+            self._index(self.module)
+        return list(self._parent[id(stmt)].body)
 
     def _index(self, root) -> None:
         stack = [root]
