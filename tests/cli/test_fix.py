@@ -281,3 +281,13 @@ def test_diff_names_the_fixes_not_applied_where_they_are_in_the_file_as_read(gra
         + "Would fix 1 finding. 2 fixes cannot be applied (see above).\n"
     )
     assert run.returncode == 1
+
+
+def test_stdin_fix_names_the_fixes_not_applied_on_stderr(tmp_path):
+    from test_cli_conventions import stdin_run
+
+    code, out, err = stdin_run(tmp_path, EVAL_KEPT, "check", "-", "--stdin-filename", "eval.py", "--fix",
+                               "--select", "GG101,GG103,GG202")
+    assert (code, out) == (0, EVAL_KEPT_FIXED)
+    assert err == ("eval.py:10:24: " + NOT_APPLIED.format(code="GG101", at="9:15")
+                   + "eval.py:11:15: " + NOT_APPLIED.format(code="GG202", at="9:15") + "Fixed 1 finding.\n")
