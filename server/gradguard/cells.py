@@ -1,17 +1,23 @@
 """A notebook's code cells joined, in order, into one program the engine can read.
 
 The model defined in cell 1 and the loop in cell 3 are one program, so the cells
-are analysed together. IPython syntax (`%matplotlib inline`, `!pip install x`,
-`files = !ls`, `%%time`, `obj?`) is not Python: those lines are blanked - the
-line count stays, so every engine line maps back to one cell line. The language
-server (`gradguard.lsp.documents`) and the CLI (`gradguard.notebooks`) both join
-cells here.
+are analysed together, each as IPython runs it: a cell whose first line is indented
+loses that indentation on every line that has it (IPython's `leading_indent`), and
+IPython syntax (`%matplotlib inline`, `!pip install x`, `files = !ls`, `%%time`,
+`obj?`) is not Python: those lines are blanked. A cell Python cannot parse even so
+is left out (its lines blank), and said, as Jupyter runs the other cells. The line
+count stays, so every engine line maps back to one cell line, and a column to the
+cell's column plus what the dedent removed there. The language server
+(`gradguard.lsp.documents`) and the CLI (`gradguard.notebooks`) both join cells here.
 """
 
 from __future__ import annotations
 
+import ast
 import re
+import warnings
 from dataclasses import dataclass
+from typing import Optional
 
 # A line that IPython rewrites before Python sees it.
 _LINE_MAGIC = re.compile(r"^[ \t]*(?:[%!]|\w[\w.]*\s*=\s*[%!])")
@@ -111,37 +117,110 @@ class Cell:
 
 
 @dataclass(frozen=True)
+class Indent:
+    """The indentation IPython removes from a cell: `prefix`, from each line `removed` says."""
+
+    prefix: str = ""
+    removed: tuple[int, ...] = ()  # columns removed from each line (0 or len(prefix))
+
+    def width(self, line: int) -> int:
+        """Columns removed from a 1-based line of the cell."""
+        return self.removed[line - 1] if 0 < line <= len(self.removed) else 0
+
+    def edit(self, cell_lines: list[str], start: tuple[int, int], end: tuple[int, int], text: str):
+        """An edit made on the program, as the cell takes it: (start, end, text), lines in
+        the cell's numbering. Columns get the removed indentation back; each line the new
+        text starts gets the prefix back, unless it is blank."""
+        (l1, c1), (l2, c2) = start, end
+        c1, c2 = c1 + self.width(l1), c2 + self.width(l2)
+        if self.prefix and "\n" in text:
+            rest = cell_lines[l2 - 1][c2:] if l2 <= len(cell_lines) else ""
+            first, *others = text.split("\n")
+            lines = [first]
+            for i, line in enumerate(others):
+                shown = line + (rest if i == len(others) - 1 else "")
+                lines.append(self.prefix + line if shown.strip() else line)
+            text = "\n".join(lines)
+        return (l1, c1), (l2, c2), text
+
+
+NO_INDENT = Indent()
+
+
+def dedent(text: str) -> tuple[str, Indent]:
+    """IPython's cleanup of a cell's indentation (`leading_empty_lines`, then
+    `leading_indent`): the first line with code sets the prefix, and every line that
+    starts with it loses it. The blank lines before it stay (blank)."""
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    prefix = re.match(r"[ \t]*", lines[first]).group(0) if first is not None else ""
+    if not prefix:
+        return text, NO_INDENT
+    out, removed = [], []
+    for i, line in enumerate(lines):
+        cut = i >= first and line.startswith(prefix)
+        out.append(line[len(prefix):] if cut else line)
+        removed.append(len(prefix) if cut else 0)
+    return "\n".join(out), Indent(prefix, tuple(removed))
+
+
+def syntax_error(text: str) -> Optional[str]:
+    """Why Python cannot parse a cell (as Jupyter would say it), or None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escape sequences and the like: Jupyter runs those
+            ast.parse(text)
+    except SyntaxError as e:
+        where = f" (line {e.lineno})" if e.lineno else ""
+        return f"{type(e).__name__}: {e.msg}{where}"
+    except ValueError as e:  # a NUL byte
+        return f"SyntaxError: {e}"
+    return None
+
+
+@dataclass(frozen=True)
 class Program:
     """The joined source and where each cell starts in it."""
 
     source: str
     cells: tuple[Cell, ...]
     starts: tuple[int, ...]  # 1-based program line of each cell's first line
+    indents: tuple[Indent, ...] = ()  # what IPython's dedent removed from each cell
+    skipped: tuple[tuple[int, str], ...] = ()  # (index among `cells`, why) of cells left out: Python cannot parse them
 
 
-def join(cells: list[Cell]) -> Program:
-    """One program from the code cells, in notebook order, each starting on a fresh line."""
-    parts, starts, line = [], [], 1
-    for cell in cells:
-        text = blank_magics(cell.text)
+def join(cells: list[Cell], skip: tuple[tuple[int, str], ...] = ()) -> Program:
+    """One program from the code cells, in notebook order, each starting on a fresh line.
+    `skip`: (index, why) of cells to leave out even though Python parses them (the
+    engine's parser could not)."""
+    parts, starts, indents, skipped, line = [], [], [], [], 1
+    forced = dict(skip)
+    for k, cell in enumerate(cells):
+        dedented, indent = dedent(cell.text)
+        text = blank_magics(dedented)
         if not text.endswith("\n"):
             text += "\n"
+        why = forced.get(k) or syntax_error(text)
+        if why is not None:
+            skipped.append((k, why))
+            text = "\n" * text.count("\n")
         starts.append(line)
+        indents.append(indent)
         line += text.count("\n")
         parts.append(text)
-    return Program("".join(parts), tuple(cells), tuple(starts))
+    return Program("".join(parts), tuple(cells), tuple(starts), tuple(indents), tuple(skipped))
 
 
-def why_not_in_cell(cell_lines, program_lines, start: int, first: int, last: int):
+def why_not_in_cell(cell_lines, program_lines, start: int, first: int, last: int, indent: Indent = NO_INDENT):
     """Why an edit of lines `first`..`last` (1-based, in the cell) cannot be made in the
     cell itself, or None. `start` is the program line of the cell's first line. A line
-    that reads differently in the program was blanked: the fix was made on `pass` or
-    nothing, and writing it would destroy the magic. Shared by the CLI and the language
-    server, so a quick fix and `--fix` refuse the same edits."""
+    that reads differently in the program (once dedented) was blanked: the fix was made
+    on `pass` or nothing, and writing it would destroy the magic. Shared by the CLI and
+    the language server, so a quick fix and `--fix` refuse the same edits."""
     if last > len(cell_lines):
         return "it spans two cells"
     for line in range(first, last + 1):
-        if cell_lines[line - 1].rstrip("\r") != program_lines[start + line - 2].rstrip("\r"):
+        if cell_lines[line - 1][indent.width(line):].rstrip("\r") != program_lines[start + line - 2].rstrip("\r"):
             return "it touches an IPython magic line"
     return None
 
@@ -152,11 +231,21 @@ class CellMap:
 
     numbers: tuple[int, ...]  # 1-based position of each code cell among all the notebook's cells
     starts: tuple[int, ...]  # 1-based program line of each code cell's first line
+    indents: tuple[Indent, ...] = ()  # what IPython's dedent removed from each code cell
 
     def locate(self, line: int) -> tuple[int, int]:
         """A program line as (cell number, 1-based line in that cell)."""
-        i = max((k for k, start in enumerate(self.starts) if start <= line), default=0)
+        i = self._index(line)
         return self.numbers[i], line - self.starts[i] + 1
+
+    def column(self, line: int, column: int) -> int:
+        """A program column on a program line as the cell's column (its dedent added back)."""
+        i = self._index(line)
+        indent = self.indents[i] if i < len(self.indents) else NO_INDENT
+        return column + indent.width(line - self.starts[i] + 1)
+
+    def _index(self, line: int) -> int:
+        return max((k for k, start in enumerate(self.starts) if start <= line), default=0)
 
     def label(self, line: int) -> str:
         """A program line as messages say it: `4 of cell 3`."""

@@ -22,7 +22,7 @@ from itertools import repeat
 import click
 
 from gradguard import __version__, cache, notebooks, render, sarif
-from gradguard.cells import CellMap
+from gradguard.cells import CellMap, Indent
 from gradguard.config import PYPROJECT, ConfigError, Resolver
 from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
@@ -66,13 +66,14 @@ class FileResult:
     source: str | None = None  # the text the findings point into (after fixes)
     error: FileError | None = None  # the file could not be checked (or its fixes not written)
     internal_errors: list[str] = field(default_factory=list)
-    unfixed: list[str] = field(default_factory=list)  # fixes that could not be applied, and why (notebooks)
+    unfixed: list[FileError] = field(default_factory=list)  # fixes not applied, and why (warnings)
     fixed: int = 0
     diff: str = ""
     cells: CellMap | None = None  # a notebook: where its code cells are in the findings' program
     cell_sources: dict[int, str] | None = None  # a notebook's code cells by number, for code frames
     digest: str | None = None  # SHA-256 of the bytes the result describes, when it is worth caching
     notes: list[str] = field(default_factory=list)  # about the run, not the file: printed once (the type layer)
+    skipped: list[str] = field(default_factory=list)  # notebook cells left out (Python cannot parse them), and why
 
 
 def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
@@ -130,6 +131,9 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
+    result.unfixed = _unapplied(fixed, as_read=job.mode == "diff")
+    if fixed.unapplied:
+        result.digest = None  # a cached result would not say them again
     if fixed.source == text:
         return result
     if job.mode == "diff":
@@ -149,6 +153,15 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
     result.fixed = fixed.fixed
     result.digest = cache.content_hash(new_data)
     return result
+
+
+def _unapplied(fixed, *, as_read: bool) -> list[FileError]:
+    """The fixes not applied, placed in the text as read (--diff) or as written (--fix)."""
+    out = []
+    for u in fixed.unapplied:
+        at = u.where(as_read=as_read)
+        out.append(FileError(u.message(as_read=as_read), at.line, at.column))
+    return out
 
 
 def _analyse(text: str, settings: Settings, path: str):
@@ -207,7 +220,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         nb = notebooks.read(text)
     except notebooks.NotebookError as e:
         return FileResult(path, error=FileError(str(e)), digest=digest)
-    result, analysis = _analyse_notebook(path, nb, settings, job, digest)
+    result, analysis, nb = _analyse_notebook(path, nb, settings, job, digest)
     if result.error is not None or job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
     try:
@@ -217,7 +230,7 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         result.internal_errors.append(f"fixing failed: {type(e).__name__}: {e}")
         result.digest = None
         return result
-    result.unfixed = [r.message(as_read=True) for r in fixed.refused]  # the file as read: --diff
+    result.unfixed = [FileError(r.message(as_read=True)) for r in fixed.refused]  # the file as read: --diff
     if fixed.refused:
         result.digest = None
     if not changes:
@@ -235,30 +248,39 @@ def _check_notebook(path: str, settings: Settings, job: Job) -> FileResult:
         result.error = FileError(f"cannot write fixes: {e.strerror or e}")
         result.digest = None
         return result
-    after, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
+    after, _, _ = _analyse_notebook(path, notebooks.read(new_text), settings, job, cache.content_hash(new_data))
     after.fixed = fixed.fixed
-    after.unfixed = [r.message() for r in fixed.refused]  # the file as written
+    after.unfixed = [FileError(r.message()) for r in fixed.refused]  # the file as written
     return after
 
 
 def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job: Job, digest: str):
-    cells = nb.cell_map
-    analysis = analyze(nb.program.source, settings, line_label=cells.label)
-    if analysis.error is not None:
+    """(result, analysis, the notebook as analysed: a cell the engine cannot parse is left out)."""
+    while True:
+        cells = nb.cell_map
+        analysis = analyze(nb.program.source, settings, line_label=cells.label)
         err = analysis.error
+        if err is None or not err.syntax:
+            break
         number, line = cells.locate(err.line)
-        message = f"SyntaxError in cell {number}, line {line}: {err.message}" if err.syntax else err.message
-        return FileResult(path, error=FileError(message), digest=digest), analysis
+        fewer = nb.without(err.line, f"GradGuard cannot parse it: {err.message} (line {line})")
+        if fewer is None:
+            return FileResult(path, error=FileError(f"SyntaxError in cell {number}, line {line}: {err.message}"),
+                              digest=digest), analysis, nb
+        nb = fewer
+    if err is not None:
+        return FileResult(path, error=FileError(err.message), digest=digest), analysis, nb
     sources = dict(zip(cells.numbers, nb.sources)) if job.want_source else None
     internal = list(analysis.internal_errors)
     findings = notebooks.offered(nb, analysis.findings)
     # A fix that cannot be made in the cells is not cached away: --fix and --diff must see it to report it.
     refused = findings != analysis.findings
+    skipped = nb.skipped()
     result = FileResult(
         path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
-        digest=None if internal or refused else digest,
+        digest=None if internal or refused or skipped else digest, skipped=skipped,
     )
-    return result, analysis
+    return result, analysis, nb
 
 
 def _analysis_error(err: ParseError) -> FileError:
@@ -324,7 +346,10 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
     if job.mode != "check" and any(chosen_fix(f, job.unsafe) for f in findings):
         return None  # --fix and --diff work from the file as it is now, never from the cache
     error = FileError(*payload[1]) if payload[1] is not None else None
-    cells = CellMap(tuple(payload[2][0]), tuple(payload[2][1])) if payload[2] is not None else None
+    cells = None
+    if payload[2] is not None:
+        numbers, starts, indents = payload[2]
+        cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
     result = FileResult(path, findings, error=error, cells=cells)
     if job.want_source and findings:
         read = _read(path)
@@ -340,7 +365,8 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
 
 def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
-    cells = None if result.cells is None else [list(result.cells.numbers), list(result.cells.starts)]
+    cells = None if result.cells is None else [
+        list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
     return [[cache.finding_data(f) for f in result.findings], error, cells]
 
 
@@ -659,6 +685,8 @@ def _check_stdin(name: str | None, overrides: dict, output_format: str, fix: boo
     if fix or diff:
         result = fix_source(text, settings, unsafe=unsafe, analysis=analysis)
         findings, fixed = result.remaining, result.fixed
+        for e in _unapplied(result, as_read=diff):
+            click.echo(render.file_error(path, e.message, e.line, e.column, level="warning"), err=True)
         if diff:
             click.echo(render.unified_diff(path, text, result.source) if result.source != text else "", nl=False)
         else:
@@ -757,8 +785,10 @@ def _report(
             failed += 1
             e = result.error
             echo(render.file_error(result.path, e.message, e.line, e.column, style=err), err=True)
-        for message in result.unfixed:  # a notebook fix refused: the others are applied
+        for message in result.skipped:  # a notebook cell that cannot be parsed: the others are checked
             echo(render.file_error(result.path, message, level="warning", style=err), err=True)
+        for e in result.unfixed:  # a fix not applied: the others are
+            echo(render.file_error(result.path, e.message, e.line, e.column, level="warning", style=err), err=True)
         unfixed += len(result.unfixed)
         fixed += result.fixed
         if mode == "diff":

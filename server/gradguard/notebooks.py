@@ -32,10 +32,23 @@ class Notebook:
     indices: tuple[int, ...]  # 0-based index in `cells` of each code cell joined
     sources: tuple[str, ...]  # each such cell's source
     program: Program
+    forced: tuple[tuple[int, str], ...] = ()  # cells left out because the engine could not parse them (see `without`)
+
+    def without(self, line: int, why: str) -> Optional["Notebook"]:
+        """The notebook with the cell holding program `line` left out, or None if it is out already."""
+        k, _ = _locate(self.program, line)
+        if any(k == skipped for skipped, _ in self.program.skipped):
+            return None
+        forced = (*self.forced, (k, why))
+        return replace(self, forced=forced, program=join(_cells(self.indices, self.sources), forced))
 
     @property
     def cell_map(self) -> CellMap:
-        return CellMap(tuple(i + 1 for i in self.indices), self.program.starts)
+        return CellMap(tuple(i + 1 for i in self.indices), self.program.starts, self.program.indents)
+
+    def skipped(self) -> list[str]:
+        """What to say of the cells left out of the analysis: Python cannot parse them."""
+        return [f"cell {self.indices[k] + 1} skipped: {why}" for k, why in self.program.skipped]
 
 
 def read(text: str) -> Notebook:
@@ -58,8 +71,7 @@ def read(text: str) -> Notebook:
             if cell.get("cell_type") == "code":
                 indices.append(i)
                 sources.append(cell.get("source", ""))
-    program = join([Cell(str(i), 0, s) for i, s in zip(indices, sources)])
-    return Notebook(text, tuple(indices), tuple(sources), program)
+    return Notebook(text, tuple(indices), tuple(sources), join(_cells(indices, sources)))
 
 
 # ---------------------------------------------------------------- fixes, cell by cell
@@ -72,10 +84,16 @@ class Refused:
     code: str
     reason: str
     line_before: int = 0  # in the cell as read (--diff writes nothing); 0: the same as `line`
+    blocker: Optional[tuple[str, int, int, int]] = None  # the fix it overlapped: (code, cell, line, line before)
 
     def message(self, *, as_read: bool = False) -> str:
         line = (self.line_before or self.line) if as_read else self.line
-        return f"cell {self.cell}, line {line}: {self.code} fix not applied: {self.reason}"
+        reason = self.reason
+        if self.blocker is not None:
+            code, cell, after, before = self.blocker
+            reason = (f"it overlaps the fix of the {code} finding on line {before if as_read else after} of cell "
+                      f"{cell}, applied first, and {reason}")
+        return f"cell {self.cell}, line {line}: {self.code} fix not applied: {reason}"
 
     def __str__(self) -> str:
         return self.message()
@@ -95,65 +113,91 @@ class CellFixes:
 def fix_cells(nb: Notebook, settings=None, *, unsafe: bool = False, analysis=None) -> CellFixes:
     """Apply the fixes --fix would apply, each edit inside the cell it falls in: a magic
     elsewhere never blocks a fix, and a fix that would straddle two cells or touch an
-    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source;
-    the refusals are those of the last analysis, so each is reported once, at the line
-    the findings printed after the fixes point to."""
+    IPython line is refused (and reported), not the whole notebook. Rounds as fix_source
+    (engine/fixes.py), and as there, a fix that waited for an overlapping one and is not
+    offered after it is reported. The refusals of cells are those of the last analysis,
+    so each is reported once, at the line the findings printed after the fixes point to."""
     from gradguard.engine import analyze
-    from gradguard.engine.fixes import MAX_ROUNDS, apply_edits
+    from gradguard.engine.fixes import LIMIT, MAX_ROUNDS, apply_edits, key, still_offered
 
-    sources = list(nb.sources)
+    history = [list(nb.sources)]  # the cells' sources before each round, and after the last
+    rounds: list[dict[int, list]] = []  # each applied round's edits, per joined cell
     program = nb.program
     result = analysis if analysis is not None else analyze(program.source, settings)
-    fixed, refused, rounds = 0, [], []
-    for round_ in range(MAX_ROUNDS + 1):
-        if result.error is not None:
+    fixed, refused, waiting = 0, [], []
+    dropped = []  # (round, cell index, line, code, why, blocker: (code, cell index, line) or None)
+    while result.error is None:
+        sources = history[-1]
+        if waiting:  # the fixes that waited last round: offered again, or not and why
+            before = _joined(nb, history[-2]).source
+            keys = [key(f, before) for f, _ in waiting]
+            for (f, blocker), why in zip(waiting, still_offered(keys, result.findings, program.source, unsafe)):
+                if why is not None:
+                    k, line = _locate(_joined(nb, history[-2]), f.range.start.line)
+                    kb, line_b = _locate(_joined(nb, history[-2]), blocker.range.start.line)
+                    dropped.append((len(rounds) - 1, k, line, f.code, why, (blocker.code, kb, line_b)))
+        per_cell, chosen, refused, waiting = _plan(nb, program, sources, result.findings, unsafe)
+        if chosen and len(rounds) == MAX_ROUNDS:
+            for f in [*chosen, *(f for f, _ in waiting)]:
+                k, line = _locate(program, f.range.start.line)
+                dropped.append((len(rounds), k, line, f.code, LIMIT, None))
             break
-        per_cell, n, refused = _plan(nb, program, sources, result.findings, unsafe)
-        if n == 0 or round_ == MAX_ROUNDS:
+        if not chosen:
             break
         new_sources = list(sources)
         for k, edits in per_cell.items():
             new_sources[k] = apply_edits(sources[k], edits)
-        new_program = join([Cell(str(i), 0, t) for i, t in zip(nb.indices, new_sources)])
+        new_program = _joined(nb, new_sources)
         check = analyze(new_program.source, settings)
         if check.error is not None:  # a fix that breaks the program is a bug: keep what we had
             break
-        sources, program, result = new_sources, new_program, check
-        fixed += n
+        history.append(new_sources)
         rounds.append(per_cell)
-    k_of = {i + 1: k for k, i in enumerate(nb.indices)}
-    refused = [replace(r, line_before=_line_before(rounds, k_of[r.cell], r.line)) for r in refused]
-    return CellFixes(tuple(sources), fixed, refused)
+        program, result = new_program, check
+        fixed += len(chosen)
+    numbers = [i + 1 for i in nb.indices]
+    refused = [replace(r, line_before=_line_in(history, rounds, nb.indices.index(r.cell - 1), r.line, len(rounds), 0))
+               for r in refused]
+    for round_, k, line, code, why, blocker in dropped:
+        after, before = (_line_in(history, rounds, k, line, round_, target) for target in (len(rounds), 0))
+        placed = None
+        if blocker is not None:
+            b_code, kb, line_b = blocker
+            placed = (b_code, numbers[kb], *(_line_in(history, rounds, kb, line_b, round_, t) for t in (len(rounds), 0)))
+        refused.append(Refused(numbers[k], after, code, why, before, placed))
+    return CellFixes(tuple(history[-1]), fixed, refused)
 
 
-def _line_before(rounds: list[dict[int, list]], k: int, line: int) -> int:
-    """A line of joined cell `k` after the rounds' edits, as the line it was before them
-    (a line an edit wrote is taken for the edit's first line)."""
-    for per_cell in reversed(rounds):
-        shift = 0
-        for e in sorted(per_cell.get(k, ()), key=lambda e: e.range.start):
-            first, last = e.range.start.line, e.range.end.line
-            grown = e.new_text.count("\n") - (last - first)
-            if line < first + shift:
-                break
-            if line <= last + shift + grown:
-                line, shift = first, 0
-                break
-            shift += grown
-        line -= shift
-    return line
+def _joined(nb: Notebook, sources) -> Program:
+    return join(_cells(nb.indices, sources), nb.forced)
+
+
+def _cells(indices, sources) -> list[Cell]:
+    return [Cell(str(i), 0, t) for i, t in zip(indices, sources)]
+
+
+def _line_in(history: list, rounds: list, k: int, line: int, source: int, target: int) -> int:
+    """A line of joined cell `k` in the cell's text of round `source`, as it is in that of
+    round `target` (a line an edit rewrote is where the edit kept it, else its first line)."""
+    from gradguard.engine.fixes import carry
+    from gradguard.findings import Position
+
+    texts = [sources[k] for sources in history]
+    edits = [per_cell.get(k, []) for per_cell in rounds]
+    return carry(Position(line, 0), texts, edits, source, target).line
 
 
 def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool):
     """One round: the edits per joined cell (fixes overlapping an earlier one wait for the
-    next round), how many fixes they make, and the fixes that cannot be made at all."""
-    from gradguard.engine.fixes import chosen_fix
+    next round), the findings they fix, the fixes that cannot be made at all, and the
+    (finding, the finding whose fix it overlaps) that wait."""
+    from gradguard.engine.fixes import chosen_fix, overlaps
 
     per_cell: dict[int, list] = {}
-    taken: list[tuple[int, tuple, tuple]] = []
+    taken: list[tuple[int, tuple, tuple, object]] = []
     refused: dict[tuple[int, int, str], str] = {}
     program_lines = program.source.split("\n")
-    n = 0
+    chosen, waiting = [], []
     for finding in findings:
         fix = chosen_fix(finding, unsafe)
         if fix is None:
@@ -165,24 +209,32 @@ def _plan(nb: Notebook, program: Program, sources: list, findings, unsafe: bool)
             refused.setdefault((nb.indices[k] + 1, line, finding.code), problem)
             continue
         spans = [(k, (e.range.start.line, e.range.start.column), (e.range.end.line, e.range.end.column)) for k, e in mapped]
-        if any(k == tk and (s < te and ts < end or s == end == ts == te) for k, s, end in spans for tk, ts, te in taken):
-            continue  # overlaps a fix of this round (or inserts where one inserts): the next round
-        taken.extend(spans)
+        blocker = next((f for k, s, e in spans for tk, ts, te, f in taken if k == tk and overlaps([(s, e)], [(ts, te)])), None)
+        if blocker is not None:
+            waiting.append((finding, blocker))  # overlaps a fix of this round (or inserts where one inserts): the next round
+            continue
+        taken.extend((k, s, e, finding) for k, s, e in spans)
         for k, e in mapped:
             per_cell.setdefault(k, []).append(e)
-        n += 1
-    return per_cell, n, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()]
+        chosen.append(finding)
+    return per_cell, chosen, [Refused(cell, line, code, why) for (cell, line, code), why in refused.items()], waiting
 
 
 def offered(nb: Notebook, findings: list) -> list:
     """The findings with only the fixes that can be made inside the cells (what the
     language server offers too): a fix that would straddle cells or rewrite a magic is
-    neither shown nor counted as fixable; `fix_cells` reports it."""
+    neither shown nor counted as fixable; `fix_cells` reports it. An edit's text is the
+    cell's (re-indented where IPython dedents the cell); its range stays the program's."""
     lines = nb.program.source.split("\n")
     out = []
     for f in findings:
-        fixes = tuple(x for x in f.fixes if not any(isinstance(_in_cell(nb.program, lines, nb.sources, e), str) for e in x.edits))
-        out.append(f if len(fixes) == len(f.fixes) else replace(f, fixes=fixes))
+        fixes = []
+        for fix in f.fixes:
+            mapped = [_in_cell(nb.program, lines, nb.sources, e) for e in fix.edits]
+            if not any(isinstance(m, str) for m in mapped):
+                edits = tuple(replace(e, new_text=m[1].new_text) for e, m in zip(fix.edits, mapped))
+                fixes.append(fix if edits == fix.edits else replace(fix, edits=edits))
+        out.append(f if fixes == list(f.fixes) else replace(f, fixes=tuple(fixes)))
     return out
 
 
@@ -200,10 +252,13 @@ def _in_cell(program: Program, program_lines: list[str], sources: list, edit):
     k2, l2 = _locate(program, edit.range.end.line)
     if k2 != k:
         return "it spans two cells"
-    why = why_not_in_cell(sources[k].split("\n"), program_lines, program.starts[k], l1, l2)
+    cell_lines = sources[k].split("\n")
+    indent = program.indents[k]
+    why = why_not_in_cell(cell_lines, program_lines, program.starts[k], l1, l2, indent)
     if why is not None:
         return why
-    return k, Edit(Range(Position(l1, edit.range.start.column), Position(l2, edit.range.end.column)), edit.new_text)
+    start, end, text = indent.edit(cell_lines, (l1, edit.range.start.column), (l2, edit.range.end.column), edit.new_text)
+    return k, Edit(Range(Position(*start), Position(*end)), text)
 
 
 # ---------------------------------------------------------------- editing the JSON in place

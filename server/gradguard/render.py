@@ -85,8 +85,9 @@ def _in_cell(rng: Range, cells: CellMap) -> tuple[int, Range]:
     number, line = cells.locate(rng.start.line)
     offset = rng.start.line - line
     end_number, _ = cells.locate(rng.end.line)
-    end = Position(rng.end.line - offset, rng.end.column) if end_number == number else Position(line, rng.start.column)
-    return number, Range(Position(line, rng.start.column), end)
+    start = Position(line, cells.column(rng.start.line, rng.start.column))
+    end = Position(rng.end.line - offset, cells.column(rng.end.line, rng.end.column)) if end_number == number else start
+    return number, Range(start, end)
 
 
 def in_cells(finding: Finding, cells: CellMap) -> tuple[int, Finding, dict]:

@@ -190,3 +190,104 @@ def test_fix_does_not_replace_a_read_only_file(gradguard, write):
     assert path.read_text() == BAD.code
     assert run.stderr == "ro.py: error: cannot write fixes: Permission denied\n"
     assert run.returncode == 2
+
+
+# Overlapping fixes: GG103 wraps the loop in `with torch.no_grad():`; the fixes inside it
+# wait for the next round, on the wrapped code.
+EVAL_LOSS = """\
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+model.eval()
+total = 0.0
+for x, y in [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]:
+    loss = criterion(model(x), y)
+    total += loss.data[0]
+print(total)
+"""
+EVAL_LOSS_FIXED = """\
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+criterion = nn.CrossEntropyLoss()
+model.eval()
+total = 0.0
+with torch.no_grad():
+    for x, y in [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]:
+        loss = criterion(model(x), y)
+        total += loss.item()
+print(total)
+"""
+
+
+def test_a_fix_overlapping_another_is_applied_in_the_next_round(gradguard, write):
+    path = write("eval.py", EVAL_LOSS)
+    run = gradguard("check", "--fix", "eval.py")
+    assert path.read_text() == EVAL_LOSS_FIXED
+    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 2 findings.\n", "", 0)
+
+
+EVAL_KEPT = """\
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+model.eval()
+outputs = []
+for x in [torch.randn(3, 4) for _ in range(2)]:
+    out = model(x)
+    outputs.append(out)
+    print(out.data[0])
+"""
+EVAL_KEPT_FIXED = """\
+import torch
+from torch import nn
+
+model = nn.Linear(4, 2)
+model.eval()
+outputs = []
+with torch.no_grad():
+    for x in [torch.randn(3, 4) for _ in range(2)]:
+        out = model(x)
+        outputs.append(out)
+        print(out.data[0])
+"""
+NOT_APPLIED = ("warning: {code} fix not applied: it overlaps the fix of the GG103 finding at {at}, applied first, and "
+               "the code after that fix no longer shows this finding\n")
+
+
+def test_fixes_not_applied_are_named_and_not_counted(gradguard, write):
+    # Under no_grad `out` has no graph: GG101 and GG202 are gone, their fixes never applied.
+    path = write("eval.py", EVAL_KEPT)
+    run = gradguard("check", "--fix", "--select", "GG101,GG103,GG202", "eval.py")
+    assert path.read_text() == EVAL_KEPT_FIXED
+    assert run.stdout == "Fixed 1 finding.\n"
+    assert run.stderr == (  # where the findings were in the file as written
+        "eval.py:10:24: " + NOT_APPLIED.format(code="GG101", at="9:15")
+        + "eval.py:11:15: " + NOT_APPLIED.format(code="GG202", at="9:15")
+    )
+    assert run.returncode == 0
+
+
+def test_diff_names_the_fixes_not_applied_where_they_are_in_the_file_as_read(gradguard, write):
+    write("eval.py", EVAL_KEPT)
+    run = gradguard("check", "--diff", "--select", "GG101,GG103,GG202", "eval.py")
+    assert run.stderr == (
+        "eval.py:9:20: " + NOT_APPLIED.format(code="GG101", at="8:11")
+        + "eval.py:10:11: " + NOT_APPLIED.format(code="GG202", at="8:11")
+        + "Would fix 1 finding. 2 fixes cannot be applied (see above).\n"
+    )
+    assert run.returncode == 1
+
+
+def test_stdin_fix_names_the_fixes_not_applied_on_stderr(tmp_path):
+    from test_cli_conventions import stdin_run
+
+    code, out, err = stdin_run(tmp_path, EVAL_KEPT, "check", "-", "--stdin-filename", "eval.py", "--fix",
+                               "--select", "GG101,GG103,GG202")
+    assert (code, out) == (0, EVAL_KEPT_FIXED)
+    assert err == ("eval.py:10:24: " + NOT_APPLIED.format(code="GG101", at="9:15")
+                   + "eval.py:11:15: " + NOT_APPLIED.format(code="GG202", at="9:15") + "Fixed 1 finding.\n")

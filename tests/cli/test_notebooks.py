@@ -138,11 +138,13 @@ def test_diff_shows_the_notebook_change_and_writes_nothing(gradguard, write):
     assert (run.stderr, run.returncode) == ("Would fix 1 finding.\n", 1)
 
 
-def test_syntax_error_names_the_cell(gradguard, write):
-    write("bad.ipynb", notebook(("code", "import torch"), ("code", "x = (\n")))
+def test_a_cell_python_cannot_parse_is_skipped_by_its_number_and_the_others_checked(gradguard, write):
+    # Jupyter runs the other cells: so does the analysis, and it says which cell it left out
+    write("bad.ipynb", notebook(("code", MODEL), ("code", "x = (\n"), ("markdown", "# Loop"), ("code", LOOP)))
     run = gradguard("check", "bad.ipynb")
-    assert run.returncode == 2
-    assert run.stderr.startswith("bad.ipynb: error: SyntaxError in cell 2, line 1: ")
+    assert run.stderr == "bad.ipynb: warning: cell 2 skipped: SyntaxError: '(' was never closed (line 1)\n"
+    assert run.stdout == f"bad.ipynb:cell 4:3:17: GG101 {MESSAGE.replace('cell 3', 'cell 4')}\nFound 1 finding (1 fixable with --fix).\n"
+    assert run.returncode == 1
 
 
 def test_not_a_notebook(gradguard, write):
@@ -338,3 +340,57 @@ def test_a_fix_that_cannot_be_made_is_neither_shown_nor_counted_nor_cached_away(
     ]
     diff = gradguard("check", "--diff", "shifted.ipynb")  # not answered from the cache: the refusal is said
     assert diff.stderr.startswith("shifted.ipynb: warning: cell 4, line 10: GG103 fix not applied: ")
+
+
+def test_a_fix_that_waited_for_an_overlapping_one_and_is_no_longer_offered_is_named(gradguard, write):
+    # GG103 wraps cell 3's loop in no_grad; GG101's fix inside it waits, and under no_grad
+    # `out` has no graph: nothing is left to fix, and the CLI says so.
+    evaluation = "net.eval()\nfor x in [torch.randn(3, 2)]:\n    out = net(x)\n    kept.append(out)\n"
+    path = write("eval.ipynb", notebook(("code", MODEL), ("markdown", "# Evaluation"), ("code", evaluation)))
+    gone = ("fix not applied: it overlaps the fix of the GG103 finding on line {} of cell 3, applied first, and "
+            "the code after that fix no longer shows this finding\n")
+    diff = gradguard("check", "--diff", "eval.ipynb")
+    assert diff.stderr == ("eval.ipynb: warning: cell 3, line 4: GG101 " + gone.format(3)
+                           + "Would fix 1 finding. 1 fix cannot be applied (see above).\n")
+    run = gradguard("check", "--fix", "eval.ipynb")
+    assert run.stderr == "eval.ipynb: warning: cell 3, line 5: GG101 " + gone.format(4)
+    assert (run.stdout, run.returncode) == ("Fixed 1 finding.\n", 0)
+    assert nbformat.reads(path.read_text(), as_version=4).cells[2].source == (
+        "net.eval()\nwith torch.no_grad():\n    for x in [torch.randn(3, 2)]:\n        out = net(x)\n        kept.append(out)\n")
+
+
+# Cells whose first line is indented run in Jupyter: IPython removes that indentation from
+# every line that has it. They are analysed so, and findings point into the cells as written.
+INDENTED = notebook(
+    ("code", "  from torch import nn, randn\n  net = nn.Linear(2, 1)\n  kept = []"),
+    ("markdown", "# Evaluation"),
+    ("code", "\n    net.eval()\n    for x in [randn(3, 2)]:\n        s = '训练😀'; kept.append(net(x))"),
+)
+
+
+def test_indented_cells_are_analysed_as_ipython_runs_them(gradguard, write):
+    write("indented.ipynb", INDENTED)
+    run = gradguard("check", "indented.ipynb")
+    assert run.stdout == (  # `net(x)`: column 32 of the cell as written (8 of its indentation)
+        "indented.ipynb:cell 3:4:32: GG101 `net(x)` carries an autograd graph that is never back-propagated; "
+        "storing it in `kept` keeps every saved activation alive across iterations\n"
+        "indented.ipynb:cell 3:4:32: GG103 `net(x)` runs with grad enabled after `.eval()` on line 2 of cell 3 and "
+        "its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing "
+        "(`eval()` does not disable gradients)\n"
+        "Found 2 findings (2 fixable with --fix).\n"
+    )
+    assert (run.stderr, run.returncode) == ("", 1)
+
+
+def test_fixes_in_indented_cells_keep_their_indentation(gradguard, write):
+    path = write("indented.ipynb", INDENTED)
+    run = gradguard("check", "--fix", "indented.ipynb")
+    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 2 findings.\n", "", 0)
+    cells = nbformat.reads(path.read_text(), as_version=4).cells
+    assert [c.source for c in cells] == [
+        "  import torch\n  from torch import nn, randn\n  net = nn.Linear(2, 1)\n  kept = []",  # `import torch` added
+        "# Evaluation",
+        "\n    net.eval()\n    with torch.no_grad():\n        for x in [randn(3, 2)]:\n"
+        "            s = '训练😀'; kept.append(net(x).detach())",
+    ]
+    assert gradguard("check", "indented.ipynb").stdout == "All checks passed!\n"

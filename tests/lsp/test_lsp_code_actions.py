@@ -142,3 +142,37 @@ async def test_edits_without_document_changes_support(client: Client, tmp_path):
     assert apply(TRAIN, store.edit.changes[uri]) == TRAIN.replace(
         "val_losses.append(loss)", "val_losses.append(loss.detach())"
     )
+
+
+async def fix_all_of(client: Client, uri: str, diagnostics) -> types.CodeAction:
+    (fix_all,) = await actions_for(client, uri, [], only=["source.fixAll"], at=diagnostics[0].range)
+    return fix_all
+
+
+async def test_fix_all_applies_overlapping_fixes_in_rounds(client: Client, tmp_path):
+    # GG103 wraps the loop in no_grad; `loss.data[0]` inside it is fixed in the next round
+    from cli.test_fix import EVAL_LOSS, EVAL_LOSS_FIXED
+
+    await initialize(client, options={"select": ["GG103", "GG202"], "debounceMs": 0})
+    uri = uri_for(tmp_path, "eval.py")
+    client.open(uri, EVAL_LOSS)
+    fix_all = await fix_all_of(client, uri, await client.diagnostics_for(uri))
+    assert apply(EVAL_LOSS, edits_of(fix_all.edit, uri)) == EVAL_LOSS_FIXED
+    assert [m.message for m in client.log_messages if "fix-all" in m.message] == []
+
+
+async def test_fix_all_logs_each_fix_not_applied_and_why(client: Client, tmp_path):
+    from cli.test_fix import EVAL_KEPT, EVAL_KEPT_FIXED
+
+    await initialize(client, options={"select": ["GG101", "GG103", "GG202"], "debounceMs": 0})
+    uri = uri_for(tmp_path, "eval.py")
+    client.open(uri, EVAL_KEPT)
+    fix_all = await fix_all_of(client, uri, await client.diagnostics_for(uri))
+    assert apply(EVAL_KEPT, edits_of(fix_all.edit, uri)) == EVAL_KEPT_FIXED
+    why = ("fix not applied: it overlaps the fix of the GG103 finding at 9:15, applied first, and the code after "
+           "that fix no longer shows this finding")
+    logged = [(m.type, m.message) for m in client.log_messages if "fix-all" in m.message]
+    assert logged == [  # where they would be in the fixed text
+        (types.MessageType.Warning, f"GradGuard fix-all, eval.py: line 10, column 24: GG101 {why}"),
+        (types.MessageType.Warning, f"GradGuard fix-all, eval.py: line 11, column 15: GG202 {why}"),
+    ]

@@ -260,3 +260,97 @@ async def test_no_quick_fix_rewrites_a_magic_and_the_neighbouring_cell_keeps_its
     assert fixed != text and apply(text, edits_of(fix_all.edit, before)) == fixed  # ... and fixes the cell before it
     store, *_ = await actions_for(client, before, [kept])
     assert apply(text, edits_of(store.edit, before)) == fixed
+
+
+async def test_fix_all_applies_overlapping_fixes_in_rounds_in_the_cell(client: Client, tmp_path):
+    # GG103 wraps cell 3's loop in no_grad; `loss.data[0]` inside it is fixed in the next round
+    cells = [
+        (types.NotebookCellKind.Code, "import torch\nfrom torch import nn\n\nmodel = nn.Linear(4, 2)\n"
+                                      "criterion = nn.CrossEntropyLoss()\ntotal = 0.0\n"),
+        (types.NotebookCellKind.Markup, "# Evaluation\n"),
+        (types.NotebookCellKind.Code, "model.eval()\nfor x, y in [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]:\n"
+                                      "    loss = criterion(model(x), y)\n    total += loss.data[0]\n"),
+    ]
+    notebook = Notebook(client, tmp_path, cells)
+    await initialize(client, notebooks=True, options={"select": ["GG103", "GG202"], "debounceMs": 0})
+    notebook.open()
+    first, second = await notebook.published(2)
+    cell = notebook.cells[2]
+    (fix_all,) = await actions_for(client, cell, [], only=["source.fixAll"], at=first.range)
+    assert apply(notebook.texts[cell], edits_of(fix_all.edit, cell)) == (
+        "model.eval()\nwith torch.no_grad():\n    for x, y in [(torch.randn(8, 4), torch.randint(0, 2, (8,)))]:\n"
+        "        loss = criterion(model(x), y)\n        total += loss.item()\n"
+    )
+    assert [m.message for m in client.log_messages if "fix-all" in m.message] == []
+
+
+async def test_fix_all_logs_a_cell_fix_not_applied(client: Client, tmp_path):
+    cells = [
+        (types.NotebookCellKind.Code, "import torch\nnet = torch.nn.Linear(2, 1)\nkept = []\n"),
+        (types.NotebookCellKind.Code, "net.eval()\nfor x in [torch.randn(3, 2)]:\n    out = net(x)\n    kept.append(out)\n"),
+    ]
+    notebook = Notebook(client, tmp_path, cells)
+    await initialize(client, notebooks=True, options={"select": ["GG101", "GG103"], "debounceMs": 0})
+    notebook.open()
+    first, _ = await notebook.published(1)
+    cell = notebook.cells[1]
+    (fix_all,) = await actions_for(client, cell, [], only=["source.fixAll"], at=first.range)
+    assert apply(notebook.texts[cell], edits_of(fix_all.edit, cell)) == (
+        "net.eval()\nwith torch.no_grad():\n    for x in [torch.randn(3, 2)]:\n        out = net(x)\n        kept.append(out)\n"
+    )
+    assert [(m.type, m.message) for m in client.log_messages if "fix-all" in m.message] == [(
+        types.MessageType.Warning,
+        "GradGuard fix-all, train.ipynb: cell 2, line 5: GG101 fix not applied: it overlaps the fix of the GG103 "
+        "finding on line 4 of cell 2, applied first, and the code after that fix no longer shows this finding",
+    )]
+
+
+INDENTED = [
+    (types.NotebookCellKind.Code, "  import torch\n  net = torch.nn.Linear(2, 1)\n  kept = []\n"),
+    (types.NotebookCellKind.Code,
+     "\n    for x in [torch.randn(3, 2)]:\n        s = '训练😀'; kept.append(net(x).sum())\n    first = kept[0].clone()\n"),
+]
+
+
+async def test_an_indented_cell_is_analysed_as_ipython_runs_it(client: Client, tmp_path):
+    # IPython removes the indentation of a cell's first line from every line: so does the
+    # analysis, and each position is carried back into the cell as written (UTF-16)
+    notebook = Notebook(client, tmp_path, INDENTED)
+    await initialize(client, notebooks=True)
+    notebook.open()
+    (finding,) = await notebook.published(1)
+    cell = notebook.cells[1]
+    text = notebook.texts[cell]
+    # `net(x).sum()` after 8 spaces and `s = '训练😀'; kept.append(`: 31 code points, 32 UTF-16 units
+    assert finding.range == diag((2, 32, 2, 44))
+    assert finding.message == cli_messages(INDENTED, notebook.path)[0]
+    assert [(r.location.uri, r.location.range) for r in finding.related_information] == [(cell, diag((2, 32, 2, 38)))]
+    store, _, ignore, _ = await actions_for(client, cell, [finding])
+    assert apply(text, edits_of(store.edit, cell)) == text.replace("kept.append(net(x).sum())", "kept.append(net(x).sum().detach())")
+    assert apply(text, edits_of(ignore.edit, cell)) == text.replace(".sum())\n", ".sum())  # noqa: GG101\n")
+    found = await hover(client, cell, types.Position(3, 22))  # on `clone` of `first = kept[0].clone()`
+    assert found is not None and found.range == diag((3, 20, 3, 25))
+
+
+async def test_a_cell_that_does_not_parse_from_the_start_is_skipped_and_the_others_analysed(client: Client, tmp_path):
+    notebook = Notebook(client, tmp_path, [INDENTED[0], (types.NotebookCellKind.Code, "print(kept"), INDENTED[1]])
+    await initialize(client, notebooks=True)
+    notebook.open()
+    (finding,) = await notebook.published(2)
+    assert finding.range == diag((2, 32, 2, 44))
+    assert client.publishes(notebook.cells[1]) == []  # left out, as Jupyter runs the other cells
+    logged = await client.wait_until(lambda: [m.message for m in client.log_messages if "skipped" in m.message])
+    assert logged == ["train.ipynb v1: cell 2 skipped: SyntaxError: '(' was never closed (line 1)"]
+
+
+async def test_while_a_cell_is_typed_in_the_last_diagnostics_stay(client: Client, tmp_path):
+    notebook = Notebook(client, tmp_path, INDENTED)
+    await initialize(client, notebooks=True)
+    notebook.open()
+    await notebook.published(1)
+    notebook.edit_cell(0, "  import torch\n  net = torch.nn.Linear(2, 1\n  kept = []\n", cell_version=2)  # mid-typing
+    await client.wait_until(lambda: any("does not parse" in m.message for m in client.log_messages))
+    # without cell 1, `net` is unknown and cell 2's finding would vanish: nothing is published
+    assert [len(client.publishes(uri)) for uri in notebook.cells] == [1, 1]
+    notebook.edit_cell(0, INDENTED[0][1], cell_version=3)
+    await notebook.published(1, version=1, count=2)  # parses again: analysed and published

@@ -20,9 +20,9 @@ from collections import Counter
 import libcst as cst
 
 from gradguard.engine import analyze
-from gradguard.engine.fixes import apply_edits, fix_source
+from gradguard.engine.fixes import BREAKS, LIMIT, Rounds, apply_edits, carry, fix_source
 from gradguard.engine.suppress import IGNORE, NOQA
-from gradguard.findings import Range, Safety
+from gradguard.findings import Range
 
 UNUSED_NOQA = "GG901"  # its fix edits suppression directives, and only them
 
@@ -97,12 +97,32 @@ def check_fixes(source: str, result, settings=None) -> None:
             again = [g for g in after.findings for h in g.fixes if h.title == fix.title and h.edits == fix.edits]
             assert not again, f"{what} is offered again after it was applied"
 
-    whole = fix_source(source, settings)
-    cst.parse_module(whole.source)
+    fixed = check_convergence(source, settings, result)
     keeps = prose if before[UNUSED_NOQA] else comments
-    assert keeps(whole.source) == keeps(source), "fix_source changed the comments"
-    after = Counter(g.code for g in analysed(whole.source, settings).findings)
-    new = {code: n for code, n in after.items() if n > before[code]}
-    assert not new, f"fix_source added findings: {new}"
-    if not any(h.safety is Safety.SAFE for g in whole.remaining for h in g.fixes):
-        assert fix_source(whole.source, settings).source == whole.source, "fix_source is not idempotent"
+    assert keeps(fixed) == keeps(source), "fix_source changed the comments"
+
+
+def check_convergence(source: str, settings=None, result=None) -> str:
+    """Fix convergence, as ruff has it: every safe fix applied (rounds, as `--fix` does) gives
+    code that parses, with no finding that was not there before (a finding is matched to
+    the one it was, carried across the edits), with no fix that broke the file or was
+    still offered at the round limit, and fixing it again changes nothing. Returns the
+    fixed source."""
+    result = result if result is not None else analysed(source, settings)
+    if result.error is not None or not result.findings:
+        return source
+    rounds = Rounds(source, result)
+    while (text := rounds.next()) is not None:
+        rounds.checked(analysed(text, settings))
+    fixed = rounds.result()
+    cst.parse_module(fixed.source)  # raises if the fixes broke the file
+    broken = [u.message() for u in fixed.unapplied if u.why in (BREAKS, LIMIT)]
+    assert not broken, f"fixes that do not converge: {broken}"
+    last = len(rounds.texts) - 1
+    was = Counter((f.code, carry(f.range.start, rounds.texts, rounds.edits, 0, last)) for f in result.findings)
+    now = Counter((f.code, f.range.start) for f in fixed.remaining)
+    new = [f"{code} at {at.line}:{at.column + 1}" for (code, at), n in now.items() if n > was[(code, at)]]
+    assert not new, f"the fixes added findings: {new}\n{fixed.source}"
+    again = fix_source(fixed.source, settings)
+    assert (again.source, again.fixed) == (fixed.source, 0), f"fixing again changes the code:\n{again.source}"
+    return fixed.source

@@ -28,6 +28,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import insertions
 from gradguard.engine.flow import FlowAnalysis
 from gradguard.engine.locate import name_starts
 from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
@@ -271,6 +272,7 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
     lines = re.split(r"\r\n|\r|\n", source)
     noqa = suppressions(source)
     findings = []
+    checks = []  # (finding index, fix index, [(node, edit)]): for insertions.judged
     for r in reports:
         severity = settings.severity.get(r.rule.code, r.severity)
         if severity is Severity.INFO and r.rule.code not in settings.severity and not settings.shows_info(r.rule.code):
@@ -279,10 +281,11 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
         if is_suppressed(r.rule.code, rng.start.line, noqa):
             continue
         message = r.message if isinstance(r.message, str) else r.message(line_of)
-        fixes = tuple(
-            Fix(f.title, f.safety, tuple(_edit(module, positions, lines, node, new) for node, new in f.replacements))
-            for f in r.fixes
-        )
+        fixes = []
+        for f in r.fixes:
+            placed = [(node, _edit(module, positions, lines, node, new)) for node, new in f.replacements]
+            fixes.append(Fix(f.title, f.safety, tuple(e for _, e in placed)))
+            checks.append((len(findings), len(fixes) - 1, placed))
         related = tuple(Related(positions.range(node), text) for node, text in r.related)
         findings.append(
             Finding(
@@ -292,10 +295,11 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
                 message=message,
                 range=rng,
                 related=related,
-                fixes=fixes,
+                fixes=tuple(fixes),
                 tags=r.tags,
             )
         )
+    findings = insertions.judged(module, lines, findings, checks)
     unique = {(f.code, f.range, f.message): f for f in findings}
     return sorted(unique.values(), key=lambda f: f.sort_key)
 

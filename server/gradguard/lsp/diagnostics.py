@@ -66,8 +66,7 @@ def _data(snapshot: Snapshot, finding: Finding) -> dict:
             fixes.append({"title": fix.title, "safe": fix.safety is Safety.SAFE, "edits": edits})
     data: dict = {"fixes": fixes}
     line = finding.range.start.line
-    part = snapshot.part_at(line)
-    ignore = ignore_edit(part.table.line(line - part.offset), finding.code)
+    ignore = ignore_edit(snapshot.program_line(line), finding.code)
     if ignore is not None:
         start, end, text = ignore
         data["ignore"] = _edit(snapshot, Range(Position(line, start), Position(line, end)), text)
@@ -75,10 +74,8 @@ def _data(snapshot: Snapshot, finding: Finding) -> dict:
 
 
 def _edit(snapshot: Snapshot, rng: Range, text: str) -> Optional[dict]:
-    placed = snapshot.place(rng, clamp=False)
-    if placed is None:
+    placed = snapshot.edit(rng, text)
+    if placed is None:  # it would straddle two cells or rewrite an IPython magic
         return None
-    part, lsp_range = placed
-    if snapshot.why_not_editable(part, rng) is not None:  # it would rewrite an IPython magic
-        return None
+    part, lsp_range, text = placed
     return {"uri": part.uri, "version": part.version, "range": range_data(lsp_range), "newText": text}

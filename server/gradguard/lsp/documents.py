@@ -11,7 +11,7 @@ from typing import Optional
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from gradguard.cells import why_not_in_cell
+from gradguard.cells import NO_INDENT, Indent, why_not_in_cell
 from gradguard.findings import Position, Range
 from gradguard.lsp import notebook
 from gradguard.lsp.positions import LineTable, LineTables
@@ -29,6 +29,13 @@ class Part:
     offset: int  # program lines before it
     size: int  # program lines it holds
     number: int = 1  # 1-based position among the notebook's cells, as the CLI counts them
+    text: str = ""  # a notebook cell's text (fix-all fixes the cells themselves)
+    indent: Indent = NO_INDENT  # what IPython's dedent removes from the cell (program columns are the rest)
+    skipped: str = ""  # why the cell is left out of the analysis (Python cannot parse it), if it is
+
+    def to_cell(self, pos: Position) -> Position:
+        """A program position in this part as the position in the client document's text."""
+        return Position(pos.line, pos.column + self.indent.width(pos.line - self.offset))
 
 
 @dataclass(frozen=True)
@@ -67,8 +74,26 @@ class Snapshot:
         if rng.end.line > last:
             if not clamp:
                 return None
-            rng = Range(rng.start, Position(last, len(part.table.line(part.size))))
-        return part, part.table.range_to_lsp(rng, self.encoding, part.offset)
+            rng = Range(rng.start, Position(last, len(part.table.line(part.size)) - part.indent.width(part.size)))
+        return part, part.table.range_to_lsp(Range(part.to_cell(rng.start), part.to_cell(rng.end)), self.encoding, part.offset)
+
+    def edit(self, rng: Range, text: str) -> Optional[tuple[Part, types.Range, str]]:
+        """An edit made on the program as one of a client document: (part, range, text), or
+        None where it cannot be made there (it leaves its cell, or rewrites a magic)."""
+        placed = self.place(rng, clamp=False)
+        if placed is None or self.why_not_editable(placed[0], rng) is not None:
+            return None
+        part, lsp_range = placed
+        if part.indent.prefix:
+            first, last = rng.start.line - part.offset, rng.end.line - part.offset
+            _, _, text = part.indent.edit(part.table.lines, (first, rng.start.column), (last, rng.end.column), text)
+        return part, lsp_range, text
+
+    def program_line(self, line: int) -> str:
+        """A 1-based line of the program the engine read (a notebook cell's line once dedented)."""
+        if len(self.parts) == 1 and self.parts[0].uri == self.key:  # a text document: the program is its text
+            return self.parts[0].table.line(line)
+        return self._program_lines[line - 1].rstrip("\r") if 0 < line <= len(self._program_lines) else ""
 
     def why_not_editable(self, part: Part, rng: Range) -> Optional[str]:
         """Why a program range inside `part` cannot be edited in the client document, or
@@ -77,7 +102,7 @@ class Snapshot:
         if part.uri == self.key:  # a text document: the program is its text
             return None
         first, last = rng.start.line - part.offset, rng.end.line - part.offset
-        return why_not_in_cell(part.table.lines, self._program_lines, part.offset + 1, first, last)
+        return why_not_in_cell(part.table.lines, self._program_lines, part.offset + 1, first, last, part.indent)
 
     @cached_property
     def _program_lines(self) -> list[str]:
@@ -89,7 +114,7 @@ class Snapshot:
         if part is None:
             return None
         pos = part.table.from_lsp(position, self.encoding)
-        return Position(pos.line + part.offset, pos.column)
+        return Position(pos.line + part.offset, max(pos.column - part.indent.width(pos.line), 0))
 
 
 def text_snapshot(uri: str, version: Optional[int], text: str, encoding: str, tables: LineTables) -> Snapshot:
@@ -111,9 +136,11 @@ def notebook_snapshot(nb: types.NotebookDocument, workspace, encoding: str, tabl
         numbers.append(number)
     program = notebook.join(cells)
     ends = (*program.starts[1:], program.source.count("\n") + 1)
+    skipped = dict(program.skipped)
     parts = tuple(
-        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start, number)
-        for cell, start, end, number in zip(program.cells, program.starts, ends, numbers)
+        Part(cell.uri, cell.version, tables.get(cell.uri, cell.version, cell.text), start - 1, end - start, number,
+             cell.text, indent, skipped.get(k, ""))
+        for k, (cell, start, end, number, indent) in enumerate(zip(program.cells, program.starts, ends, numbers, program.indents))
     )
     return Snapshot(nb.uri, nb.version, program.source, parts, encoding, _path(nb.uri))
 

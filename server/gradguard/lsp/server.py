@@ -205,8 +205,8 @@ async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[ty
     located = session.locate(uri, params.position) if session.options.enable else None
     if located is None:
         return None
-    snapshot, part, pos = located
-    line = part.table.line(pos.line - part.offset)
+    snapshot, _, pos = located
+    line = snapshot.program_line(pos.line)
     topic = hover.topic_at(line, pos.column, snapshot.source)
     state = await session.receiver_state(uri, pos.line, topic.start) if topic is not None else None
     findings = [(str(d.code), actions.fix_titles(d)) for d in session.diagnostics_at(uri, params.position)]
@@ -216,8 +216,7 @@ async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[ty
     markdown, span = found
     rng = None
     if span is not None:
-        line_range = Range(Position(pos.line, span[0]), Position(pos.line, span[1]))
-        rng = part.table.range_to_lsp(line_range, snapshot.encoding, part.offset)
+        _, rng = snapshot.place(Range(Position(pos.line, span[0]), Position(pos.line, span[1])))
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=rng)
 
 

@@ -30,10 +30,10 @@ from lsprotocol import types
 
 from gradguard.engine import Incremental
 from gradguard.engine import analyze as engine_analyze
-from gradguard.engine.fixes import MAX_ROUNDS as MAX_FIX_ROUNDS
-from gradguard.engine.fixes import apply_fixes
+from gradguard.engine.fixes import FixResult, Rounds
+from gradguard import notebooks
 from gradguard.findings import Position
-from gradguard.lsp import actions, hover, options
+from gradguard.lsp import actions, hover, notebook, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
 from gradguard.lsp.positions import LineTables
 from gradguard.lsp.types import TypeService
@@ -241,6 +241,11 @@ class Session:
             if not self.is_current(outcome):
                 _dispose(outcome)
                 return  # superseded while it ran: a newer run is scheduled or the document closed
+            if _typing_in_a_cell(self.outcomes.get(key), outcome):
+                self.log(types.MessageType.Log, f"{key.rsplit('/', 1)[-1]} v{snapshot.version}: a cell being edited "
+                                                "does not parse; keeping the last diagnostics")
+                _dispose(outcome)
+                return
             self._keep(key, outcome)
             if outcome.published is not None:
                 self._publish(key, outcome.published, snapshot)
@@ -288,12 +293,13 @@ class Session:
 
     def _publish(self, key: str, by_uri: dict[str, list[types.Diagnostic]], snapshot: Snapshot) -> None:
         versions = {p.uri: p.version for p in snapshot.parts}
-        gone = self._published_by_key.get(key, set()) - by_uri.keys()  # notebook cells deleted since
+        before = self._published_by_key.get(key, set())
+        gone = before - versions.keys()  # notebook cells deleted since (a skipped cell keeps its diagnostics)
         for uri in gone:
             self._send(uri, [], None)
         for uri, items in by_uri.items():
             self._send(uri, items, versions.get(uri))
-        self._published_by_key[key] = set(by_uri)
+        self._published_by_key[key] = (before - gone) | set(by_uri)
 
     def _send(self, uri: str, items: list[types.Diagnostic], version: Optional[int]) -> None:
         if version is None:
@@ -358,7 +364,8 @@ class Session:
     async def fix_all_edits(self, uri: str) -> list[actions.DataEdit]:
         """The edits of `source.fixAll.gradguard`: every safe fix of the document, found by
         the same analysis as its diagnostics and quick fixes (the type layer's too, when on),
-        round after round until nothing more applies. Unsafe fixes are never applied."""
+        in rounds as `gradguard check --fix` applies them; each fix not applied is logged,
+        with why. Unsafe fixes are never applied."""
         key = self.key_for(uri)
         snapshot = self.snapshot(key)
         if snapshot is None:
@@ -366,42 +373,59 @@ class Session:
         outcome = self.outcomes.get(key)
         current = outcome if outcome is not None and self.is_current(outcome) else None
         published = [d for p in snapshot.parts for d in self.published.get(p.uri, (None, []))[1]]
-        if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:
-            # A notebook: one round of its current safe fixes (the cells' edits are known;
-            # a re-fixed joined program could not be split back into cells reliably).
-            return actions.safe_edits(published) if current is not None else []
         if current is not None and self.types is None and not actions.safe_edits(published):
             return []  # the cheap answer: nothing safe to fix in the current findings
         cache_key = (key, snapshot.version, self.generation)
         if cache_key not in self._fix_all:
-            fixed = await self._fixed(snapshot, self.settings_for(snapshot))
-            change = actions.text_change(snapshot.source, fixed)
-            edits = []
-            if change is not None:
-                rng, text = change
-                placed = snapshot.place(rng, clamp=False)
-                if placed is not None:
-                    part, lsp_range = placed
-                    edits = [{"uri": part.uri, "version": part.version, "range": actions.range_data(lsp_range), "newText": text}]
+            settings = self.settings_for(snapshot)
+            name = key.rsplit("/", 1)[-1]
+            if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:
+                edits, notes = await self._fixed_cells(snapshot, settings, current)
+            else:
+                edits, notes = self._edits(snapshot, await self._fixed(snapshot, settings))
+            for note in notes:
+                self.log(types.MessageType.Warning, f"GradGuard fix-all, {name}: {note}")
             self._fix_all = {cache_key: edits}  # only the latest request's answer is worth keeping
         return self._fix_all[cache_key]
 
-    async def _fixed(self, snapshot: Snapshot, settings: Settings) -> str:
+    def _edits(self, snapshot: Snapshot, fixed: FixResult) -> tuple[list, list[str]]:
+        """A text document's fix-all as one edit, and what was not applied (where it is once fixed)."""
+        notes = [f"line {u.at.line}, column {u.at.column + 1}: {u.message()}" for u in fixed.unapplied]
+        change = actions.text_change(snapshot.source, fixed.source)
+        if change is None:
+            return [], notes
+        rng, text = change
+        placed = snapshot.place(rng, clamp=False)
+        if placed is None:
+            return [], notes
+        part, lsp_range = placed
+        return [{"uri": part.uri, "version": part.version, "range": actions.range_data(lsp_range), "newText": text}], notes
+
+    async def _fixed(self, snapshot: Snapshot, settings: Settings) -> FixResult:
         """The source with every safe fix applied (as `gradguard check --fix` does, each
         round analysed as the diagnostics are); a round whose result does not parse is dropped."""
-        source = snapshot.source
-        analysis = await self._analysis_for_fixes(source, snapshot.path, settings)
-        for _ in range(MAX_FIX_ROUNDS):
-            if analysis is None:
-                break
-            new, applied = await self.worker.run(partial(apply_fixes, unsafe=False), source, analysis.findings)
-            if applied == 0 or new == source:
-                break
-            check = await self._analysis_for_fixes(new, snapshot.path, settings)
-            if check is None:  # a fix that breaks the file is a bug: keep what we had
-                break
-            source, analysis = new, check
-        return source
+        rounds = Rounds(snapshot.source, await self._analysis_for_fixes(snapshot.source, snapshot.path, settings))
+        while (text := rounds.next()) is not None:
+            rounds.checked(await self._analysis_for_fixes(text, snapshot.path, settings))
+        return rounds.result()
+
+    async def _fixed_cells(self, snapshot: Snapshot, settings: Settings, current) -> tuple[list, list[str]]:
+        """A notebook's fix-all: rounds of fixes made inside the cells, as `gradguard check --fix`
+        makes them (the first round from the published analysis, the next ones without the
+        type layer), one edit per changed cell."""
+        cells = [notebook.Cell(p.uri, p.version or 0, p.text) for p in snapshot.parts]
+        nb = notebooks.Notebook("", tuple(p.number - 1 for p in snapshot.parts), tuple(c.text for c in cells),
+                                notebook.join(cells))
+        analysis = current.analysis if current is not None else None
+        fixed = await self.worker.run(partial(notebooks.fix_cells, nb, settings, analysis=analysis))
+        edits = []
+        for part, old, new in zip(snapshot.parts, nb.sources, fixed.sources):
+            change = actions.text_change(old, new)
+            if change is not None:
+                rng, text = change
+                lsp_range = part.table.range_to_lsp(rng, snapshot.encoding)
+                edits.append({"uri": part.uri, "version": part.version, "range": actions.range_data(lsp_range), "newText": text})
+        return edits, [r.message() for r in fixed.refused]
 
     async def _analysis_for_fixes(self, source: str, path: Optional[str], settings: Settings):
         """The engine on `source`, refined by the type layer when it is on; None on a parse error."""
@@ -428,6 +452,16 @@ class Session:
 
     def document_changes(self) -> bool:
         return self.client_has("workspace.workspace_edit.document_changes")
+
+
+def _typing_in_a_cell(previous: Optional[Outcome], outcome: Outcome) -> bool:
+    """A notebook cell that parsed in the last analysis and does not now is being typed in:
+    without it the other cells' findings would vanish and come back with every keystroke,
+    so the last diagnostics stay (a cell broken from the start is only left out)."""
+    if previous is None or outcome.published is None:
+        return False
+    was = {p.uri for p in previous.snapshot.parts if p.skipped}
+    return any(p.skipped and p.uri not in was for p in outcome.snapshot.parts)
 
 
 def _dispose(outcome: Optional[Outcome]) -> None:

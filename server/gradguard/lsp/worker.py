@@ -139,8 +139,19 @@ def analyse(
         else:  # not a typing mistake: say it where the user sees it
             outcome.log.append((types.MessageType.Warning, f"GradGuard skipped {name}: {e.message}"))
         return outcome
-    outcome.published = diagnostics.diagnostics(snapshot, analysis.findings)
+    outcome.published = _without_skipped(snapshot, diagnostics.diagnostics(snapshot, analysis.findings), outcome.log)
     return outcome
+
+
+def _without_skipped(snapshot: Snapshot, published: dict, log: list) -> dict:
+    """A notebook cell Python cannot parse is left out of the analysis (as Jupyter runs the
+    others); it keeps its last diagnostics, as a text document with a syntax error does."""
+    for part in snapshot.parts:
+        if part.skipped:
+            published.pop(part.uri, None)
+            name = snapshot.key.rsplit("/", 1)[-1]
+            log.append((types.MessageType.Log, f"{name} v{snapshot.version}: cell {part.number} skipped: {part.skipped}"))
+    return published
 
 
 def refine(outcome: Outcome, facts: dict, incremental: engine.Incremental) -> Optional[Outcome]:
@@ -158,5 +169,5 @@ def refine(outcome: Outcome, facts: dict, incremental: engine.Incremental) -> Op
     if analysis is None or analysis.error is not None:
         return None
     refined.analysis = analysis
-    refined.published = diagnostics.diagnostics(snapshot, analysis.findings)
+    refined.published = _without_skipped(snapshot, diagnostics.diagnostics(snapshot, analysis.findings), [])
     return refined

@@ -81,6 +81,9 @@ class RecurrentStateNotDetached(Rule):
     into a model with parameters (its output has a graph of its own); fed into
     anything else, the detached state may be all the graph there is and the
     next `backward()` would raise, so the fix is marked unsafe there.
+    Like every fix that inserts code, it is unsafe where the state may be
+    unbound at the top of the body, and not offered where the body binds it
+    only later (it would raise UnboundLocalError on the first batch).
     """
 
     code = "GG102"

@@ -18,7 +18,9 @@ from gradguard.rules._build import (
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 META = frozenset(K.NEVER_GRAD_ATTRIBUTES | K.NUMBER_METHODS) - {"data", "grad", "item"}
-ZERO_DIM = "invalid index of a 0-dim tensor"
+# What indexing a 0-dim tensor raises: `[0]` and `[-1]`, the one element of the 1-element
+# tensor a loss was before torch 0.4.
+ZERO_DIM = {0: "invalid index of a 0-dim tensor", -1: "index -1 is out of bounds for dimension 0 with size 0"}
 
 
 class DataAttribute(Rule):
@@ -31,7 +33,9 @@ class DataAttribute(Rule):
     `sigmoid` / `tanh` / `exp` / `softmax`, an operand of a multiplication, a
     parameter of a module that already ran its forward - and that graph is
     back-propagated after it (also inside a model's `forward()`).
-    `loss.data[0]` on a 0-dim tensor is an **error**: it raises `IndexError`.
+    `loss.data[0]` (or `[-1]`) on a 0-dim tensor is an **error**: it raises
+    `IndexError`, however the tensor is reached (`losses["g"].data[0]`,
+    `out[i].sum().data[0]`, `step(...)[0].data[0]`).
     Every other use is **info**, and info is only reported when the rule is
     selected by name (`--select GG202`): the sanctioned idioms - Polyak / EMA
     target updates, manual SGD and weight clipping after `step()`, init, a
@@ -146,10 +150,11 @@ class DataAttribute(Rule):
             self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
+        """`x.data[0]` on any expression the engine knows is 0-dim (`loss`, `losses["g"]`,
+        `out[i].sum()`, `step(...)[0]`)."""
         if _is_data(node.value) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            index = node.slice[0].slice.value
             base = self.flow.value(node.value.value)
-            if isinstance(index, cst.Integer) and base.kind is Kind.TENSOR and base.scalar:
+            if _literal_index(node.slice[0].slice.value) in ZERO_DIM and base.kind is Kind.TENSOR and base.scalar:
                 self._indexed.append((node, node.value, self.stamp()))
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
@@ -202,10 +207,11 @@ class DataAttribute(Rule):
     def _zero_dim(self, node: cst.Subscript, data: cst.Attribute) -> None:
         base = short(self.code_of(data.value))
         item = method_chain(data.value, "item")
+        raised = ZERO_DIM[_literal_index(node.slice[0].slice.value)]
         self.report(
             node,
             f"`{base}` is a 0-dim tensor: `.data{self.code_of(node.slice[0]).join('[]')}` on it raises IndexError "
-            f"(\"{ZERO_DIM}\") on every torch since 0.5; use `.item()`",
+            f"(\"{raised}\") on every torch since 0.5; use `.item()`",
             fixes=[PendingFix(f"Use `{short(self.code_of(item))}`", Safety.SAFE, [(node, item)])],
             severity=Severity.ERROR,
         )
@@ -347,6 +353,19 @@ x, y = torch.randn(8, 3) * 4, torch.rand(8)
 F.binary_cross_entropy(model(x), y).backward()
 """,
             note='the clamp as an op autograd sees: the gradient of what the forward computed',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 3)
+scores = model(torch.randn(8, 4)).detach()
+stats = {"first": scores.sum(0)}
+print(scores.data[0], stats["first"].data[0])
+""",
+            note="`.data[0]` on 1-d tensors without a graph (a detached batch, a dict item): a row and an element, no error",
+            runtime="assert scores.data[0].shape == (3,) and stats['first'].data[0].dim() == 0",
         ),
     ]
 
@@ -809,6 +828,172 @@ F.binary_cross_entropy(model(x), y).backward()
             runtime='ref = nn.Linear(3, 1)\nref.load_state_dict(model.linear.state_dict())\nF.binary_cross_entropy(torch.sigmoid(ref(x)).squeeze(-1).clamp(0.05, 0.95), y).backward()\nassert not torch.allclose(model.linear.weight.grad, ref.weight.grad)',
             note="a view of sigmoid's output (`.squeeze(-1)` shares its storage) clamped through .data in forward (pytorch#6990)",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_generator(G, D, z, g_opt):
+    fake = G(z)
+    losses = {"g": F.binary_cross_entropy_with_logits(D(fake), torch.ones(len(z), 1))}
+    g_opt.zero_grad()
+    losses["g"].backward()
+    g_opt.step()
+    return losses["g"].data[0]
+
+
+G, D = nn.Linear(2, 4), nn.Linear(4, 1)
+train_generator(G, D, torch.randn(8, 2), torch.optim.SGD(G.parameters(), lr=0.1))
+""",
+            range=(13, 11, 13, 30),
+            message='`losses["g"]` is a 0-dim tensor: `.data[0]` on it raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `.item()`',
+            fixes=(
+                """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_generator(G, D, z, g_opt):
+    fake = G(z)
+    losses = {"g": F.binary_cross_entropy_with_logits(D(fake), torch.ones(len(z), 1))}
+    g_opt.zero_grad()
+    losses["g"].backward()
+    g_opt.step()
+    return losses["g"].item()
+
+
+G, D = nn.Linear(2, 4), nn.Linear(4, 1)
+train_generator(G, D, torch.randn(8, 2), torch.optim.SGD(G.parameters(), lr=0.1))
+""",
+            ),
+            severity=Severity.ERROR,
+            note="a loss reached through a dict (a GAN's generator step): 0-dim however it is reached",
+            raises="invalid index of a 0-dim tensor",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def reconstruction_errors(autoencoder, batch):
+    out = autoencoder(batch)
+    return [(out[i] - batch[i]).pow(2).sum().data[0] for i in range(len(batch))]
+
+
+autoencoder = nn.Sequential(nn.Linear(6, 2), nn.Linear(2, 6))
+reconstruction_errors(autoencoder, torch.randn(4, 6))
+""",
+            range=(8, 12, 8, 52),
+            message='`(out[i] - batch[i]).pow(2).sum()` is a 0-dim tensor: `.data[0]` on it raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `.item()`',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+def reconstruction_errors(autoencoder, batch):
+    out = autoencoder(batch)
+    return [(out[i] - batch[i]).pow(2).sum().item() for i in range(len(batch))]
+
+
+autoencoder = nn.Sequential(nn.Linear(6, 2), nn.Linear(2, 6))
+reconstruction_errors(autoencoder, torch.randn(4, 6))
+""",
+            ),
+            severity=Severity.ERROR,
+            note="a full reduction of one sample's error: `.sum()` without a dim is 0-dim",
+            raises="invalid index of a 0-dim tensor",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def step(model, x, y):
+    logits = model(x)
+    return F.cross_entropy(logits, y), (logits.argmax(1) == y).float().mean()
+
+
+model = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 4), torch.randint(0, 3, (8,)))]:
+    result = step(model, x, y)
+    optimizer.zero_grad()
+    result[0].backward()
+    optimizer.step()
+    print("loss %.3f" % result[0].data[0])
+""",
+            range=(19, 24, 19, 41),
+            message='`result[0]` is a 0-dim tensor: `.data[0]` on it raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `.item()`',
+            fixes=(
+                """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def step(model, x, y):
+    logits = model(x)
+    return F.cross_entropy(logits, y), (logits.argmax(1) == y).float().mean()
+
+
+model = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 4), torch.randint(0, 3, (8,)))]:
+    result = step(model, x, y)
+    optimizer.zero_grad()
+    result[0].backward()
+    optimizer.step()
+    print("loss %.3f" % result[0].item())
+""",
+            ),
+            severity=Severity.ERROR,
+            note="the loss is the first item of the tuple a function of the file returns",
+            raises="invalid index of a 0-dim tensor",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = (model(x) - y).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print("step %d: %.4f" % (step, loss.data[-1]))
+""",
+            range=(13, 35, 13, 48),
+            message='`loss` is a 0-dim tensor: `.data[-1]` on it raises IndexError ("index -1 is out of bounds for dimension 0 with size 0") on every torch since 0.5; use `.item()`',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    loss = (model(x) - y).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    print("step %d: %.4f" % (step, loss.item()))
+""",
+            ),
+            severity=Severity.ERROR,
+            note="`[-1]`, the last (and only) element of a loss before torch 0.4",
+            raises="index -1 is out of bounds for dimension 0 with size 0",
+        ),
     ]
 
 
@@ -821,6 +1006,15 @@ def _through_views(node):
             node = node.value
         else:
             return node
+
+
+def _literal_index(node: cst.BaseExpression):
+    """The integer an index literal is (`0`, `-1`), else None."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) and isinstance(node.expression, cst.Integer):
+        return -node.expression.evaluated_value
+    return None
 
 
 def _is_data(node: cst.BaseExpression) -> bool:
