@@ -227,7 +227,7 @@ def test_a_fix_overlapping_another_is_applied_in_the_next_round(gradguard, write
     path = write("eval.py", EVAL_LOSS)
     run = gradguard("check", "--fix", "eval.py")
     assert path.read_text() == EVAL_LOSS_FIXED
-    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 2 findings.\n", "", 0)
+    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 2 findings. 1 file checked.\n", "", 0)
 
 
 EVAL_KEPT = """\
@@ -264,7 +264,7 @@ def test_fixes_not_applied_are_named_and_not_counted(gradguard, write):
     path = write("eval.py", EVAL_KEPT)
     run = gradguard("check", "--fix", "--select", "GG101,GG103,GG202", "eval.py")
     assert path.read_text() == EVAL_KEPT_FIXED
-    assert run.stdout == "Fixed 1 finding.\n"
+    assert run.stdout == "Fixed 1 finding. 1 file checked.\n"
     assert run.stderr == (  # where the findings were in the file as written
         "eval.py:10:24: " + NOT_APPLIED.format(code="GG101", at="9:15")
         + "eval.py:11:15: " + NOT_APPLIED.format(code="GG202", at="9:15")
@@ -290,4 +290,4 @@ def test_stdin_fix_names_the_fixes_not_applied_on_stderr(tmp_path):
                                "--select", "GG101,GG103,GG202")
     assert (code, out) == (0, EVAL_KEPT_FIXED)
     assert err == ("eval.py:10:24: " + NOT_APPLIED.format(code="GG101", at="9:15")
-                   + "eval.py:11:15: " + NOT_APPLIED.format(code="GG202", at="9:15") + "Fixed 1 finding.\n")
+                   + "eval.py:11:15: " + NOT_APPLIED.format(code="GG202", at="9:15") + "Fixed 1 finding. 1 file checked.\n")

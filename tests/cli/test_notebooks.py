@@ -143,7 +143,8 @@ def test_a_cell_python_cannot_parse_is_skipped_by_its_number_and_the_others_chec
     write("bad.ipynb", notebook(("code", MODEL), ("code", "x = (\n"), ("markdown", "# Loop"), ("code", LOOP)))
     run = gradguard("check", "bad.ipynb")
     assert run.stderr == "bad.ipynb: warning: cell 2 skipped: SyntaxError: '(' was never closed (line 1)\n"
-    assert run.stdout == f"bad.ipynb:cell 4:3:17: GG101 {MESSAGE.replace('cell 3', 'cell 4')}\nFound 1 finding (1 fixable with --fix).\n"
+    assert run.stdout == (f"bad.ipynb:cell 4:3:17: error: GG101 {MESSAGE.replace('cell 3', 'cell 4')}\n"
+                          "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
     assert run.returncode == 1
 
 
@@ -354,7 +355,7 @@ def test_a_fix_that_waited_for_an_overlapping_one_and_is_no_longer_offered_is_na
                            + "Would fix 1 finding. 1 fix cannot be applied (see above).\n")
     run = gradguard("check", "--fix", "eval.ipynb")
     assert run.stderr == "eval.ipynb: warning: cell 3, line 5: GG101 " + gone.format(4)
-    assert (run.stdout, run.returncode) == ("Fixed 1 finding.\n", 0)
+    assert (run.stdout, run.returncode) == ("Fixed 1 finding. 1 file checked.\n", 0)
     assert nbformat.reads(path.read_text(), as_version=4).cells[2].source == (
         "net.eval()\nwith torch.no_grad():\n    for x in [torch.randn(3, 2)]:\n        out = net(x)\n        kept.append(out)\n")
 
@@ -372,12 +373,12 @@ def test_indented_cells_are_analysed_as_ipython_runs_them(gradguard, write):
     write("indented.ipynb", INDENTED)
     run = gradguard("check", "indented.ipynb")
     assert run.stdout == (  # `net(x)`: column 32 of the cell as written (8 of its indentation)
-        "indented.ipynb:cell 3:4:32: GG101 `net(x)` carries an autograd graph that is never back-propagated; "
+        "indented.ipynb:cell 3:4:32: error: GG101 `net(x)` carries an autograd graph that is never back-propagated; "
         "storing it in `kept` keeps every saved activation alive across iterations\n"
-        "indented.ipynb:cell 3:4:32: GG103 `net(x)` runs with grad enabled after `.eval()` on line 2 of cell 3 and "
+        "indented.ipynb:cell 3:4:32: warning: GG103 `net(x)` runs with grad enabled after `.eval()` on line 2 of cell 3 and "
         "its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing "
         "(`eval()` does not disable gradients)\n"
-        "Found 2 findings (2 fixable with --fix).\n"
+        "Found 2 findings (2 fixable with --fix). 1 file checked.\n"
     )
     assert (run.stderr, run.returncode) == ("", 1)
 
@@ -385,7 +386,7 @@ def test_indented_cells_are_analysed_as_ipython_runs_them(gradguard, write):
 def test_fixes_in_indented_cells_keep_their_indentation(gradguard, write):
     path = write("indented.ipynb", INDENTED)
     run = gradguard("check", "--fix", "indented.ipynb")
-    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 2 findings.\n", "", 0)
+    assert (run.stdout, run.stderr, run.returncode) == ("Fixed 2 findings. 1 file checked.\n", "", 0)
     cells = nbformat.reads(path.read_text(), as_version=4).cells
     assert [c.source for c in cells] == [
         "  import torch\n  from torch import nn, randn\n  net = nn.Linear(2, 1)\n  kept = []",  # `import torch` added
@@ -393,4 +394,4 @@ def test_fixes_in_indented_cells_keep_their_indentation(gradguard, write):
         "\n    net.eval()\n    with torch.no_grad():\n        for x in [randn(3, 2)]:\n"
         "            s = '训练😀'; kept.append(net(x).detach())",
     ]
-    assert gradguard("check", "indented.ipynb").stdout == "All checks passed!\n"
+    assert gradguard("check", "indented.ipynb").stdout == "All checks passed! 1 file checked.\n"

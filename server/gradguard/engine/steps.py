@@ -115,13 +115,14 @@ def backpropagates_in(flow, loop: cst.CSTNode) -> bool:
     return any(loop in b.loops for b in flow.backwards)
 
 
-def is_step_loop(flow, loop: cst.CSTNode) -> bool:
-    """Are `loop`'s iterations steps (training or evaluation), across which kept graphs pile up?"""
+def is_step_loop(flow, loop: cst.CSTNode, kept=None) -> bool:
+    """Are `loop`'s iterations steps (training or evaluation), across which kept graphs pile up?
+    (`kept`: a value the loop keeps; a graph it made itself is new each iteration.)"""
     if backpropagates_in(flow, loop):
         return True
     if isinstance(loop, cst.For) and _model_parts(flow.value(loop.iter)):
         return False  # the parameters or layers of a model: parts of one step
-    if not _runs_a_model(flow, loop):
+    if not _runs_a_model(flow, loop) and not (kept is not None and _made_inside(kept, loop)):
         return False  # slices or sums of what one forward computed before the loop: no graph per iteration
     for _, values, fed in carried(loop):
         graph = any(holds_graph(flow.value(v)) for v in values if isinstance(v, cst.BaseExpression))
@@ -144,6 +145,12 @@ def _runs_a_model(flow, loop: cst.CSTNode) -> bool:
     return False
 
 
+def _made_inside(v, loop: cst.CSTNode) -> bool:
+    """Was some graph of `v` made by code inside the loop (`torch.randn(..., requires_grad=True) * 2`)?"""
+    inside = {id(n) for n in descendants(loop.body)}
+    return any(id(o) in inside for o in v.origins if isinstance(o, cst.CSTNode))
+
+
 def _model_parts(over) -> bool:
     """Does iterating `over` give a model's parameters or layers (`model.parameters()`,
     `named_parameters()`, an `nn.ModuleList`, `enumerate` of them)?"""
@@ -164,6 +171,6 @@ def _computes(flow, call: cst.Call) -> bool:
         and not isinstance(call.func, cst.Attribute)
 
 
-def step_of(flow, loops: tuple):
-    """The innermost of `loops` whose iterations are steps, or None."""
-    return next((loop for loop in reversed(loops) if is_step_loop(flow, loop)), None)
+def step_of(flow, loops: tuple, kept=None):
+    """The innermost of `loops` whose iterations are steps, or None (`kept`: see is_step_loop)."""
+    return next((loop for loop in reversed(loops) if is_step_loop(flow, loop, kept)), None)

@@ -136,7 +136,7 @@ class GraphKeptAcrossIterations(Rule):
             # leaks if it outlives the iteration of an enclosing loop that steps (a training loop
             # around `for name, v in loss_items.items()`).
             if store.local and not _returned_to_unknown_caller(store):
-                step = step_of(self.flow, store.loops or (store.loop,))
+                step = step_of(self.flow, store.loops or (store.loop,), store.value)
                 if step is None or step in store.made_in:
                     continue
             origins = store.value.origins
