@@ -235,7 +235,12 @@ class GraphKeptAcrossIterations(Rule):
             fixes.append(PendingFix(f"Store `{short(self.code_of(each))}`", Safety.SAFE, [(stored, each)]))
         if parts and not any(self._mapping(p, store.function) for p in parts):
             detached = [(p, method_chain(p, "detach")) for p in parts]
-            fixes.append(PendingFix(f"Store `{short(self.code_of(detached[0][1]))}`", Safety.SAFE, detached))
+            # A sum the function returns that nothing here back-propagated yet (`reg += p.norm()`, then
+            # `return reg`): a caller elsewhere may train on it, and the detach would cut that gradient.
+            returned = backward is None and store.how == "accumulate" and store.function is not None \
+                and store.token in all_origins(store.function.returns)
+            fixes.append(PendingFix(f"Store `{short(self.code_of(detached[0][1]))}`",
+                                    Safety.UNSAFE if returned else Safety.SAFE, detached))
             if len(parts) == 1 and self.flow.value(parts[0]).scalar:
                 item = method_chain(parts[0], "detach", "item")
                 fixes.append(PendingFix(f"Store `{short(self.code_of(item))}`", Safety.UNSAFE, [(parts[0], item)]))
@@ -1612,6 +1617,31 @@ def train(model: nn.Module, batches):
             ),
             note='a helper that keeps its argument in a module-level list: the finding cites where',
             runtime='train(nn.Linear(4, 2), [(torch.randn(3, 4), torch.randint(0, 2, (3,))) for _ in range(2)])\nassert len(SEEN) == 2 and activations_alive(SEEN[0])',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def activation_penalty(model, batches):
+    penalty = 0
+    for x in batches:
+        penalty = penalty + model(x).pow(2).mean()
+    return penalty
+
+
+model = nn.Linear(2, 1)
+value = activation_penalty(model, [torch.randn(3, 2) for _ in range(3)])
+""",
+            range=(9, 28, 9, 50),
+            message='`model(x).pow(2).mean()` carries an autograd graph (from `model(x)` on line 9) that is never back-propagated; storing it in `penalty` keeps every saved activation alive across iterations',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef activation_penalty(model, batches):\n    penalty = 0\n    for x in batches:\n        penalty = penalty + model(x).pow(2).mean().detach()\n    return penalty\n\n\nmodel = nn.Linear(2, 1)\nvalue = activation_penalty(model, [torch.randn(3, 2) for _ in range(3)])\n',
+                '\nimport torch\nfrom torch import nn\n\n\ndef activation_penalty(model, batches):\n    penalty = 0\n    for x in batches:\n        penalty = penalty + model(x).pow(2).mean().detach().item()\n    return penalty\n\n\nmodel = nn.Linear(2, 1)\nvalue = activation_penalty(model, [torch.randn(3, 2) for _ in range(3)])\n',
+            ),
+            note='a sum over batches the function returns: nothing in the file back-propagates it, but a caller might, so the detach is unsafe',
+            runtime='assert has_graph(value) and activations_alive(value)',
         ),
     ]
 
