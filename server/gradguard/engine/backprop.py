@@ -15,6 +15,7 @@ function of torch's (`F.mse_loss(pred, y)`), which is the prediction.
 
 from __future__ import annotations
 
+import builtins
 from typing import Optional
 
 import libcst as cst
@@ -90,8 +91,16 @@ def _library(node: cst.BaseExpression, libraries: frozenset) -> bool:
     return key is not None and key.split(".", 1)[0] in libraries
 
 
+# Python's builtins: `next(it)`, `list(x)`, `zip(a, b)` make no graph of their own.
+_BUILTINS = frozenset(dir(builtins))
 # Roots of dotted callees that name a library, not a value (`torch.sigmoid(x)`, `F.mse_loss(p, y)`).
 _LIBRARIES = frozenset(("torch", "F", "nn", "np", "numpy", "functional", "math"))
+
+
+def _callable_given(key) -> bool:
+    """`model`, `loss_fn`, `self.net`: a callable the code holds (a parameter, a local, an attribute of
+    self) - not a method of some object (`self.memory.sample_batch`, `env.step`)."""
+    return key is not None and (key.count(".") == 0 or key.startswith("self.") and key.count(".") == 1)
 
 
 class Chains:
@@ -99,7 +108,7 @@ class Chains:
     models: key -> the `.backward()` (or autograd call) that proves it."""
 
     def __init__(self, root: cst.CSTNode, seeds: dict, params: frozenset, imported: frozenset = frozenset()):
-        self.libraries = _LIBRARIES | imported
+        self.libraries = _LIBRARIES | _BUILTINS | imported
         finder = _Defs(root)
         walk(root, finder)
         self.defs = finder.defs
@@ -148,10 +157,15 @@ class Chains:
                 for a in args:
                     self._expr(a, proof)
             return
-        # A callable the code was given: a loss of a computed prediction (`loss_fn(scores, rel)`), or
-        # a model applied to data (`scorer(feats)`), whose output has a graph of its own.
+        # A callable the code was given: a loss of a computed prediction (`loss_fn(scores, rel)`: a
+        # prediction and a target), or a model applied to data (`scorer(feats)`), whose output has a
+        # graph of its own. A method of an object (`self._critic_loss(samples)`, `self.memory.sample()`)
+        # may compute anything from its arguments: nothing is claimed through it.
+        if not _callable_given(key):
+            return
         first = _neutral(args[0], self.libraries)
-        if self._computed(first):
+        given = key in self.params or key.startswith("self.")  # a model or a loss the code was handed
+        if (len(args) >= 2 or not given) and self._computed(first):  # (a helper of the file passes it on)
             self._expr(first, proof)
         elif key in self.params or key.startswith("self.") and key.count(".") == 1:
             self.models.setdefault(key, call)
@@ -166,5 +180,7 @@ class Chains:
         if isinstance(expr, cst.BinaryOperation):
             return self._computed(expr.left, seen) or self._computed(expr.right, seen)
         if isinstance(expr, cst.Call):
-            return not _library(expr.func, self.libraries) or any(self._computed(a.value, seen) for a in expr.args)
+            if _library(expr.func, self.libraries):
+                return any(self._computed(a.value, seen) for a in expr.args)
+            return _callable_given(_dotted(expr.func))  # `model(x)`, `self.net(x)`; not `loader.next()`
         return False

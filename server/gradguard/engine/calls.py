@@ -364,7 +364,9 @@ class Calls:
             return t.but(alias=None, fresh=False, leaf=t.leaf and name == "to")
         if name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
             return t.but(alias=None, fresh=name == "clone")
-        has_dim = bool(positional(node)) or keyword(node, "dim") is not None
+        # a dim (`x.max(1)`), not another tensor (`a.max(b)`, elementwise)
+        has_dim = keyword(node, "dim") is not None or bool(positional(node)) and vals[0].kind is not Kind.TENSOR \
+            and vals[0].grad is not Grad.YES
         items = K.TUPLE_RESULTS.get(name)
         if items is not None and (name not in K.TUPLE_NEEDS_DIM or has_dim):
             return self._tuple_result(node, items, [t] + vals, f"`.{name}()`")
@@ -464,7 +466,7 @@ class Calls:
             if k is not None and literal_bool(k.value) is False and "Norm" in last:
                 return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False, layer=last)
         if last in K.MODULE_CONTAINERS:
-            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO))
+            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.MODULE, grad=Grad.NO), layer=last)
         if last in K.PARAM_CONTAINERS:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=self._param(node))
         if q in K.MODULE_WRAPPERS and vals:
@@ -501,7 +503,10 @@ class Calls:
                 elif v.kind is not Kind.NUMBER:
                     tensors.append(v)
             g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
-            has_dim = len(positional(node)) > 1 or keyword(node, "dim") is not None
+            # a dim: `torch.max(x, 1)`, not the other tensor of the elementwise `torch.min(q1, q2)`
+            second = args[1][1] if len(positional(node)) > 1 else None
+            has_dim = keyword(node, "dim") is not None or (
+                second is not None and second.kind is not Kind.TENSOR and second.grad is not Grad.YES)
             items = K.TUPLE_RESULTS.get(q[len("torch."):])
             if items is not None and (last not in K.TUPLE_NEEDS_DIM or has_dim):
                 return self._tuple_result(node, items, tensors, f"`{q}`")

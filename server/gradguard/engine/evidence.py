@@ -650,7 +650,9 @@ def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset()) -> Uses:
     walk(scope_node, finder)
     uses = finder.uses
     uses.backward_through_aliases()
-    if uses.backwards:
+    if uses.backwards and isinstance(scope_node, cst.FunctionDef):
+        # (a function's names, not a module's: a script or notebook rebinds `images`, `output` from
+        # cell to cell, and what one cell back-propagates says nothing of another's)
         chains = Chains(scope_node, uses.backwards, finder.params, imported)
         uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
         uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}

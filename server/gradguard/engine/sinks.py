@@ -27,7 +27,7 @@ SINK_METHODS = frozenset(
 SINK_LIBRARIES = ("numpy.", "matplotlib.", "PIL.", "cv2.", "torchvision.utils.save_image", "torchvision.utils.make_grid",
                   "sklearn.", "scipy.", "pandas.", "wandb.", "imageio.", "logging.")
 # Builtins that turn a tensor into a Python value or text.
-SINK_BUILTINS = frozenset("float int bool str repr print format round abs len list".split())
+SINK_BUILTINS = frozenset("float int bool str repr print format round".split())  # (`list(x)` keeps the graphs)
 
 
 @dataclass(frozen=True, eq=False)

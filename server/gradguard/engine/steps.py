@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine import knowledge as K
 from gradguard.engine.values import Grad, Kind, holds_graph
 from gradguard.engine.walk import descendants
 
@@ -154,13 +155,14 @@ def _made_inside(v, loop: cst.CSTNode) -> bool:
 def _model_parts(over) -> bool:
     """Does iterating `over` give a model's parameters or layers (`model.parameters()`,
     `named_parameters()`, an `nn.ModuleList`, `enumerate` of them)?"""
-    if over.kind in (Kind.PARAMS, Kind.MODULE):
-        return True
+    if over.kind in (Kind.PARAMS, Kind.MODULE) or over.layer in K.MODULE_CONTAINERS:
+        return True  # parameters, an nn.Sequential's layers, an nn.ModuleList's
     item = over.item if over.kind is Kind.CONTAINER else None
     if item is None:
         return False
+    # (a list of separate models - `for net, l in zip(nets, losses)` - trains each: not one model's parts)
     parts = item.elements if item.kind is Kind.CONTAINER and item.elements is not None else (item,)
-    return any(p.kind is Kind.MODULE or p.kind is Kind.TENSOR and p.leaf for p in parts)
+    return any(p.kind is Kind.TENSOR and p.leaf for p in parts)
 
 
 def _computes(flow, call: cst.Call) -> bool:

@@ -465,6 +465,8 @@ class Functions:
             return
         by_name = self._arguments(fn, args, bound_self)
         for kept in fn.kept:
+            if kept.how == "assign":
+                continue  # `self.alpha = self.log_alpha.exp()` each call: one graph at a time, not a pile
             kind, name = kept.holder
             if kind == "param":
                 holder = by_name.get(name, (None, None))[0]

@@ -274,7 +274,7 @@ class EvalWithoutNoGrad(Rule):
         """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
         it to anything (a trainer, an optimizer, a function that might train it)?"""
         pattern = rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
-                  rf"|[(,]\s*{re.escape(name)}\s*[,)]"
+                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]"  # `print(model)` hands on nothing
         return re.search(pattern, self.flow.source) is None
 
     def _constructs(self, node: cst.Call) -> bool:
