@@ -182,5 +182,8 @@ class Chains:
         if isinstance(expr, cst.Call):
             if _library(expr.func, self.libraries):
                 return any(self._computed(a.value, seen) for a in expr.args)
-            return _callable_given(_dotted(expr.func))  # `model(x)`, `self.net(x)`; not `loader.next()`
+            if _callable_given(_dotted(expr.func)):
+                return True  # `model(x)`, `self.net(x)`
+            # a method of a computed value (`pred.detach().cpu().numpy()`), not of data (`loader.next()`)
+            return isinstance(expr.func, cst.Attribute) and self._computed(expr.func.value, seen)
         return False

@@ -70,6 +70,7 @@ class ClassInfo:
     methods: dict = field(default_factory=dict)  # name -> FunctionInfo
     lightning: bool = False
     unknown_base: bool = False  # a base class imported from elsewhere, not known to be torch's
+    test_case: bool = False  # a unittest.TestCase: its methods are tests
 
     @property
     def module_like(self) -> bool:

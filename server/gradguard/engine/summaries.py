@@ -191,6 +191,7 @@ class Functions:
     def _classdef(self, node: cst.ClassDef) -> None:
         bases = [self._eval(a.value) for a in node.bases]
         is_module, external, parameterized_base, lightning, unknown = False, False, False, False, False
+        test_case = False
         for arg, base in zip(node.bases, bases):
             q = base.qualname or ""
             if base.kind is Kind.CLASS and base.cls is None and base.item is not None:
@@ -199,6 +200,10 @@ class Functions:
                     is_module, external = True, True
                 else:
                     unknown = True
+            elif q.startswith(("unittest.", "absl.testing.", "torch.testing.")) and q.endswith("TestCase"):
+                test_case = True
+            elif base.kind is Kind.CLASS and base.cls is not None and base.cls.test_case:
+                test_case = True
             elif base.kind is Kind.CLASS and base.cls.is_module:
                 is_module = True
                 parameterized_base |= base.cls.parameterized
@@ -221,6 +226,7 @@ class Functions:
             scope=self.frame.scope,
             lightning=lightning,
             unknown_base=unknown,
+            test_case=test_case,
         )
         self.classes.append(info)
         class_scope = Scope("class", self.frame.scope)
