@@ -159,15 +159,16 @@ class Chains:
             return
         # A callable the code was given: a loss of a computed prediction (`loss_fn(scores, rel)`: a
         # prediction and a target), or a model applied to data (`scorer(feats)`), whose output has a
-        # graph of its own. A method of an object (`self._critic_loss(samples)`, `self.memory.sample()`)
-        # may compute anything from its arguments: nothing is claimed through it.
-        if not _callable_given(key):
+        # graph of its own. A method of an object (`self.memory.sample()`, `env.step(action)`) may compute
+        # anything from its one argument: nothing is claimed through it; with a prediction and a target
+        # (`losses.compute_loss(outputs, targets, lengths)`) it is a loss.
+        if not _callable_given(key) and len(args) < 2:
             return
         first = _neutral(args[0], self.libraries)
         given = key in self.params or key.startswith("self.")  # a model or a loss the code was handed
         if (len(args) >= 2 or not given) and self._computed(first):  # (a helper of the file passes it on)
             self._expr(first, proof)
-        elif key in self.params or key.startswith("self.") and key.count(".") == 1:
+        elif _callable_given(key) and (key in self.params or key.startswith("self.")):
             self.models.setdefault(key, call)
 
     def _computed(self, expr: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
