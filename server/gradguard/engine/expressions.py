@@ -136,6 +136,8 @@ class Expressions:
                 return base.cls.attrs[attr]
             if attr in base.cls.methods:
                 return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
+            if attr == K.OPTIMIZER_GROUPS and base.cls.unknown_base:
+                return self._param_groups(node)  # `self.param_groups` of an optimizer subclass
             return UNKNOWN
         if kind is Kind.CLASS and isinstance(base.cls, ClassInfo):
             return base.cls.attrs.get(attr, UNKNOWN)
@@ -148,7 +150,16 @@ class Expressions:
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
             if knows_nothing(owner):
                 return self._file_layer_weight(node.value.attr.value, attr)
+        if attr == K.OPTIMIZER_GROUPS and kind is Kind.UNKNOWN:
+            return self._param_groups(node)
         return UNKNOWN
+
+    def _param_groups(self, node: cst.Attribute) -> Value:
+        """`opt.param_groups`: a list of dicts whose `"params"` are the parameters it updates."""
+        param = Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "a parameter of `param_groups`"))
+        group = Value(kind=Kind.CONTAINER, grad=Grad.NO,
+                      keyed=(("params", Value(kind=Kind.PARAMS, grad=Grad.NO, item=param)),), item=UNKNOWN)
+        return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=group)
 
     def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:
         binding = self.lookup(base_node.value) if isinstance(base_node, cst.Name) else None

@@ -64,7 +64,10 @@ class FromUse:
                     if fed is not None and fed[0] is call and fed[1] is not None:
                         said = f" computes what `{self._short(fed[1])}` back-propagates"
                     return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, said))
-                inst = self._instance_by_members(key, uses) or self._instance_by_call(key, uses)
+                # a name imported from elsewhere is not an instance of a class this file defines
+                # (composer's `infer_target_type(input, target)` beside a loss's `forward(input, target)`)
+                inst = None if v.qualname is not None else \
+                    self._instance_by_members(key, uses) or self._instance_by_call(key, uses)
                 if inst is not None:
                     return inst
             call = uses.graph_evidence(key)

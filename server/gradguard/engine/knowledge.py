@@ -126,6 +126,8 @@ PARAMETERLESS_MODULES = frozenset(
     CircularPad2d CircularPad3d CosineSimilarity PairwiseDistance Fold Unfold
     LocalResponseNorm CrossMapLRN2d""".split()
 )
+# torch.optim.Optimizer's list of dicts whose "params" entries are the parameters it updates.
+OPTIMIZER_GROUPS = "param_groups"
 # nn containers that are not called: their items are modules.
 MODULE_CONTAINERS = frozenset("ModuleList ModuleDict".split())
 PARAM_CONTAINERS = frozenset("ParameterList ParameterDict".split())

@@ -1118,6 +1118,38 @@ class TestBetaVAE(unittest.TestCase):
 """,
             note="a unittest.TestCase runs a model in training mode once to check it works (PyTorch-VAE's tests), often its gradients; a test that evaluates after `.eval()` is still reported",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+from operator import ne
+
+
+class DiceLoss(nn.Module):
+    def __init__(self, smooth=1.0):
+        super().__init__()
+        self.smooth = smooth
+
+    def forward(self, input, target):
+        inter = (input * target).sum()
+        return 1 - (2 * inter + self.smooth) / (input.sum() + target.sum() + self.smooth)
+
+
+def masked_mse(input, target):
+    differs = ne(input, target)
+    if not differs.any():
+        return input.sum() * 0
+    return ((input - target) ** 2).mean()
+
+
+pred = torch.rand(4, requires_grad=True)
+loss = DiceLoss()(pred, torch.ones(4)) + masked_mse(pred, torch.zeros(4))
+loss.backward()
+""",
+            note="regression (composer's loss.py): a function imported from elsewhere, called with arguments named "
+                 "as a loss module's `forward(input, target)`, is not an instance of that module",
+            runtime="assert pred.grad is not None",
+        ),
     ]
 
     INVALID = [

@@ -292,6 +292,41 @@ b[0] = 100
             note='a storage-sharing demonstration on an integer tensor: no autograd on it, the alias is the point',
             runtime='assert a[0] == 100 and a.dtype == torch.int64',
         ),
+        Valid(
+            """
+import torch
+
+
+def scaled_update(p, grad, lr):
+    p.copy_(p.float() - lr * grad.sign())
+
+
+class SignSGD(torch.optim.Optimizer):
+    def __init__(self, params, lr=0.1):
+        super().__init__(params, dict(lr=lr))
+
+    def _update(self, p, lr):
+        scaled_update(p.detach(), p.grad, lr)
+        p.grad = None
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    self._update(p, group["lr"])
+
+
+net = torch.nn.Linear(2, 1)
+opt = SignSGD(net.parameters())
+before = net.weight.detach().clone()
+net(torch.ones(4, 2)).sum().backward()
+opt.step()
+""",
+            note="regression (axolotl's SinkGD): an optimizer's step writes its parameters through their "
+                 "detach under no_grad; `param_groups` hold the parameters",
+            runtime="assert not torch.equal(net.weight, before)",
+        ),
     ]
 
     INVALID = [
