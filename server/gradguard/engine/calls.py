@@ -25,6 +25,7 @@ from gradguard.engine.values import (
     Kind,
     Value,
     combined_cuts,
+    holds_graph,
     join_grad,
     merge,
     reach,
@@ -44,6 +45,16 @@ def _shaped(t: Value, shape) -> Value:
     return Value(kind=Kind.CONTAINER, grad=t.grad, why=t.why, origins=t.origins, elements=elements, item=t)
 
 
+def _fills(body: str, param: str) -> bool:
+    """Does a function's code put something into its parameter `param` (`param.append(`, `param[k] =`)?"""
+    return re.search(rf"\b{re.escape(param)}\s*(?:\.\s*(?:append|extend|insert|appendleft|update|add|setdefault)\s*\("
+                     rf"|\[[^\]]*\]\s*=[^=])", body) is not None
+
+
+# Module methods that give it a submodule (or, for a container, a layer): what it holds now has parameters.
+_ADDS_A_SUBMODULE = frozenset({"add_module", "register_module", "append", "extend", "insert"})
+
+
 class Calls:
     """What a call returns and what it does to its arguments."""
 
@@ -61,6 +72,7 @@ class Calls:
         if isinstance(func, cst.Attribute) and func.attr.value == "step":
             self._repeated_closures(args)
         v = self._call(node, fv, args)
+        self._maybe_filled(func, fv, args)
         if self.strict and v is UNKNOWN and knows_nothing(fv) and not isinstance(func, cst.Attribute):
             graphs = [a for _, a in args if a.has_graph]
             if graphs:
@@ -82,6 +94,29 @@ class Calls:
             if origins:
                 v = v.but(origins=origins)
         return v
+
+    def _maybe_filled(self, func: cst.BaseExpression, fv: Value, args: list) -> None:
+        """A list or dict handed to a function that may fill it (`fill(losses, ...)` imported, or a
+        function of the file that appends to that parameter) holds what it was given and more, which
+        the analysis may not see: what it holds is no longer known to carry no graph."""
+        if fv.kind is Kind.FUNCTION and fv.cls is not None:
+            body = self.module.code_for_node(fv.cls.node)
+            positional = [p.name.value for p in (*fv.cls.node.params.posonly_params, *fv.cls.node.params.params)]
+            if fv.elements:  # a bound method: `self` is given
+                positional = positional[1:]
+            named = {a.keyword.value if a.keyword is not None else positional[i] if i < len(positional) else None: (a, v)
+                     for i, (a, v) in enumerate(args)}
+            filled = [(a, v) for p, (a, v) in named.items() if p is not None and _fills(body, p)]
+        elif knows_nothing(fv) and isinstance(func, cst.Name) and not self._python_builtin(func) and fv.qualname is not None:
+            filled = args
+        else:
+            return
+        for a, _ in filled:
+            b = self.lookup(a.value.value) if isinstance(a.value, cst.Name) and not a.star else None
+            v = b.value if b is not None else UNKNOWN  # as the call left it (a summary may have filled it)
+            if v.kind is Kind.CONTAINER and not holds_graph(v.item or UNKNOWN):
+                item = UNKNOWN if v.item is None else merge(v.item, UNKNOWN)
+                self._rebind_mutated(a.value.value, v.but(item=item, grad=Grad.UNKNOWN, closed=False))
 
     def _unknown_receiver(self, node: cst.Call, name: str, args: list) -> None:
         """Stores through an object syntax cannot see: `history.append(loss)` on a list the caller
@@ -291,6 +326,16 @@ class Calls:
             return new
         if name == "forward":
             return self._module_call(node, m, args)
+        if name in _ADDS_A_SUBMODULE:
+            # `nn.Sequential()` filled by `add_module("head", nn.Linear(6, 2))`: it has what it was given
+            given = [v for _, v in args if v.kind is not Kind.NUMBER]
+            if not m.parameterized and any(v.kind is not Kind.MODULE or v.parameterized for v in given):
+                new = m.but(parameterized=True)
+                if isinstance(func.value, cst.Name):
+                    self._rebind_mutated(func.value.value, new)
+                elif isinstance(func.value, cst.Attribute):
+                    self._replace_attribute(func.value, new)
+            return NUMBER
         if name in ("parameters",):
             return Value(kind=Kind.PARAMS, grad=Grad.NO, item=self._param(node) if m.parameterized else UNKNOWN)
         if name == "named_parameters":

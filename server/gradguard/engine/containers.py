@@ -33,6 +33,12 @@ class Containers:
             grad = Grad.YES if v.has_graph or cv.grad is Grad.YES else cv.grad
             new = Value(kind=Kind.CONTAINER, grad=grad, why=v.why if v.has_graph else cv.why,
                         origins=frozenset(origins), item=item, keyed=keyed)
+            if cv.kind is Kind.CONTAINER and cv.closed:
+                # every entry known: `out["loss"] = out["loss"].detach()` replaces the one graph it held, and
+                # the dict holds what its entries hold now
+                new = self._container([x for _, x in keyed]).but(keyed=keyed, closed=True)
+                if token is not None:
+                    new = new.but(origins=new.origins | {token})
         else:
             item = v if cv.item is None else merge(cv.item, v) if cv.item.grad is not Grad.NO or v.grad is Grad.NO else v
             if v.has_graph:  # [x] + a graph appended: a list of tensors, one with a graph at least
@@ -48,6 +54,7 @@ class Containers:
             obj = self.values.get(container.value, UNKNOWN)
             if isinstance(obj.cls, ClassInfo):
                 obj.cls.attrs[container.attr.value] = new
+            self._mutate_own_attribute(container, new)
         elif isinstance(container, cst.Subscript):
             # `outs[k].append(v)`: outs now holds lists of v (not v itself: a later `outs[k].append`
             # is a list's append again)
@@ -87,7 +94,7 @@ class Containers:
                     keyed.append((string_value(e.key.value), v))
             else:
                 self._eval(e.value)
-        return self._container(elems).but(keyed=tuple(keyed))
+        return self._container(elems).but(keyed=tuple(keyed), closed=len(keyed) == len(node.elements))
 
     def _e_comprehension(self, node) -> Value:
         scope = self.frame.scope

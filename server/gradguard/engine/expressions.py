@@ -105,6 +105,9 @@ class Expressions:
     def _e_attribute(self, node: cst.Attribute) -> Value:
         base = self._eval(node.value)
         attr = node.attr.value
+        own = self._own_attribute(node)
+        if own is not None:
+            return own
         if base.qualname:
             return Value(qualname=f"{base.qualname}.{attr}")
         kind = base.kind

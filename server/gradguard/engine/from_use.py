@@ -71,6 +71,8 @@ class FromUse:
                 if inst is not None:
                     return inst
             call = uses.graph_evidence(key)
+            if v.grad is Grad.UNKNOWN and v.why is not None:
+                call = None  # unknown for a stated reason (a graph entry replaced): not for a use to decide
             if call is not None and v.grad is Grad.NO and uses.backwards.get(key) is not call:
                 call = None  # what a backward was computed from: not what is known to have no graph (no_grad)
             if call is not None and self._plain_method(call):

@@ -49,6 +49,7 @@ class Frame:
     mode_nodes: list = field(default_factory=lambda: [None])  # the `torch.no_grad()` that set each mode
     inference: Optional[cst.CSTNode] = None  # the `torch.inference_mode()` in force (a `with` item or decorator)
     inert: Optional[cst.CSTNode] = None  # a `torch.enable_grad()` that inference mode keeps from recording
+    fresh_attrs: set = field(default_factory=set)  # `self.x` made a new empty container by this call (Places)
 
     @property
     def mode(self) -> GradMode:
@@ -67,6 +68,9 @@ class ClassInfo:
     parameterized: bool
     scope: "Scope"
     attrs: dict = field(default_factory=dict)  # self.<attr> -> Value, merged over all methods
+    # self.<attr> -> {method: (its analysis, Value)}: a method analysed again (in its callers' context)
+    # replaces what its earlier analysis assigned instead of merging with it
+    attr_sources: dict = field(default_factory=dict)
     methods: dict = field(default_factory=dict)  # name -> FunctionInfo
     lightning: bool = False
     unknown_base: bool = False  # a base class imported from elsewhere, not known to be torch's

@@ -7,6 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Binding, ClassInfo, GradMode, Kept, Store
 from gradguard.engine.syntax import literal_bool, literal_key
 from gradguard.engine.values import (
@@ -19,6 +20,16 @@ from gradguard.engine.values import (
     merge,
     reach,
 )
+
+# env key of an attribute of `self` a method assigned (not a name: a dot cannot be in one)
+SELF_PREFIX = "self."
+_EMPTY_CONTAINERS = frozenset({"list", "dict", "set", "collections.OrderedDict", "OrderedDict",
+                               "collections.deque", "deque", "collections.defaultdict", "defaultdict"})
+
+
+def _joined(old: Optional[Value], v: Value) -> Value:
+    """An attribute assigned in two places: a number first (`self.h = None`, `= 0`) gives way to what follows."""
+    return v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
 
 
 class Places:
@@ -100,7 +111,12 @@ class Places:
                 return
             if v.has_graph and rhs is not None:
                 self._store(target, rhs, v, "assign")
+            self._note_fresh_attribute(target, rhs)
             self._set_attribute(target, v)
+            if isinstance(target.value, cst.Name) and target.value.value == "self" and self.function is not None:
+                # what this method reads of `self.x` from here on (merged over branches like a name); the
+                # class keeps every method's assignments merged for the others
+                self.frame.scope.env[SELF_PREFIX + target.attr.value] = Binding(v, self.frame.loops, rhs or target)
         elif t is cst.Subscript:
             base = self._eval(target.value)
             for el in target.slice:
@@ -111,7 +127,9 @@ class Places:
                 # A string key: not a tensor but a model's output dict. `output["loss"] = output["loss"].detach()`
                 # drops the graph we knew of; what its other items hold is not known.
                 if base.has_graph and v.grad is Grad.NO:
-                    self._rebind_mutated(target.value.value, base.but(grad=Grad.UNKNOWN, why=None, origins=frozenset()))
+                    # unknown for a reason: the backward that told of its graph came before the detach
+                    self._rebind_mutated(target.value.value, base.but(
+                        grad=Grad.UNKNOWN, origins=frozenset(), why=Evidence(target, f"`{key}` replaced by a value with no graph")))
                 return
             if base.kind is Kind.TENSOR:  # `outs[t] = h` writes into the buffer: it now carries h's graph
                 root = target.value
@@ -150,6 +168,15 @@ class Places:
         obj = self.values.get(target.value, UNKNOWN)
         if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo):
             obj.cls.attrs[target.attr.value] = v
+        self._mutate_own_attribute(target, v)
+
+    def _mutate_own_attribute(self, target: cst.Attribute, v: Value) -> None:
+        """`self.losses.append(x)`, `self.loss.requires_grad = True`: the object this method bound to
+        `self.x` changed in place, and its later reads here see it."""
+        if isinstance(target.value, cst.Name) and target.value.value == "self" and self.function is not None:
+            b = self.frame.scope.env.get(SELF_PREFIX + target.attr.value)
+            if b is not None:
+                b.value = v
 
     def _set_attribute(self, target: cst.Attribute, v: Value) -> None:
         obj = self.values.get(target.value, UNKNOWN)
@@ -159,8 +186,58 @@ class Places:
         info = obj.cls if obj.kind in (Kind.OBJECT, Kind.MODULE) and isinstance(obj.cls, ClassInfo) else None
         if info is not None:
             name = target.attr.value
-            old = info.attrs.get(name)
-            info.attrs[name] = v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
+            fn = self.function
+            own = fn is not None and fn.cls is info and isinstance(target.value, cst.Name) and target.value.value == "self"
+            # who assigned it: a method of the class (one entry per method), or code outside it (None)
+            source, analysis = (fn, fn.analyses) if own else (None, 0)
+            sources = info.attr_sources.setdefault(name, {})
+            if name in info.attrs and not sources:
+                sources[None] = (0, info.attrs[name])  # set before sources were kept (a container's append)
+            seen = sources.get(source)
+            sources[source] = (analysis, _joined(seen[1], v) if seen is not None and seen[0] == analysis else v)
+            values = [x for _, x in sources.values()]
+            joined = values[0]
+            for x in values[1:]:
+                joined = _joined(joined, x)
+            info.attrs[name] = joined
+
+    def _own_attribute(self, node: cst.Attribute) -> Optional[Value]:
+        """`self.x` as this method last assigned it, if it did."""
+        if self.function is None or not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+            return None
+        b = self.frame.scope.env.get(SELF_PREFIX + node.attr.value)
+        return b.value if b is not None else None
+
+    def _forget_own_attributes(self) -> None:
+        env = self.frame.scope.env
+        for key in [k for k in env if k.startswith(SELF_PREFIX)]:
+            del env[key]
+
+    def _note_fresh_attribute(self, target: cst.Attribute, rhs) -> None:
+        """`self.norms = {}` or `self.loss = 0` as a statement of the method's own body (not under an `if`
+        or a loop): every call starts it afresh, so what the call stores there is replaced by the next
+        call - it lives like a local of the call, not like a pile on the object."""
+        fn = self.function
+        if not (isinstance(target.value, cst.Name) and target.value.value == "self" and fn is not None):
+            return
+        name = target.attr.value
+        if isinstance(rhs, (cst.List, cst.Dict)):
+            fresh = not rhs.elements
+        elif isinstance(rhs, (cst.Integer, cst.Float)) or isinstance(rhs, cst.Name) and rhs.value == "None":
+            fresh = True  # `self.loss = 0` before the decoding steps add to it
+        else:  # `dict()`, `defaultdict(list)`: no items given
+            func = dotted(rhs.func) if isinstance(rhs, cst.Call) else None
+            fresh = func in _EMPTY_CONTAINERS and (not rhs.args or func.endswith("defaultdict"))
+        top = any(isinstance(st, cst.SimpleStatementLine) and any(
+            isinstance(small, cst.Assign) and small.value is rhs for small in st.body) for st in fn.node.body.body)
+        if fresh and top and not self.frame.loops:
+            self.frame.fresh_attrs.add(name)
+        else:
+            self.frame.fresh_attrs.discard(name)
+
+    def _fresh_attribute(self, base: cst.BaseExpression) -> bool:
+        return isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self" \
+            and base.attr.value in self.frame.fresh_attrs
 
     def _maybe_reassign_store(self, target: cst.Name, v: Value, rhs) -> bool:
         """`total = total + loss` is `total += loss` written out: the same
@@ -217,7 +294,7 @@ class Places:
         code, token = where
         base, _, local = self._root(target)
         s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target), loops=self.frame.loops,
-                  local=local and isinstance(base, cst.Name))
+                  local=local and isinstance(base, cst.Name) or self._fresh_attribute(base))
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)
@@ -231,6 +308,8 @@ class Places:
         if fn is None:
             return
         base, b, local = self._root(target)
+        if self._fresh_attribute(base):
+            how = "assign"  # made afresh by each call: the next call replaces what this one keeps
         if isinstance(base, cst.Attribute):
             holder = ("self", base.attr.value)
         elif isinstance(base, cst.Name) and b is not None and local and isinstance(b.node, cst.Param) \

@@ -26,6 +26,7 @@ from gradguard.engine.values import (
     Grad,
     Kind,
     Value,
+    holds_graph,
     merge,
 )
 from gradguard.engine.walk import descendants
@@ -271,6 +272,8 @@ class Functions:
             self._analyse(fn)
         elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
             self._analyse(fn)  # now, not later: this call reads what the new context returns
+        if fn.cls is not None and self.function is not None and fn.cls is self.function.cls:
+            self._forget_own_attributes()  # `self.reset()` may rebind what this method assigned
         self._kept_through(fn, call, args, bound_self)
         self._backwards_through(fn, call)
         if fn.freezes:  # `freeze_model(alex)`: the model given is frozen after the call
@@ -483,10 +486,16 @@ class Functions:
                 target = next((n for n in [kept.kept_at] if isinstance(n, cst.Name)), None) if self.lookup(name) else None
             if target is None or not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
                 continue
+            given = by_name.get(kept.stored.value) if isinstance(kept.stored, cst.Name) else None
+            if given is not None and not holds_graph(given[1]):
+                continue  # a parameter kept as it is, given no graph here (`output` after its loss was detached)
             # the argument kept, if one is (`meter.update(loss)` keeps `loss` as `self.sum += val * n`)
             graphs = {o for o in kept.value.origins if isinstance(o, cst.CSTNode)}
             stored = next((a.value for a, v in args if v is kept.value or graphs and graphs <= v.origins), kept.stored)
             suffix = (f".{name}" if kind == "self" else "") + kept.suffix
+            if kind == "param" and kept.how in ("append", "item") and not kept.suffix:
+                # the caller's container now holds it (`torch.stack(losses)` after `extracted(losses, ...)`)
+                self._add_item(target, given[1] if given is not None else kept.value)
             if not self.frame.loops:
                 self._keep_past_call(target, stored, kept.value, kept.how, kept.kept_at, suffix)
                 continue
@@ -497,8 +506,11 @@ class Functions:
             where, token = place
             if suffix:
                 where, token = f"{where}{suffix}", ("attr", token, suffix)
+            # a place of this scope (`norms` made afresh each call of the caller) lives as a local does
+            base, _, local = self._root(target)
             s = Store(stored, kept.value, where, token, self.frame.loops[-1], kept.how, self.function, loops=self.frame.loops,
-                      via=fn.name, kept_at=kept.kept_at)
+                      via=fn.name, kept_at=kept.kept_at, made_in=self._made_in(target),
+                      local=local and isinstance(base, cst.Name) or self._fresh_attribute(base))
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):
                 hook(s)

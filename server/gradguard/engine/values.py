@@ -68,6 +68,7 @@ class Value:
     elements: Optional[tuple["Value", ...]] = None  # known tuple structure
     item: Optional["Value"] = None  # CONTAINER/PARAMS: what an element is
     keyed: tuple = ()  # CONTAINER: ((literal key, Value), ...) - dict entries differ from each other
+    closed: bool = False  # CONTAINER: `keyed` lists every entry (`{"loss": l, "n": 3}`, `{}` then `d["k"] = v`)
     cls: object = None  # CLASS / OBJECT / FUNCTION: the engine's info record
     qualname: Optional[str] = None  # an imported object: "torch.nn.functional"
     # Where a graph was cut on the way to this value (GG301): `cuts` on a tensor

@@ -141,8 +141,12 @@ class GraphKeptAcrossIterations(Rule):
                     continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
-            if done and store.how == "assign":
-                continue  # `self.out = x` overwritten every iteration: one graph at a time, already freed
+            if store.how == "assign" and (done or self._framework_backward(store) or any(
+                    b.origins & origins and b.function is store.function for b in backwards)):
+                # `self.out = x` overwritten every iteration: one graph at a time, and a backward frees it -
+                # in this loop, after an inner one (`self.loss = cb(self.loss)` for each callback, then
+                # `self.loss.backward()`), or by the framework `training_step()` returns it to
+                continue
             # Returned to a caller we cannot see, which may back-propagate it - unless the loop
             # already did (`total_loss += loss` after `loss.backward()`, the PyTorch FAQ's example):
             # a second backward through a freed graph raises, so no caller needs it.
@@ -983,6 +987,138 @@ def log_param_norms(model, step, writer):
 """,
             note="a logging handler's dict of parameter norms, local to the call: nothing outlives it",
             runtime='class Writer:\n    def add_scalar(self, tag, value, step):\n        self.last = value\nw = Writer()\nlog_param_norms(nn.Linear(3, 2), 0, w)\nassert isinstance(w.last, float)',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class NormLogger:
+    def __init__(self):
+        self.history = []
+
+    def log(self, model):
+        self.norms = {}
+        for name, p in model.named_parameters():
+            self.norms[name] = p.norm()
+        self.history.append(sum(v.item() for v in self.norms.values()))
+
+
+def train(model, batches, opt, logger):
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        logger.log(model)
+
+
+model = nn.Linear(3, 1)
+logger = NormLogger()
+train(model, [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(3)], torch.optim.SGD(model.parameters(), lr=0.1), logger)
+""",
+            note="a dict on `self` made afresh at the top of each call: the next call replaces what this one keeps, "
+                 "so it holds one call's norms, as a local would",
+            runtime="assert len(logger.norms) == 2 and len(logger.history) == 3",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class L1Penalty:
+    def __init__(self, model, beta=0.01):
+        self.model, self.beta = model, beta
+
+    def after_loss(self, loss):
+        return loss + self.beta * sum(p.abs().sum() for p in self.model.parameters())
+
+
+class Trainer:
+    def fit(self, model, batches, loss_fn, opt, callbacks):
+        for x, y in batches:
+            self.loss = loss_fn(model(x), y)
+            for cb in callbacks:
+                self.loss = cb.after_loss(self.loss)
+            opt.zero_grad()
+            self.loss.backward()
+            opt.step()
+
+
+model = nn.Linear(3, 1)
+trainer = Trainer()
+trainer.fit(model, [(torch.randn(4, 3), torch.randn(4, 1))], nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.0),
+            [L1Penalty(model)])
+""",
+            note="an attribute overwritten by each callback and back-propagated after that inner loop: one graph at a "
+                 "time, and the backward frees it (fastai's callbacks)",
+            runtime="assert model.weight.grad is not None and not activations_alive(trainer.loss)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class DepthNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 1, 3, padding=1)
+
+    def forward(self, rgb):
+        depth = torch.sigmoid(self.conv(rgb))
+        return {"loss": (depth - rgb.mean(1, keepdim=True)).abs().mean(), "depth_mean": depth.mean().item()}
+
+
+def train_epoch(model, images, opt):
+    outputs = []
+    for rgb in images:
+        opt.zero_grad()
+        output = model(rgb)
+        output["loss"].backward()
+        opt.step()
+        output["loss"] = output["loss"].detach()
+        outputs.append(output)
+    return outputs
+
+
+model = DepthNet()
+outputs = train_epoch(model, [torch.rand(2, 3, 8, 8) for _ in range(3)], torch.optim.Adam(model.parameters()))
+""",
+            note="regression (packnet-sfm's fix): the one graph of a forward's dict is replaced by its detach before the "
+                 "dict is kept; every entry of the dict is known, so it holds no graph",
+            runtime='assert not any(o["loss"].requires_grad for o in outputs)',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Seq2Seq:
+    def train_pair(self, decoder, hidden, targets, criterion, optimizer):
+        optimizer.zero_grad()
+        self.loss = 0
+        token = torch.zeros(1, 4)
+        for target in targets:
+            out, hidden = decoder(token, hidden)
+            self.loss += criterion(out, target)
+            token = out.detach()
+        self.loss.backward()
+        optimizer.step()
+        return self.loss.item() / len(targets)
+
+
+decoder = nn.RNNCell(4, 4)
+rnn_step = lambda x, h: (decoder(x, h),) * 2
+trainer = Seq2Seq()
+value = trainer.train_pair(rnn_step, torch.zeros(1, 4), [torch.randn(1, 4) for _ in range(3)], nn.MSELoss(),
+                           torch.optim.SGD(decoder.parameters(), lr=0.0))
+""",
+            note='`self.loss = 0` at the top of the method, summed over the decoding steps of one pair and back-propagated once: one step, as with a local',
+            runtime='assert isinstance(value, float) and decoder.weight_ih.grad is not None',
         ),
     ]
 

@@ -1150,6 +1150,33 @@ loss.backward()
                  "as a loss module's `forward(input, target)`, is not an instance of that module",
             runtime="assert pred.grad is not None",
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+class Record:
+    def __init__(self, **fields):
+        self.fields = fields
+
+
+def fgsm_attack(model, images, labels, epsilon):
+    model.eval()
+    images.requires_grad_(True)
+    loss = F.cross_entropy(Record(out=model(images)).fields["out"], labels)
+    model.zero_grad()
+    loss.backward()
+    return images + epsilon * images.grad.sign()
+
+
+model = torch.nn.Linear(4, 3)
+images = torch.randn(2, 4)
+adversarial = fgsm_attack(model, images, torch.tensor([0, 2]), 0.1)
+""",
+            note="a forward's output kept by a class of the file through `**fields` and read back into the loss that is back-propagated to the input",
+            runtime='assert images.grad is not None',
+        ),
     ]
 
     INVALID = [

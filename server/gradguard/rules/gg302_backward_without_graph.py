@@ -457,6 +457,81 @@ outs.sum().backward()
             note='a buffer made with `zeros_like` and filled by index assignment from values with a graph joins the graph: backward works',
             runtime='assert cell.weight_ih.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+def add_scale_loss(losses, criterion, model, x, y):
+    losses.append(criterion(model(x), y))
+
+
+def multi_scale_step(model, batches, optimizer, criterion):
+    optimizer.zero_grad()
+    losses = []
+    for x, y in batches:
+        add_scale_loss(losses, criterion, model, x, y)
+    total = torch.stack(losses).mean()
+    total.backward()
+    optimizer.step()
+
+
+model = torch.nn.Linear(4, 2)
+multi_scale_step(model, [(torch.randn(3, 4), torch.randn(3, 2))] * 2, torch.optim.SGD(model.parameters(), lr=0.0),
+                 torch.nn.MSELoss())
+""",
+            note="a list the caller made empty and a helper of the file filled: what it holds after the calls is the helper's losses",
+            runtime='assert model.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+
+
+class MultiScale:
+    def step(self, model, batches, optimizer, criterion):
+        optimizer.zero_grad()
+        self.losses = []
+        for x, y in batches:
+            self.losses.append(criterion(model(x), y))
+        total = torch.stack(self.losses).mean()
+        total.backward()
+        optimizer.step()
+
+
+model = torch.nn.Linear(4, 2)
+MultiScale().step(model, [(torch.randn(3, 4), torch.randn(3, 2))] * 2, torch.optim.SGD(model.parameters(), lr=0.0),
+                  torch.nn.MSELoss())
+""",
+            note='`self.losses` made empty and filled by this method: its reads here see what it was filled with',
+            runtime='assert model.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.head.parameters(), lr=0.1)
+
+    def step(self, x, y):
+        self.optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(self.model(x), y)
+        loss.backward()
+        self.optimizer.step()
+
+
+model = nn.Sequential()
+model.add_module("backbone", nn.Linear(4, 6))
+model.add_module("head", nn.Linear(6, 2))
+Trainer(model).step(torch.randn(3, 4), torch.tensor([0, 1, 1]))
+""",
+            note='an empty `nn.Sequential()` filled by `add_module()`: it has the layers it was given, and parameters',
+            runtime='assert model.head.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
