@@ -24,6 +24,7 @@ from gradguard.engine.values import (
     Grad,
     Kind,
     Value,
+    all_origins,
     combined_cuts,
     holds_graph,
     join_grad,
@@ -229,6 +230,11 @@ class Calls:
             init = info.methods.get("__init__")
             if init is not None:
                 self._call_function(init, node, args, inst)
+            built_from = reach([v for _, v in args])
+            if built_from and not info.is_module:
+                # `DecoderOutput(last_hidden_state=h, ...)`: the object holds the graphs it was given, and a
+                # forward() returning it hands them to its caller
+                inst = inst.but(grad=Grad.UNKNOWN, origins=built_from)
             return inst
         if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
             return self._call_function(fv.cls, node, args, fv.elements[0] if fv.elements else None)
@@ -267,6 +273,7 @@ class Calls:
                 why = Evidence(node, f"from `{self._short(node)}`")
             return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar,
                                     pred_cuts=self._prediction_cuts(node, vals)), node)
+        inner = frozenset()
         if isinstance(m.cls, ClassInfo) and "forward" in m.cls.methods:
             # Analyse forward() with these arguments; a module with parameters makes a new graph here.
             out = self._call_function(m.cls.methods["forward"], node, args, m)
@@ -275,15 +282,16 @@ class Calls:
             if out.kind is Kind.CONTAINER and (out.elements is not None or out.keyed):
                 # a tuple/list output keeps its shape (`pred, inputs_list = net(x)`), a dict its entries
                 return self._made_each(out, node)
+            inner = all_origins(out) if out.grad is not Grad.NO else frozenset()  # (what forward() computed it from)
         if m.parameterized and self.function is not None:
             self.function.makes_graph = True
         # (a model whose every weight was frozen still computes a graph here: what the file freezes
         # it may partly unfreeze again - BERT's last layer - and its inputs may require grad)
         if m.parameterized:
             # A new graph from this call, on top of whatever graphs its inputs carry.
-            inputs = frozenset().union(*(v.origins for v in vals if v.has_graph))
+            inputs = reach(vals)  # (an input that may carry a graph passes its graphs on too)
             out = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=Evidence(node, f"from `{self._short(node)}`"),
-                                   origins=inputs | {node}), node)
+                                   origins=inputs | inner | {node}), node)
             shape = K.LAYER_RESULTS.get(m.layer) if m.layer is not None else None
             return _shaped(out, shape) if shape is not None else out
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())

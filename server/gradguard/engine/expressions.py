@@ -141,6 +141,8 @@ class Expressions:
                 return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
             if attr == K.OPTIMIZER_GROUPS and base.cls.unknown_base:
                 return self._param_groups(node)  # `self.param_groups` of an optimizer subclass
+            if base.origins and base.grad is not Grad.NO:
+                return Value(grad=Grad.UNKNOWN, origins=base.origins)  # a field of an output built from graphs
             return UNKNOWN
         if kind is Kind.CLASS and isinstance(base.cls, ClassInfo):
             return base.cls.attrs.get(attr, UNKNOWN)

@@ -395,9 +395,11 @@ class EvalWithoutNoGrad(Rule):
             return False  # `torch.tensor(loss.item(), requires_grad=True)`: a cut made a leaf to train (GG303's)
         if any(node in u.origins for u in self.flow.escapes):
             return False
-        if fn is not None and not fn.call_sites and (
-            node in all_origins(fn.returns) or fn.yields is not None and node in all_origins(fn.yields)
-        ):
+        # returned (or yielded) to a caller elsewhere - by this function, or by one of the file that is
+        # called from elsewhere and returns what this one gave it (RT-DETR's denoising queries reach the
+        # decoder, whose outputs the model's forward() returns)
+        if any(node in all_origins(f.returns) or f.yields is not None and node in all_origins(f.yields)
+               for f in self.flow.functions if not f.call_sites):
             return False
         return not any(node in s.value.origins for s in self.flow.stores if not s.local)
 
@@ -1176,6 +1178,59 @@ adversarial = fgsm_attack(model, images, torch.tensor([0, 2]), 0.1)
 """,
             note="a forward's output kept by a class of the file through `**fields` and read back into the loss that is back-propagated to the input",
             runtime='assert images.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from dataclasses import dataclass
+from torch import nn
+
+
+def denoising_queries(labels, class_embed):
+    noisy = torch.where(torch.rand(labels.shape) < 0.5, torch.randint_like(labels, 0, 10), labels)
+    return class_embed(noisy)
+
+
+@dataclass
+class DecoderOutput:
+    last_hidden_state: torch.Tensor
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+
+    def forward(self, inputs_embeds=None):
+        if inputs_embeds is not None:
+            hidden_states = inputs_embeds
+        for layer in self.layers:
+            hidden_states = layer(hidden_states)
+        return DecoderOutput(last_hidden_state=hidden_states)
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.denoising_class_embed = nn.Embedding(10, 4)
+        self.decoder = Decoder()
+
+    def forward(self, queries, labels=None):
+        denoising = None
+        if self.training and labels is not None:
+            denoising = denoising_queries(labels, self.denoising_class_embed)
+        target = queries
+        if denoising is not None:
+            target = torch.concat([denoising, target], 1)
+        return self.decoder(inputs_embeds=target).last_hidden_state
+
+
+model = Detector()
+model(torch.randn(2, 3, 4), torch.randint(0, 10, (2, 3))).sum().backward()
+""",
+            note="regression (transformers' RT-DETR family): denoising queries embedded in a helper reach the decoder, whose "
+                 "output object the model's forward() returns to a caller elsewhere; a training-time branch, not an evaluation",
+            runtime="assert model.denoising_class_embed.weight.grad is not None",
         ),
     ]
 
