@@ -101,7 +101,9 @@ class Calls:
         function of the file that appends to that parameter) holds what it was given and more, which
         the analysis may not see: what it holds is no longer known to carry no graph."""
         if fv.kind is Kind.FUNCTION and fv.cls is not None:
-            body = self.module.code_for_node(fv.cls.node)
+            body = self.function_code.get(fv.cls.node)
+            if body is None:
+                body = self.function_code[fv.cls.node] = self.module.code_for_node(fv.cls.node)
             positional = [p.name.value for p in (*fv.cls.node.params.posonly_params, *fv.cls.node.params.params)]
             if fv.elements:  # a bound method: `self` is given
                 positional = positional[1:]

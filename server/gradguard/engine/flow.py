@@ -82,6 +82,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.classes: list[ClassInfo] = []
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
+        self.function_code: dict = {}  # a function's node -> its code (Calls._maybe_filled reads it per call)
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
@@ -140,7 +141,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         for info in infos:
             vars(info).clear()
         for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop,
-                          self.sinks, self.escapes, self.cut_from,
+                          self.sinks, self.escapes, self.cut_from, self.function_code,
                           self.uses, self.switches, self.evidences):
             container.clear()
 
