@@ -104,12 +104,8 @@ class Calls:
             body = self.function_code.get(fv.cls.node)
             if body is None:
                 body = self.function_code[fv.cls.node] = self.module.code_for_node(fv.cls.node)
-            positional = [p.name.value for p in (*fv.cls.node.params.posonly_params, *fv.cls.node.params.params)]
-            if fv.elements:  # a bound method: `self` is given
-                positional = positional[1:]
-            named = {a.keyword.value if a.keyword is not None else positional[i] if i < len(positional) else None: (a, v)
-                     for i, (a, v) in enumerate(args)}
-            filled = [(a, v) for p, (a, v) in named.items() if p is not None and _fills(body, p)]
+            named = self._arguments(fv.cls, args, fv.elements[0] if fv.elements else None)
+            filled = [(a, v) for p, (a, v) in named.items() if _fills(body, p)]
         elif knows_nothing(fv) and isinstance(func, cst.Name) and not self._python_builtin(func) and fv.qualname is not None:
             filled = args
         else:
