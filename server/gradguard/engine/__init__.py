@@ -125,7 +125,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
-    flow = FlowAnalysis(module, hooks, module.code_for_node, facts, strict=settings.strict, source=source)
+    flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source)
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)
@@ -158,6 +158,19 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         module=module,
         type_queries=queries,
     )
+
+
+def _printer(module: cst.Module):
+    """`module.code_for_node`, once per node: re-analysed functions ask for the same code again."""
+    printed: dict = {}
+
+    def code_for(node: cst.CSTNode) -> str:
+        code = printed.get(node)
+        if code is None:
+            code = printed[node] = module.code_for_node(node)
+        return code
+
+    return code_for
 
 
 def _queries(parsed, flow: FlowAnalysis, positions: Positions, findings: list) -> list[tuple[int, int, cst.CSTNode]]:

@@ -32,7 +32,7 @@ from gradguard.engine.values import (
     reach,
 )
 
-_AUTOGRAD_USE = re.compile(r"\b(?:backward|grad|requires_grad|requires_grad_)\b")
+_AUTOGRAD_NAMES = frozenset({"backward", "grad", "requires_grad", "requires_grad_"})
 
 
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
@@ -44,12 +44,6 @@ def _shaped(t: Value, shape) -> Value:
         return t
     elements = tuple(_shaped(t, s) for s in shape)
     return Value(kind=Kind.CONTAINER, grad=t.grad, why=t.why, origins=t.origins, elements=elements, item=t)
-
-
-def _fills(body: str, param: str) -> bool:
-    """Does a function's code put something into its parameter `param` (`param.append(`, `param[k] =`)?"""
-    return re.search(rf"\b{re.escape(param)}\s*(?:\.\s*(?:append|extend|insert|appendleft|update|add|setdefault)\s*\("
-                     rf"|\[[^\]]*\]\s*=[^=])", body) is not None
 
 
 # Module methods that give it a submodule (or, for a container, a layer): what it holds now has parameters.
@@ -101,11 +95,9 @@ class Calls:
         function of the file that appends to that parameter) holds what it was given and more, which
         the analysis may not see: what it holds is no longer known to carry no graph."""
         if fv.kind is Kind.FUNCTION and fv.cls is not None:
-            body = self.function_code.get(fv.cls.node)
-            if body is None:
-                body = self.function_code[fv.cls.node] = self.module.code_for_node(fv.cls.node)
+            fills = self.facts_of(fv.cls.node).filled
             named = self._arguments(fv.cls, args, fv.elements[0] if fv.elements else None)
-            filled = [(a, v) for p, (a, v) in named.items() if _fills(body, p)]
+            filled = [(a, v) for p, (a, v) in named.items() if p in fills]
         elif knows_nothing(fv) and isinstance(func, cst.Name) and not self._python_builtin(func) and fv.qualname is not None:
             filled = args
         else:
@@ -140,7 +132,7 @@ class Calls:
         receiver may be another object (an sklearn model's `predict`), so only a call under
         no_grad counts, and only for a method that does not use autograd itself: then the mode
         can only silence findings."""
-        if self.frame.mode is not GradMode.OFF or _AUTOGRAD_USE.search(self.module.code_for_node(fn.node)):
+        if self.frame.mode is not GradMode.OFF or self.facts_of(fn.node).all_names & _AUTOGRAD_NAMES:
             return  # a guessed callee must not make its own backward look like one under no_grad
         before = self._context_of(fn)
         fn.call_modes.add(self.frame.mode)

@@ -22,6 +22,7 @@ from gradguard.engine.containers import Containers
 from gradguard.engine.evidence import dotted
 from gradguard.engine.expressions import Expressions
 from gradguard.engine.from_use import FromUse
+from gradguard.engine.function_facts import FunctionFacts, function_facts
 from gradguard.engine.gradmodes import GradModes
 from gradguard.engine.model import (
     Backward,
@@ -82,7 +83,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.classes: list[ClassInfo] = []
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
-        self.function_code: dict = {}  # a function's node -> its code (Calls._maybe_filled reads it per call)
+        self.function_facts: dict = {}  # a function's node -> FunctionFacts (what its code mentions)
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked
@@ -97,13 +98,18 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.plain_methods: frozenset = frozenset()  # evidence.plain_class_methods, with the mentions
         self.loop_items: dict = {}  # loop variable -> the list it runs over (`for p in parameters`)
         self.evidences: dict = {}  # (use, wording) -> Evidence
-        self.switches: dict = {}  # function node -> does its body switch grad mode (a context manager)
         self.escaped: set = set()  # graph identities passed to functions of other files
         self.sinks: list = []  # sinks.Use: non-differentiable uses of values with graphs (`.item()`, `print`)
         self.escapes: list = []  # sinks.Use: values with graphs handed to what the analysis cannot see
         self.cut_from: dict = {}  # a cut (`.detach()`, `.item()`) -> the graph identities it cut
         self.parameter_attrs: Optional[dict] = None  # attr -> (class, nn.Parameter call): evidence.parameter_attributes
         self.layer_attrs: Optional[dict] = None  # attr -> (class, layer, call): evidence.layer_attributes
+
+    def facts_of(self, node: cst.FunctionDef) -> FunctionFacts:
+        found = self.function_facts.get(node)
+        if found is None:
+            found = self.function_facts[node] = function_facts(node)
+        return found
 
     # ------------------------------------------------------------------ entry
     def run(self) -> None:
@@ -141,8 +147,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         for info in infos:
             vars(info).clear()
         for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop,
-                          self.sinks, self.escapes, self.cut_from, self.function_code,
-                          self.uses, self.switches, self.evidences):
+                          self.sinks, self.escapes, self.cut_from, self.function_facts,
+                          self.uses, self.evidences):
             container.clear()
 
     @property

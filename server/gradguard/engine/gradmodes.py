@@ -3,12 +3,10 @@ a value computed under them has no graph."""
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import FunctionInfo, GradMode
@@ -20,7 +18,7 @@ from gradguard.engine.values import (
     Kind,
 )
 
-_GRAD_SWITCH = re.compile(r"\b(?:set_grad_enabled|no_grad|inference_mode|enable_grad)\b")
+_GRAD_SWITCHES = frozenset({"set_grad_enabled", "no_grad", "inference_mode", "enable_grad"})
 
 
 class GradModes:
@@ -57,10 +55,7 @@ class GradModes:
         return None
 
     def _switches_grad(self, fn: FunctionInfo) -> bool:
-        found = self.switches.get(fn.node)
-        if found is None:
-            found = self.switches[fn.node] = _GRAD_SWITCH.search(self.code_for(fn.node)) is not None
-        return found
+        return not self.facts_of(fn.node).all_names.isdisjoint(_GRAD_SWITCHES)
 
     def _with(self, node: cst.With) -> None:
         mode = None

@@ -29,7 +29,7 @@ from gradguard.engine.values import (
     holds_graph,
     merge,
 )
-from gradguard.engine.walk import descendants
+
 
 MAX_ANALYSES_PER_FUNCTION = 3
 
@@ -124,11 +124,6 @@ def _default_holds(param: cst.Param, fn: FunctionInfo) -> bool:
         isinstance(default, cst.Name) and default.value == "None"))
 
 
-def _mentioned_names(node: cst.CSTNode) -> frozenset:
-    """Every identifier a function's body reads or calls (`helper(x)`, `self.step(...)`, `map(fn, xs)`)."""
-    return frozenset(n.value for n in descendants(node.body) if isinstance(n, cst.Name))
-
-
 class Functions:
     """Definitions, calls of the file's own functions, and their (re-)analysis."""
 
@@ -138,7 +133,7 @@ class Functions:
         caller's arguments and grad mode. Mutual mentions (recursion) keep definition order."""
         if len(pending) < 2:
             return pending
-        mentions = {fn: _mentioned_names(fn.node) for fn in pending}
+        mentions = {fn: self.facts_of(fn.node).body_names for fn in pending}  # calls, callbacks
         names = {fn.name for fn in pending}
         callers: dict = {fn: [] for fn in pending}
         for fn, said in mentions.items():

@@ -17,6 +17,15 @@ import libcst as cst
 _NOISE = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
           "header", "footer", "asynchronous", "star", "colon", "equal", "dot", "operator")
 _FIELDS: dict = {}
+_IS_NODE: dict = {}  # type -> is it a libcst node (isinstance on CSTNode, an ABC, is slow)
+
+
+def _is_node(value) -> bool:
+    t = type(value)
+    found = _IS_NODE.get(t)
+    if found is None:
+        found = _IS_NODE[t] = issubclass(t, cst.CSTNode)
+    return found
 
 
 def _fields(cls) -> tuple[str, ...]:
@@ -47,12 +56,12 @@ def _go(n: cst.CSTNode, visitor, handlers: dict) -> None:
     if enter is None or enter(n) is not False:
         for name in _fields(cls):
             value = getattr(n, name)
-            if isinstance(value, cst.CSTNode):
-                _go(value, visitor, handlers)
-            elif isinstance(value, (list, tuple)):
+            if type(value) in (list, tuple):
                 for item in value:
-                    if isinstance(item, cst.CSTNode):
+                    if _is_node(item):
                         _go(item, visitor, handlers)
+            elif _is_node(value):
+                _go(value, visitor, handlers)
     leave = _handler(visitor, handlers, "leave", cls)
     if leave is not None:
         leave(n)
@@ -66,8 +75,8 @@ def descendants(node: cst.CSTNode) -> list:
         found.append(n)
         for name in _fields(type(n)):
             value = getattr(n, name)
-            if isinstance(value, cst.CSTNode):
+            if type(value) in (list, tuple):
+                stack.extend(item for item in value if _is_node(item))
+            elif _is_node(value):
                 stack.append(value)
-            elif isinstance(value, (list, tuple)):
-                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
     return found
