@@ -42,8 +42,18 @@ def _dotted(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def _place(node: cst.BaseExpression) -> Optional[str]:
+    """A name, or a method's `self.x` ("self.x"): what a scope assigns and reads back."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
 class _Defs(cst.CSTVisitor):
-    """What each plain name of one scope is assigned (nested scopes are their own)."""
+    """What each name of one scope (and, in a method, each `self.x`) is assigned (nested scopes
+    are their own)."""
 
     def __init__(self, root: cst.CSTNode):
         self.root = root
@@ -59,18 +69,21 @@ class _Defs(cst.CSTVisitor):
     def visit_Lambda(self, node) -> bool:
         return False
 
+    def _def(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        key = _place(target)
+        if key is not None and (isinstance(target, cst.Name) or isinstance(self.root, cst.FunctionDef)):
+            self.defs.setdefault(key, []).append(value)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                self.defs.setdefault(t.target.value, []).append(node.value)
+            self._def(t.target, node.value)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name) and node.value is not None:
-            self.defs.setdefault(node.target.value, []).append(node.value)
+        if node.value is not None:
+            self._def(node.target, node.value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        if isinstance(node.target, cst.Name):  # `loss += term`: the sum is computed from the term
-            self.defs.setdefault(node.target.value, []).append(node.value)
+        self._def(node.target, node.value)  # `loss += term`: the sum is computed from the term
 
 
 def _neutral(node: cst.BaseExpression, libraries: frozenset = frozenset()) -> cst.BaseExpression:
@@ -116,13 +129,13 @@ class Chains:
         self.graphs: dict = {}
         self.models: dict = {}
         for key, proof in seeds.items():
-            if "." not in key:
+            if "." not in key or key.startswith("self.") and key in self.defs:
                 for expr in self.defs.get(key, ()):
                     self._expr(expr, proof)
 
     def _name(self, name: str, proof: cst.Call, prediction: bool = False) -> None:
         """`name` carries a graph: a name this scope computes, or a loss's prediction."""
-        if name in self.graphs or not (prediction and name in self.params or self._computed(cst.Name(name))):
+        if name in self.graphs or not (prediction and name in self.params or self._computed_place(name, frozenset())):
             return
         self.graphs[name] = proof
         for expr in self.defs.get(name, ()):
@@ -130,8 +143,9 @@ class Chains:
 
     def _expr(self, expr: cst.BaseExpression, proof: cst.Call) -> None:
         expr = _neutral(expr, self.libraries)
-        if isinstance(expr, cst.Name):
-            self._name(expr.value, proof)
+        key = _place(expr)
+        if key is not None and (isinstance(expr, cst.Name) or key in self.defs):
+            self._name(key, proof)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
             self._expr(expr.left, proof)
             self._expr(expr.right, proof)
@@ -149,8 +163,9 @@ class Chains:
         if root in self.libraries:
             if last in K.FUNCTIONAL_LOSSES:  # `F.mse_loss(pred, y)`: the prediction has the graph
                 first = _neutral(args[0], self.libraries)
-                if isinstance(first, cst.Name):
-                    self._name(first.value, proof, prediction=True)
+                key = _place(first)
+                if key is not None and (isinstance(first, cst.Name) or key in self.defs):
+                    self._name(key, proof, prediction=True)
                 else:
                     self._expr(first, proof)
             elif last in ("cat", "stack", "sum", "mean"):
@@ -171,13 +186,16 @@ class Chains:
         elif _callable_given(key) and (key in self.params or key.startswith("self.")):
             self.models.setdefault(key, call)
 
+    def _computed_place(self, key: str, seen: frozenset) -> bool:
+        return key not in seen and any(self._computed(d, seen | {key}) for d in self.defs.get(key, ()))
+
     def _computed(self, expr: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
         """Was this computed in the scope by something that may make a graph (a callable's call,
         arithmetic on such a result), not data it was given (`batch["x"].to(device)`)?"""
         expr = _neutral(expr, self.libraries)
-        if isinstance(expr, cst.Name):
-            name = expr.value
-            return name not in seen and any(self._computed(d, seen | {name}) for d in self.defs.get(name, ()))
+        key = _place(expr)
+        if key is not None and (isinstance(expr, cst.Name) or key in self.defs):
+            return self._computed_place(key, seen)
         if isinstance(expr, cst.BinaryOperation):
             return self._computed(expr.left, seen) or self._computed(expr.right, seen)
         if isinstance(expr, cst.Call):

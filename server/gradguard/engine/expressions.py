@@ -167,7 +167,7 @@ class Expressions:
         return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=group)
 
     def _alias(self, base_node: cst.BaseExpression, how: str, node: cst.CSTNode, base: Value) -> Alias:
-        binding = self.lookup(base_node.value) if isinstance(base_node, cst.Name) else None
+        binding = self.place_binding(base_node)
         return Alias(self._name_of(base_node), how, node, binding, base.leaf)
 
     def _cut(self, v: Value, node: cst.CSTNode, how: str) -> frozenset:

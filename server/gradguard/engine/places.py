@@ -32,16 +32,28 @@ def _joined(old: Optional[Value], v: Value) -> Value:
     return v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
 
 
+def is_self_attribute(node: cst.BaseExpression) -> bool:
+    """`self.x` (a method's attribute of its own object)."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
 class Places:
     """Assignment and stores."""
+
+    def place_binding(self, node: cst.BaseExpression) -> Optional[Binding]:
+        """What a place reads here: a name's binding, or `self.x` as this method last assigned it (a
+        method's `self.x` is a place like a local until a call of another method may change it)."""
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value)
+        if self.function is not None and is_self_attribute(node):
+            return self.frame.scope.env.get(SELF_PREFIX + node.attr.value)
+        return None
 
     def _root(self, target: cst.BaseExpression) -> tuple:
         """The root of a place (`losses` of `losses[k].items`, `self.<attr>`), the binding of a root
         name, and whether this scope bound it."""
         base = target
-        while isinstance(base, (cst.Subscript, cst.Attribute)) and not (
-            isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self"
-        ):
+        while isinstance(base, (cst.Subscript, cst.Attribute)) and not is_self_attribute(base):
             base = base.value
         b = self.lookup(base.value) if isinstance(base, cst.Name) else None
         return base, b, b is not None and any(v is b for v in self.frame.scope.env.values())
@@ -113,7 +125,7 @@ class Places:
                 self._store(target, rhs, v, "assign")
             self._note_fresh_attribute(target, rhs)
             self._set_attribute(target, v)
-            if isinstance(target.value, cst.Name) and target.value.value == "self" and self.function is not None:
+            if is_self_attribute(target) and self.function is not None:
                 # what this method reads of `self.x` from here on (merged over branches like a name); the
                 # class keeps every method's assignments merged for the others
                 self.frame.scope.env[SELF_PREFIX + target.attr.value] = Binding(v, self.frame.loops, rhs or target)
@@ -173,10 +185,9 @@ class Places:
     def _mutate_own_attribute(self, target: cst.Attribute, v: Value) -> None:
         """`self.losses.append(x)`, `self.loss.requires_grad = True`: the object this method bound to
         `self.x` changed in place, and its later reads here see it."""
-        if isinstance(target.value, cst.Name) and target.value.value == "self" and self.function is not None:
-            b = self.frame.scope.env.get(SELF_PREFIX + target.attr.value)
-            if b is not None:
-                b.value = v
+        b = self.place_binding(target)
+        if b is not None:
+            b.value = v
 
     def _set_attribute(self, target: cst.Attribute, v: Value) -> None:
         obj = self.values.get(target.value, UNKNOWN)
@@ -187,7 +198,7 @@ class Places:
         if info is not None:
             name = target.attr.value
             fn = self.function
-            own = fn is not None and fn.cls is info and isinstance(target.value, cst.Name) and target.value.value == "self"
+            own = fn is not None and fn.cls is info and is_self_attribute(target)
             # who assigned it: a method of the class (one entry per method), or code outside it (None)
             source, analysis = (fn, fn.analyses) if own else (None, 0)
             sources = info.attr_sources.setdefault(name, {})
@@ -203,9 +214,7 @@ class Places:
 
     def _own_attribute(self, node: cst.Attribute) -> Optional[Value]:
         """`self.x` as this method last assigned it, if it did."""
-        if self.function is None or not (isinstance(node.value, cst.Name) and node.value.value == "self"):
-            return None
-        b = self.frame.scope.env.get(SELF_PREFIX + node.attr.value)
+        b = self.place_binding(node)
         return b.value if b is not None else None
 
     def _forget_own_attributes(self) -> None:
@@ -218,7 +227,7 @@ class Places:
         or a loop): every call starts it afresh, so what the call stores there is replaced by the next
         call - it lives like a local of the call, not like a pile on the object."""
         fn = self.function
-        if not (isinstance(target.value, cst.Name) and target.value.value == "self" and fn is not None):
+        if not (is_self_attribute(target) and fn is not None):
             return
         name = target.attr.value
         if isinstance(rhs, (cst.List, cst.Dict)):
@@ -236,8 +245,7 @@ class Places:
             self.frame.fresh_attrs.discard(name)
 
     def _fresh_attribute(self, base: cst.BaseExpression) -> bool:
-        return isinstance(base, cst.Attribute) and isinstance(base.value, cst.Name) and base.value.value == "self" \
-            and base.attr.value in self.frame.fresh_attrs
+        return is_self_attribute(base) and base.attr.value in self.frame.fresh_attrs
 
     def _maybe_reassign_store(self, target: cst.Name, v: Value, rhs) -> bool:
         """`total = total + loss` is `total += loss` written out: the same
@@ -330,7 +338,7 @@ class Places:
         if isinstance(expr, cst.Name):
             b = self.lookup(expr.value)
             return b.token if b is not None else None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        if is_self_attribute(expr):
             return ("attr", self.function.cls if self.function else None, expr.attr.value)
         return None
 
@@ -366,6 +374,7 @@ class Places:
             self._rebind_mutated(target.value, new)
         elif isinstance(target, cst.Attribute):
             self._set_attribute(target, new)
+            self._mutate_own_attribute(target, new)  # `self.loss += part`: what this method reads next
 
     def _written(self, old: Value, v: Value, token) -> Value:
         """A tensor after an in-place write of `v` into it (`t += v`, `t[i] = v`): it keeps

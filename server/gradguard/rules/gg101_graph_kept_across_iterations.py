@@ -1120,6 +1120,26 @@ value = trainer.train_pair(rnn_step, torch.zeros(1, 4), [torch.randn(1, 4) for _
             note='`self.loss = 0` at the top of the method, summed over the decoding steps of one pair and back-propagated once: one step, as with a local',
             runtime='assert isinstance(value, float) and decoder.weight_ih.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+class Trainer:
+    def train_step(self, model, sequences, targets, optimizer, criterion):
+        optimizer.zero_grad()
+        self.loss = 0
+        for seq, target in zip(sequences, targets):
+            self.loss += criterion(model(seq), target)
+        self.loss.backward()
+        optimizer.step()
+        return self.loss.item()
+""",
+            note="per-sequence losses summed on `self` and back-propagated once: the sum is the training step",
+            runtime="model = torch.nn.Linear(4, 2)\nseqs = [torch.randn(n, 4) for n in (2, 3)]\n"
+                    "tgts = [torch.randn(n, 2) for n in (2, 3)]\nTrainer().train_step(model, seqs, tgts, "
+                    "torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.MSELoss())\nassert model.weight.grad is not None",
+        ),
     ]
 
     INVALID = [

@@ -4,6 +4,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.model import GradMode
+from gradguard.engine.places import is_self_attribute
 from gradguard.engine.syntax import keyword
 from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
@@ -73,8 +74,13 @@ class InplaceThroughDetachAlias(Rule):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # p.device, p.shape, p.size(): reading metadata does not see the write.
-        if isinstance(node.value, cst.Name) and node.attr.value in META:
+        if isinstance(node.value, (cst.Name, cst.Attribute)) and node.attr.value in META:
             self._meta.add(node.value)
+        if is_self_attribute(node):  # a method's `self.x` is read like a local
+            b = self.flow.place_binding(node)
+            if b is not None:
+                self._tick += 1
+                self._reads.setdefault(b, []).append((self._tick, self.flow.frame.loops, node))
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -90,7 +96,7 @@ class InplaceThroughDetachAlias(Rule):
                 self._write(node, t.target.value, "the indexed assignment")
 
     def _write(self, node, target: cst.BaseExpression, op: str) -> None:
-        if not isinstance(target, cst.Name):
+        if not (isinstance(target, cst.Name) or self.flow.place_binding(target) is not None):
             return  # x.detach().mul_(...) writes to x on purpose
         alias = self.flow.value(target).alias
         if alias is None or alias.how != "detach" or alias.binding is None:
@@ -176,7 +182,7 @@ class InplaceThroughDetachAlias(Rule):
         return isinstance(node, cst.Assign)  # an indexed assignment, not `d += x`
 
     def _report(self, node, target, alias, op, read, parameter: bool = False) -> None:
-        y, x = target.value, alias.name
+        y, x = self.code_of(target), alias.name
         detach = alias.node
         copy = method_chain(detach.func.value, *copy_methods(self.settings))
 
@@ -515,5 +521,26 @@ def prune(layer: nn.Linear, t):
             ),
             note="masking a parameter's detach outside no_grad sets the layer's weights",
             runtime='layer = nn.Linear(4, 4)\nbefore = layer.weight.detach().clone()\nprune(layer, 0.3)\nassert not torch.equal(before, layer.weight)',
+        ),
+        Invalid(
+            """
+import torch
+
+
+class Normalizer:
+    def normalized(self, scores):
+        self.probs = scores.detach()
+        self.probs /= self.probs.sum(dim=-1, keepdim=True)
+        return self.probs
+""",
+            range=(8, 8, 8, 58),
+            message="`self.probs` shares storage with `scores` (from `scores.detach()` on line 7): `/=` on `self.probs` "
+            "silently changes `scores` too, the caller's tensor",
+            fixes=("\nimport torch\n\n\nclass Normalizer:\n    def normalized(self, scores):\n"
+                   "        self.probs = scores.clone().detach()\n        self.probs /= self.probs.sum(dim=-1, keepdim=True)\n"
+                   "        return self.probs\n",),
+            runtime="scores = torch.rand(2, 3) + 0.1\nkept = scores.clone()\nNormalizer().normalized(scores)\n"
+                    "assert not torch.equal(scores, kept)",
+            note="a method's `self.x` is a place like a local: the alias lives there",
         ),
     ]

@@ -7,6 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine.model import GradMode
+from gradguard.engine.places import is_self_attribute
 from gradguard.engine.syntax import keyword, literal_bool
 from gradguard.engine.values import Evidence, Grad, Kind
 from gradguard.engine.walk import walk as walk_tree
@@ -137,13 +138,14 @@ class RebuiltLeaf(Rule):
         # graph of its own cannot be made a leaf (PyTorch raises), and data never had one -
         # except by a copy (`copies`), which leaves the graph behind.
         graph = None
-        if isinstance(source, cst.Name) and source.value in self.bound:
+        key = _key(source)
+        if key in self.bound:
             # `loss.backward()` below is evidence that `loss` has a graph - unless, as here, the
             # code made it a leaf first: what it was computed from decides.
-            expr = self.bound[source.value]
+            expr = self.bound[key]
             cuts = self._cuts(expr)
         else:
-            expr = None if isinstance(source, cst.Name) else source
+            expr = None if key is not None else source
             cuts = _cuts_of(v) if v.grad is Grad.NO else frozenset()
         if not cuts and (copies or setter) and expr is not None:
             # A copy leaves the graph behind. The `requires_grad` setter raises on any non-leaf
@@ -159,8 +161,8 @@ class RebuiltLeaf(Rule):
         self.open[node] = r
         self.pending[node] = r
         in_place = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"
-        if in_place and isinstance(source, cst.Name):
-            r.names.add(source.value)  # `loss.requires_grad_()` makes `loss` itself the leaf
+        if in_place and key is not None:
+            r.names.add(key)  # `loss.requires_grad_()` makes `loss` itself the leaf
 
     def _cuts(self, expr: cst.BaseExpression) -> frozenset:
         """Where the graph of what `expr` computes was cut, if it has none left."""
@@ -202,17 +204,18 @@ class RebuiltLeaf(Rule):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            if isinstance(t.target, cst.Name):
-                self.bound[t.target.value] = node.value
+            key = _key(t.target)
+            if key is not None:
+                self.bound[key] = node.value
         target = node.targets[0].target
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
-                and isinstance(target.value, cst.Name) and literal_bool(node.value) is True:
+                and _key(target.value) is not None and literal_bool(node.value) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
-            if node not in self.open:
+            if node not in self.open and isinstance(target.value, cst.Name):
                 self._loss_module_setter(node, target.value)
             if node in self.open:
-                self.open[node].names.add(target.value.value)
+                self.open[node].names.add(_key(target.value))
             self.pending.pop(node, None)
             return
         self._flows(node.value, [t.target for t in node.targets])
@@ -225,7 +228,7 @@ class RebuiltLeaf(Rule):
         if not self.open:
             return  # nothing rebuilt yet (nearly every file): no walk of the value
         made = self._outer_rebuild(value)
-        names = {n.value for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List)) for n in _names(t)}
+        names = {k for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List)) or _key(t) for k in _keys(t)}
         reaching = self._reaching(value)
         for r in self.open.values():
             if r is made or r in reaching:
@@ -249,7 +252,7 @@ class RebuiltLeaf(Rule):
     def _reaching(self, expr: cst.BaseExpression) -> list:
         if not self.open:
             return []
-        mentioned = {n.value for n in _names(expr)}
+        mentioned = _keys(expr)
         found = [r for r in self.open.values() if r.names & mentioned and self.current(r.stamp)]
         # the leaf returned by a function of the file (`err = as_trainable(loss)`): the value says where it was made
         why = self.flow.value(expr).why
@@ -275,13 +278,13 @@ class RebuiltLeaf(Rule):
             if isinstance(node.func, cst.Attribute) and node.func.attr.value in NOT_MODELS:
                 return
             for arg in node.args:
-                if isinstance(arg.value, cst.Name):  # the tensor itself, not a number computed from it
+                if _key(arg.value) is not None:  # the tensor itself, not a number computed from it
                     for r in self._reaching(arg.value):
                         if not self.flow.value(r.source).scalar:
                             r.intended = True
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "grad" and isinstance(node.value, cst.Name):
+        if node.attr.value == "grad" and _key(node.value) is not None:
             for r in self._reaching(node.value):
                 r.intended = True
 
@@ -778,12 +781,51 @@ def step(net, x, y, opt):
             note="a helper's summary: it returns a fresh leaf made from a cut of its argument, which the caller back-propagates",
             runtime='net = torch.nn.Linear(2, 1)\nstep(net, torch.randn(4, 2), torch.randn(4, 1), torch.optim.SGD(net.parameters(), lr=0.1))\nassert net.weight.grad is None',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Trainer:
+    def train_step(self, model, x, label):
+        pred = model(x).argmax(dim=1).float()
+        self.loss = nn.functional.mse_loss(pred, label)
+        self.loss.requires_grad = True
+        self.loss.backward()
+""",
+            range=(10, 8, 10, 38),
+            message="`self.loss.requires_grad = True` on `self.loss`, computed with a graph (from "
+            "`nn.functional.mse_loss(pred, label)` on line 9): if that graph is there, this line raises \"you can only "
+            "change requires_grad flags of leaf variables.\"; if it runs, something already cut the graph (frozen "
+            "parameters, a detach, no_grad) and `.backward()` on line 11 reaches no parameter, so the model never "
+            "learns; remove the line and find the cut",
+            runtime="model = nn.Linear(4, 3)\nTrainer().train_step(model, torch.randn(5, 4), torch.randn(5))\n"
+                    "assert model.weight.grad is None",
+            note="the loss kept on `self`: its backward is evidence about what it was computed from, as for a local",
+        ),
     ]
 
 
 def _cuts_of(v) -> frozenset:
     """The cuts of a value, and those of the prediction of a loss (`F.mse_loss(out.detach(), y)`)."""
     return v.cuts | frozenset(cut for cut, _ in v.pred_cuts)
+
+
+def _key(node: cst.CSTNode) -> Optional[str]:
+    """A place the rule follows by what the code calls it: a name, or a method's `self.x`."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if is_self_attribute(node):
+        return f"self.{node.attr.value}"
+    return None
+
+
+def _keys(node: cst.CSTNode) -> set:
+    """The places (`_key`) read in an expression or bound by a target."""
+    collect = _Names()
+    walk_tree(node, collect)
+    return {n.value for n in collect.found} | collect.own
 
 
 def _names(node: cst.CSTNode) -> list:
@@ -796,10 +838,14 @@ def _names(node: cst.CSTNode) -> list:
 class _Names(cst.CSTVisitor):
     def __init__(self):
         self.found: list = []
+        self.own: set = set()  # `self.x` keys
 
     def visit_Name(self, n: cst.Name) -> None:
         self.found.append(n)
 
     def visit_Attribute(self, n: cst.Attribute) -> bool:
-        walk_tree(n.value, self)  # `x.grad` reads `x`, not `grad`
+        if is_self_attribute(n):
+            self.own.add(_key(n))  # a method's `self.x`, not `self`
+        else:
+            walk_tree(n.value, self)  # `x.grad` reads `x`, not `grad`
         return False
