@@ -37,6 +37,13 @@ def is_self_attribute(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
 
 
+def _same_place(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same name, or the same `self.x`."""
+    if isinstance(a, cst.Name) and isinstance(b, cst.Name):
+        return a.value == b.value
+    return is_self_attribute(a) and is_self_attribute(b) and a.attr.value == b.attr.value
+
+
 class Places:
     """Assignment and stores."""
 
@@ -121,6 +128,8 @@ class Places:
                     else:  # `self.log_alpha.requires_grad = True` (SAC's temperature)
                         self._replace_attribute(target.value, new)
                 return
+            if is_self_attribute(target) and self.function is not None and self._maybe_reassign_store(target, v, rhs):
+                return  # `self.total = self.total + loss`
             if v.has_graph and rhs is not None:
                 self._store(target, rhs, v, "assign")
             self._note_fresh_attribute(target, rhs)
@@ -247,9 +256,9 @@ class Places:
     def _fresh_attribute(self, base: cst.BaseExpression) -> bool:
         return is_self_attribute(base) and base.attr.value in self.frame.fresh_attrs
 
-    def _maybe_reassign_store(self, target: cst.Name, v: Value, rhs) -> bool:
-        """`total = total + loss` is `total += loss` written out: the same
-        loop-carried variable, now holding the graph; so is `total = loss if total is None else
+    def _maybe_reassign_store(self, target: cst.BaseExpression, v: Value, rhs) -> bool:
+        """`total = total + loss` (or `self.total = self.total + loss`) is `total += loss` written out:
+        the same loop-carried place, now holding the graph; so is `total = loss if total is None else
         total + loss` (RecBole's first batch starts the sum). Returns True if handled."""
         whole = rhs
         if isinstance(rhs, cst.IfExp):
@@ -265,14 +274,19 @@ class Places:
         else:
             return False
         for own, other in operands:
-            if isinstance(own, cst.Name) and own.value == target.value:
+            if _same_place(own, target):
                 ov = self.values.get(other, UNKNOWN)
-                b = self.lookup(target.value)
+                b = self.place_binding(target)
                 if not ov.has_graph or b is None:
                     return False
                 # The stored expression: the added term, or the whole conditional (each branch is detached)
                 self._store(target, other if whole is rhs else whole, ov, "accumulate")
-                self._rebind_mutated(target.value, v.but(origins=v.origins | {b.token}))
+                new = v.but(origins=v.origins | {b.token})
+                if isinstance(target, cst.Name):
+                    self._rebind_mutated(target.value, new)
+                else:
+                    self._set_attribute(target, new)
+                    self._mutate_own_attribute(target, new)
                 return True
         return False
 
@@ -288,7 +302,7 @@ class Places:
             return None
         a, b = (arg.value for arg in rhs.args)
         for own, other in ((a, b), (b, a)):
-            if isinstance(own, cst.Name) and own.value == target.value:
+            if _same_place(own, target):
                 return own, other
         return None
 

@@ -1799,6 +1799,78 @@ value = activation_penalty(model, [torch.randn(3, 2) for _ in range(3)])
             note='a sum over batches the function returns: nothing in the file back-propagates it, but a caller might, so the detach is unsafe',
             runtime='assert has_graph(value) and activations_alive(value)',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def one_step(net, opt, x, y):
+    loss = nn.functional.mse_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+class Fitter:
+    def fit(self, net, opt, x, y, epochs):
+        self.total = 0.0
+        for _ in range(epochs):
+            self.total = self.total + one_step(net, opt, x, y)
+        return self.total / epochs
+""",
+            range=(18, 38, 18, 62),
+            message="`one_step(net, opt, x, y)` carries an autograd graph; `.backward()` on line 9 (in `one_step()`) freed "
+            "its activations, but storing it in `self.total` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=((
+                '\n'
+                'import torch\n'
+                'from torch import nn\n'
+                '\n'
+                '\n'
+                'def one_step(net, opt, x, y):\n'
+                '    loss = nn.functional.mse_loss(net(x), y)\n'
+                '    opt.zero_grad()\n'
+                '    loss.backward()\n'
+                '    opt.step()\n'
+                '    return loss\n'
+                '\n'
+                '\n'
+                'class Fitter:\n'
+                '    def fit(self, net, opt, x, y, epochs):\n'
+                '        self.total = 0.0\n'
+                '        for _ in range(epochs):\n'
+                '            self.total = self.total + one_step(net, opt, x, y).detach()\n'
+                '        return self.total / epochs\n'
+            ), (
+                '\n'
+                'import torch\n'
+                'from torch import nn\n'
+                '\n'
+                '\n'
+                'def one_step(net, opt, x, y):\n'
+                '    loss = nn.functional.mse_loss(net(x), y)\n'
+                '    opt.zero_grad()\n'
+                '    loss.backward()\n'
+                '    opt.step()\n'
+                '    return loss\n'
+                '\n'
+                '\n'
+                'class Fitter:\n'
+                '    def fit(self, net, opt, x, y, epochs):\n'
+                '        self.total = 0.0\n'
+                '        for _ in range(epochs):\n'
+                '            self.total = self.total + one_step(net, opt, x, y).detach().item()\n'
+                '        return self.total / epochs\n'
+            )),
+            note="the PyTorch FAQ's `total_loss += loss`, written out on `self` with the step in a helper",
+            runtime="net = nn.Linear(3, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                    "x, y = torch.randn(4, 3), torch.randn(4, 1)\n"
+                    "one, three = Fitter().fit(net, opt, x, y, 1), Fitter().fit(net, opt, x, y, 3)\n"
+                    "assert has_graph(three) and graph_size(three) > graph_size(one)",
+        ),
     ]
 
 
