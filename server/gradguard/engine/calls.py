@@ -321,6 +321,13 @@ class Calls:
                 new = m.but(parameterized=flag is not False and m.parameterized)
                 if isinstance(func.value, cst.Name):
                     self._rebind_mutated(func.value.value, new)
+            elif name in ("eval", "train"):
+                # The mode travels with the module: a helper it is handed to runs it in eval mode too.
+                flag = literal_bool(args[0][0].value) if args and name == "train" else name == "train"
+                new = m.but(evaluated=node if flag is False and not (name == "eval" and args) else None)
+                b = self.place_binding(func.value)
+                if b is not None and any(b is x for x in self.frame.scope.env.values()):
+                    b.value = new  # (a name of this scope, or this method's `self.x`: not a global's binding)
             return new
         if name == "forward":
             return self._module_call(node, m, args)

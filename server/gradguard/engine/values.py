@@ -80,6 +80,7 @@ class Value:
     guessed: bool = False
     callees: frozenset = frozenset()  # FUNCTION: the functions of the file it may be, when branches disagree
     layer: Optional[str] = None  # MODULE: the torch.nn class it is an instance of (`LSTM`)
+    evaluated: object = None  # MODULE: the `.eval()` / `.train(False)` call that left it in eval mode
 
     def but(self, **changes) -> "Value":
         return replace(self, **changes)
@@ -145,7 +146,8 @@ def merge(a: Value, b: Value) -> Value:
     else:
         grad = Grad.UNKNOWN
     if kind is Kind.MODULE:
-        return a.but(parameterized=a.parameterized or b.parameterized, frozen=a.frozen and b.frozen)
+        return a.but(parameterized=a.parameterized or b.parameterized, frozen=a.frozen and b.frozen,
+                     evaluated=a.evaluated if a.evaluated is b.evaluated else None)  # (eval mode on every path)
     if kind is Kind.FUNCTION and a.cls is not b.cls:
         # one of several functions of the file (`step_fn = self.val_step_fn if validation else ...`):
         # a call runs each

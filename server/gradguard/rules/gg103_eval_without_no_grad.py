@@ -7,6 +7,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.model import ClassInfo, GradMode
+from gradguard.engine.places import SELF_PREFIX
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
@@ -241,6 +242,11 @@ class EvalWithoutNoGrad(Rule):
             return
         name = self.code_of(func)
         after_eval = self._eval_of(fn, name)
+        if after_eval is None and callee.evaluated is not None and not elsewhere and self._local(name):
+            # put in eval mode before this function got it (its caller's `.eval()`, a factory's); not for a
+            # method of a model from elsewhere, which may carry its own @torch.no_grad, nor for a global,
+            # whose mode when the function runs is whatever the code ran last (`_global_eval`)
+            after_eval = (0, callee.evaluated)
         if after_eval is None and fn is not None and fn.cls is not None and fn.cls.test_case:
             return  # a unit test's smoke run of a model in training mode (checking it works, often its gradients)
         # A model's own decode()/sample()/predict() is part of its forward pass (a VAE trains
@@ -271,6 +277,13 @@ class EvalWithoutNoGrad(Rule):
             return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
+
+    def _local(self, name: str) -> bool:
+        """Is the root of `name` (`model` of `model.encoder`) a name this scope binds (a parameter, a local),
+        or `self.x` this method assigned? (Another method may have switched `self.x` back to training.)"""
+        parts = name.split(".")
+        key = SELF_PREFIX + parts[1] if parts[0] == "self" and len(parts) > 1 else parts[0]
+        return self.flow.frame.scope.env.get(key) is not None
 
     def _never_trained(self, name: str) -> bool:
         """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
@@ -1232,6 +1245,34 @@ model(torch.randn(2, 3, 4), torch.randint(0, 10, (2, 3))).sum().backward()
                  "output object the model's forward() returns to a caller elsewhere; a training-time branch, not an evaluation",
             runtime="assert model.denoising_class_embed.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def run_model(model, batch):
+    return model(batch)
+
+
+def fit(model, batches, optimizer):
+    model.train()
+    for batch in batches:
+        loss = run_model(model, batch).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def validate(model, batches):
+    model.eval()
+    with torch.no_grad():
+        return [run_model(model, batch).mean().item() for batch in batches]
+""",
+            note="one helper for training and for validation under no_grad: neither call evaluates with grad on",
+            runtime="model = nn.Linear(4, 3)\nfit(model, [torch.randn(2, 4)], torch.optim.SGD(model.parameters(), lr=0.1))\n"
+                    "assert model.weight.grad is not None\nassert len(validate(model, [torch.randn(2, 4)])) == 1",
+        ),
     ]
 
     INVALID = [
@@ -1759,6 +1800,43 @@ def tag_stream(chunks):
             ),
             note='the file fine-tunes the global model, so the top-level `.eval()` proves nothing in `tag_stream()`; what does is where the outputs go: only to `argmax`, in a function that never trains',
             runtime='built = []\ntagger.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nassert len(tag_stream([torch.randn(2, 8)])) == 1 and built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def run_model(model, batch):
+    return model(batch)
+
+
+def predict(model, batches):
+    model.eval()
+    return [run_model(model, batch).argmax(dim=-1) for batch in batches]
+""",
+            range=(7, 11, 7, 23),
+            message="`model(batch)` runs with grad enabled after `.eval()` on line 11 and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not "
+            "disable gradients)",
+            fixes=((
+                '\n'
+                'import torch\n'
+                'from torch import nn\n'
+                '\n'
+                '\n'
+                'def run_model(model, batch):\n'
+                '    with torch.no_grad():\n'
+                '        return model(batch)\n'
+                '\n'
+                '\n'
+                'def predict(model, batches):\n'
+                '    model.eval()\n'
+                '    return [run_model(model, batch).argmax(dim=-1) for batch in batches]\n'
+            ),),
+            note="eval mode travels with the module: the helper its caller hands it to runs it in eval mode",
+            runtime="model = nn.Linear(4, 3)\npredict(model, [torch.randn(2, 4)])\n"
+                    "assert not model.training and has_graph(run_model(model, torch.randn(2, 4)))",
         ),
     ]
 
