@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted, is_loss_name
+from gradguard.engine.places import is_self_attribute
 from gradguard.engine.values import Evidence, Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
@@ -252,12 +253,14 @@ class DetachedPredictionInLoss(Rule):
     (`loss + aux_loss.detach().item()` is a constant to `backward()`, as is a
     NumPy function of `.detach().numpy()` outputs added to it, or a function of
     this file given only detached values; in a loss helper such as
-    `compute_loss()`, the loss it returns counts as back-propagated), and a
-    `.detach()` inside `forward()` that cuts a freshly built submodule from
-    every output of the module (it never learns; a pretrained backbone frozen
-    this way is left alone), or copies a model's outputs into a new tensor
-    (`torch.Tensor(losses)` of a list of task losses) that reach no output
-    otherwise. And a GAN generator step that scores
+    `compute_loss()`, the loss it returns counts as back-propagated, and a
+    term added by any function of the file counts where its caller
+    back-propagates the result), and a `.detach()` inside `forward()` - or in a
+    helper it calls - that cuts a freshly built submodule from every output of
+    the module (it never learns; a pretrained backbone frozen this way is left
+    alone), or copies a model's outputs into a new tensor
+    (`torch.Tensor(losses)` of a list of task losses, in `forward()` or a
+    method it calls) that reach no output otherwise. And a GAN generator step that scores
     `fake.detach()`: when the `.backward()` is followed by the step of an
     optimizer built over the generator's parameters and not the
     discriminator's, the term the discriminator scores trains nothing that
@@ -297,12 +300,13 @@ class DetachedPredictionInLoss(Rule):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._forward_cuts: list = []  # (detach call, submodule attrs, the cut's origins, forward FunctionInfo, stamp)
+        self._forward_cuts: list = []  # (cut, submodule attrs, the cut's origins, forward FunctionInfo, stamp, helper call)
         self._sub_calls: dict = {}  # (class, attr) -> call nodes of self.<attr>(...) in its methods
         self._scored: list = []  # ScoredCut: a model fed a cut input
-        self._packed: list = []  # (torch.Tensor(list) call, model calls packed, the cut's origins, forward, stamp)
+        self._packed: list = []  # (torch.Tensor(list) call, model calls packed, the cut's origins, method, stamp)
         self._as_target: set = set()  # graph identities a loss or a difference takes as its target
-        self._constants: list = []  # (term, loss expression, backward call, stamp): a cut term added to the loss
+        self._constants: list = []  # (term, cut site, loss expression, backward call, stamp): a cut term added to the loss
+        self._returned: dict = {}  # FunctionInfo -> [([(term, cut site)], the sum returned, stamp)]: its cut terms
 
     def visit_Call(self, node: cst.Call) -> None:
         self._note_scored_cut(node)
@@ -315,12 +319,14 @@ class DetachedPredictionInLoss(Rule):
         attr = _self_attribute(func)
         if attr is not None:  # every call of a submodule, in any method: one elsewhere may train it
             self._sub_calls.setdefault((fn.cls, attr), []).append(node)
+        if (self.flow._qualname(func) or "") in PACKING:  # in forward(), or a method it calls (_packed_submodules)
+            self._forward_pack(node, fn)
         if fn.name != "forward":
             return
         if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not node.args:
             self._forward_cut(node, func.value, fn)
-        elif (self.flow._qualname(func) or "") in PACKING:
-            self._forward_pack(node, fn)
+        elif self.flow.value(func).kind is Kind.FUNCTION:
+            self._cut_by_helper(node, fn)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         fn = self.flow.function  # `torch.stack(logits, 1).data` in forward(): the same cut as .detach()
@@ -375,44 +381,73 @@ class DetachedPredictionInLoss(Rule):
         is a constant to `backward()`, whatever it was computed from: it changes the loss value
         and trains nothing. Only sums: a cut factor (`w.detach() * ce`) is a stop-gradient weight."""
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and isinstance(func.value, cst.Name):
-            self._constant_terms_of(func.value, node)
+        if isinstance(func, cst.Attribute) and func.attr.value == "backward" and (
+                isinstance(func.value, cst.Name) or is_self_attribute(func.value)):
+            loss = self._bound(func.value)
+            if isinstance(loss, cst.Call):  # `d_loss = helper(...)`: the constant terms the helper returns
+                self._returned_terms(loss, func.value, node)
+            else:
+                self._constant_terms_of(func.value, node)
 
     def leave_Return(self, node: cst.Return) -> None:
         """(After the value is evaluated: this analysis's values, not an earlier one's.)
-        `return loss` from a loss helper (`compute_losses(model, batch)`, which a caller of
-        another file back-propagates): its constant terms are found as at a `.backward()`."""
+        The constant terms of what a function returns are its summary: a caller that
+        back-propagates the result back-propagates them (_returned_terms). A loss helper's
+        (`compute_losses(model, batch)`, which a caller of another file back-propagates) are
+        found as at a `.backward()`."""
         fn = self.flow.function
-        if fn is not None and isinstance(node.value, (cst.Name, cst.BinaryOperation)) and is_loss_name(fn.name) and (
-                fn.cls is None or not fn.cls.module_like):
-            self._constant_terms_of(node.value, node)
+        if fn is None or node.value is None or (fn.cls is not None and fn.cls.module_like):
+            return
+        loss = self._bound(node.value)
+        if isinstance(loss, cst.BinaryOperation):
+            found = self._cut_terms(loss)
+            if found:
+                self._returned.setdefault(fn, []).append((found, loss, self.stamp()))
+        if isinstance(node.value, (cst.Name, cst.BinaryOperation)) or is_self_attribute(node.value):
+            if is_loss_name(fn.name):
+                self._constant_terms_of(node.value, node)
+
+    def _bound(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        """The expression a place (a name, or a method's own `self.x`) was last bound to; for a
+        parameter, its default; any other expression is itself."""
+        if not isinstance(expr, cst.Name) and not is_self_attribute(expr):
+            return expr
+        found = self.flow.place_binding(expr)
+        node = found.node if found is not None else None
+        if isinstance(node, cst.Param):
+            node = node.default
+        return node if isinstance(node, cst.BaseExpression) else None
+
+    def _cut_terms(self, loss: cst.BinaryOperation) -> list:
+        """(term, where it was cut) for each term of the sum `loss` that is a cut value."""
+        return [(term, _cut_site(term, self._bound, self.flow.value)) for term in _terms(loss)
+                if _constant_cut(term, self.flow.value, self.flow._qualname, self._bound)
+                and self.flow.value(term).grad is not Grad.YES]
 
     def _constant_terms_of(self, expr: cst.BaseExpression, backward: cst.CSTNode) -> None:
-        """The constant terms of the loss `expr` (a sum, or a name bound to one)."""
-        loss = expr
-        if isinstance(expr, cst.Name):
-            b = self.flow.lookup(expr.value)
-            loss = b.node if b is not None else None
+        """The constant terms of the loss `expr` (a sum, or a place bound to one)."""
+        loss = self._bound(expr)
         if not isinstance(loss, cst.BinaryOperation) or not self.flow.value(expr).has_graph:
             return
+        for term, site in self._cut_terms(loss):
+            self._constants.append((term, site, loss, backward, self.stamp()))
 
-        def bound(n: cst.Name):
-            """The expression a name was last bound to; for a parameter, its default."""
-            found = self.flow.lookup(n.value)
-            node = found.node if found is not None else None
-            if isinstance(node, cst.Param):
-                node = node.default
-            return node if isinstance(node, cst.BaseExpression) else None
-
-        for term in _terms(loss):
-            if (_constant_cut(term, self.flow.value, self.flow._qualname, bound)
-                    and self.flow.value(term).grad is not Grad.YES):
-                self._constants.append((term, _cut_site(term, bound), loss, backward, self.stamp()))
+    def _returned_terms(self, call: cst.Call, expr: cst.BaseExpression, backward: cst.CSTNode) -> None:
+        """`loss = add_feature_loss(loss, target_loss)` and `loss.backward()`: the constant terms of
+        the sum the function of the file returns (its last analysis) are constant to this backward."""
+        f = self.flow.value(call.func)
+        if f.kind is not Kind.FUNCTION or f.callees or not self.flow.value(expr).has_graph:
+            return
+        for found, loss, stamp in self._returned.get(f.cls, ()):
+            if self.current(stamp):
+                self._constants += [(term, site, loss, backward, self.stamp()) for term, site in found]
 
     def _constant_terms(self, reported: set) -> None:
+        done = set()  # a loss helper's term: found at its return and at its caller's backward
         for term, site, loss, backward, stamp in self._constants:
-            if not self.current(stamp) or not reported.isdisjoint(descendants(term)):  # the main path's cut
+            if not self.current(stamp) or term in done or not reported.isdisjoint(descendants(term)):  # the main path's cut
                 continue
+            done.add(term)
 
             def message(line_of, term=term, site=site, backward=backward):
                 code = short(self.code_of(term))
@@ -435,13 +470,32 @@ class DetachedPredictionInLoss(Rule):
     def _forward_cut(self, node, value: cst.BaseExpression, fn) -> None:
         inner = self.flow.value(value)
         if inner.has_graph:
-            # the submodules whose outputs the detached value is made of (through helpers of the
-            # class too: `adj = self.gen_adj(x).detach()`, gen_adj calling self.w_phi and self.w_theta)
-            cut = all_origins(inner)
-            subs = sorted({a for o in cut if isinstance(o, cst.Call) and (a := _self_attribute(o.func)) is not None})
-            subs = [a for a in subs if _fresh_submodule(self.flow, fn.cls, a)]
-            if subs:
-                self._forward_cuts.append((node, subs, cut, fn, self.stamp()))
+            self._cuts_submodules(node, all_origins(inner), fn)
+
+    def _cuts_submodules(self, node, cut: frozenset, fn, via: Optional[cst.Call] = None) -> None:
+        """`node` cuts the graphs `cut` in forward() (or in the helper `via` that forward() calls): the
+        submodules whose outputs the detached value is made of (through helpers of the class too:
+        `adj = self.gen_adj(x).detach()`, gen_adj calling self.w_phi and self.w_theta)."""
+        subs = sorted({a for o in cut if isinstance(o, cst.Call) and (a := _self_attribute(o.func)) is not None})
+        subs = [a for a in subs if _fresh_submodule(self.flow, fn.cls, a)]
+        if subs:
+            self._forward_cuts.append((node, subs, cut, fn, self.stamp(), via))
+
+    def _cut_by_helper(self, call: cst.Call, fn) -> None:
+        """`adj = stop(adj)` in forward(), `stop` returning `adj.detach()`: the call's value carries a
+        `.detach()` or `.data` cut that none of its arguments carried - the helper cut what it was
+        given, or what it computed itself, and `flow.cut_from` says which graphs."""
+        given = frozenset().union(*(self.flow.value(a.value).cuts for a in call.args))
+        for c in self.flow.value(call).cuts - given:
+            cut = self.flow.cut_from.get(c.node)
+            if cut and c.text in ("`.detach()`", "`.data`"):
+                self._cuts_submodules(c.node, cut, fn, via=call)
+
+    def _forward_of(self, fn):
+        """The forward() of a module-like class whose computation `fn` is part of: forward() itself,
+        or a method of its class that forward() calls (`l = self.weigh(l)`)."""
+        forward = fn.cls.methods.get("forward")
+        return forward if forward is fn or forward in fn.callers else None
 
     def _forward_pack(self, node: cst.Call, fn) -> None:
         """`torch.Tensor([self.mse(f(x), y) for f in self.tasks])` in forward(): the values are copied
@@ -572,9 +626,10 @@ class DetachedPredictionInLoss(Rule):
         output of forward() otherwise: that model never learns (a multi-task loss module whose task
         losses lost their graph: only its own weights train)."""
         for node, models, cut, fn, stamp in self._packed:
-            if not self.current(stamp) or not _known(fn.returns):
+            forward = self._forward_of(fn)
+            if not self.current(stamp) or forward is None or not _known(forward.returns):
                 continue
-            out = all_origins(fn.returns)
+            out = all_origins(forward.returns)
             lost = []
             for call in models:
                 attr = _self_attribute(call.func)
@@ -601,24 +656,39 @@ class DetachedPredictionInLoss(Rule):
     def _cut_submodules(self) -> None:
         """`.detach()` in forward() on a submodule's output that reaches no output of the
         module: that submodule never learns - and, freshly initialised, computes noise forever."""
-        for node, subs, cut, fn, stamp in self._forward_cuts:
-            if not self.current(stamp):
+        seen = set()
+        for node, subs, cut, fn, stamp, via in self._forward_cuts:
+            if not self.current(stamp) or node in seen:
                 continue
             if not _known(fn.returns):
                 continue  # `return ModelOutput(...)`, an unknown call: what reaches the outputs is unknown
             if fn.returns.kind is Kind.NUMBER:
                 continue  # a forward() that returns nothing (or a number): no `.detach()` is what cuts its layers
             out = all_origins(fn.returns)
-            # cut: every call of the submodule feeds only the detached value, and none reaches an output
-            subs = [a for a in subs if all(c in cut and c not in out for c in self._sub_calls.get((fn.cls, a), ()))]
+            # cut: every call of the submodule (in this class: a helper's last analysis may have been for
+            # another's) feeds only the detached value, and none reaches an output
+            calls = {a: self._sub_calls.get((fn.cls, a), ()) for a in subs}
+            subs = [a for a in subs if any(c in cut for c in calls[a]) and all(c in cut and c not in out for c in calls[a])]
             # (weights the class itself copies in - `self.fc1.weight.data.copy_(w)`, a cross-entropy-method
             # agent - are set by its code, not learned by a backward)
             cls_code = self.code_of(fn.cls.node)
             subs = [a for a in subs if not re.search(rf"self\.{re.escape(a)}\.(?:weight|bias)(?:\.data)?\.copy_\(", cls_code)]
             if not subs:
                 continue  # another use of the submodule trains it
+            seen.add(node)
             names = ", ".join(f"`self.{a}`" for a in subs)
             how = "`.data`" if isinstance(node, cst.Attribute) else "`.detach()`"
+            if via is not None:  # the cut is in a helper others may call: the finding is where forward() calls it
+
+                def message(line_of, names=names, one=len(subs) == 1, how=how, via=via, node=node):
+                    return (
+                        f"`{short(self.code_of(via))}` cuts {names} from every output of `forward()` ({how} on line "
+                        f"{line_of(node)}): no backward reaches {'its' if one else 'their'} parameters, which keep "
+                        "`.grad` at `None` and never learn"
+                    )
+
+                self.report(via, message, related=[(node, "cut here")])
+                continue
 
             def message(line_of, names=names, one=len(subs) == 1, how=how):
                 return (
@@ -1395,6 +1465,156 @@ def train(encoder, head, batches):
             note="the optimizer holds the encoder's parameters, but the only loss reaches the head alone",
             runtime='encoder, head = nn.Linear(8, 4), nn.Linear(4, 3)\ntrain(encoder, head, [(torch.randn(5, 8), torch.randint(0, 3, (5,)))])\nassert encoder.weight.grad is None and head.weight.grad is not None',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def stop(adj):
+    return adj.detach()
+
+
+class AdaptiveGraph(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Linear(6, 6, bias=False)
+        self.gc = nn.Linear(6, 1)
+
+    def forward(self, x):
+        adj = torch.softmax(self.w(x) @ x.t(), dim=1)
+        adj = stop(adj)
+        return self.gc(adj @ x).sum()
+
+
+model = AdaptiveGraph()
+model(torch.randn(5, 6)).backward()
+""",
+            range=(18, 14, 18, 23),
+            message="`stop(adj)` cuts `self.w` from every output of `forward()` (`.detach()` on line 7): no backward "
+            "reaches its parameters, which keep `.grad` at `None` and never learn",
+            runtime="assert model.w.weight.grad is None and model.gc.weight.grad is not None",
+            note="the cut made in a helper forward() calls: the value it returns carries the `.detach()` (A-GCN with "
+            "the detach extracted); no fix, the helper may have other callers",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Trainer:
+    def step(self, model, aux_head, x, y):
+        feats = model(x)
+        self.loss = nn.functional.mse_loss(feats, y)
+        aux_loss = aux_head(feats).pow(2).mean()
+        self.loss = self.loss + aux_loss.detach().item()
+        self.loss.backward()
+""",
+            range=(11, 32, 11, 56),
+            message="`aux_loss.detach().item()` is a constant to the `.backward()` on line 12: cut from its graph, it "
+            "changes the loss value and trains nothing; if it should train, add the tensor itself",
+            runtime="model, aux_head = nn.Linear(4, 3), nn.Linear(3, 1)\n"
+            "Trainer().step(model, aux_head, torch.randn(5, 4), torch.randn(5, 3))\n"
+            "assert model.weight.grad is not None and aux_head.weight.grad is None",
+            note="the loss kept on `self.loss` in a method: the place the method last assigned, as a local",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def combined(loss, extra):
+    return loss + extra.detach().item()
+
+
+def train_step(model, aux_head, x, y):
+    feats = model(x)
+    loss = F.mse_loss(feats, y)
+    loss = combined(loss, aux_head(feats).pow(2).mean())
+    loss.backward()
+""",
+            range=(7, 18, 7, 39),
+            message="`extra.detach().item()` is a constant to the `.backward()` on line 14: cut from its graph, it "
+            "changes the loss value and trains nothing; if it should train, add the tensor itself",
+            runtime="from torch import nn\nmodel, aux_head = nn.Linear(4, 3), nn.Linear(3, 1)\n"
+            "train_step(model, aux_head, torch.randn(5, 4), torch.randn(5, 3))\n"
+            "assert model.weight.grad is not None and aux_head.weight.grad is None",
+            note="the constant term added in a helper whose result the caller back-propagates (the helper's summary)",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TwoTaskLoss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.heads = nn.ModuleList([nn.Linear(4, 1), nn.Linear(4, 1)])
+        self.log_vars = nn.Parameter(torch.zeros(2))
+
+    def weigh(self, losses):
+        return torch.Tensor(losses) * torch.exp(-self.log_vars) + self.log_vars
+
+    def forward(self, x, ys):
+        losses = [F.mse_loss(head(x), y) for head, y in zip(self.heads, ys)]
+        return self.weigh(losses).sum()
+
+
+crit = TwoTaskLoss()
+crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
+""",
+            range=(14, 15, 14, 35),
+            message="`torch.Tensor(losses)` copies what `head(x)` on line 17 computed into a new tensor without its "
+            "graph, and no other part of `forward()`'s output comes from it: no backward reaches the parameters of "
+            "`head`, which keep `.grad` at `None` and never learn",
+            runtime="assert crit.heads[0].weight.grad is None and crit.log_vars.grad is not None",
+            note="the task losses packed in a method forward() calls: what reaches no output is forward()'s",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Deformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight_net = nn.Linear(3, 4)
+        self.offset_net = nn.Linear(3, 3)
+
+    def forward(self, points, cage):
+        weights = torch.softmax(self.weight_net(points), dim=-1)
+        return {"deformed": weights @ (cage + self.offset_net(cage)), "weight": weights}
+
+
+def frozen(outputs):
+    return outputs["weight"].detach()
+
+
+def weight_penalty(weights):
+    return (weights ** 2).mean()
+
+
+def compute_loss(model, points, cage, target, reg=1.0):
+    outputs = model(points, cage)
+    weights = frozen(outputs)
+    loss = ((outputs["deformed"] - target) ** 2).mean()
+    return loss + weight_penalty(weights) * reg
+""",
+            range=(18, 11, 18, 37),
+            message='`outputs["weight"].detach()` makes `weight_penalty(weights) * reg` a constant to the loss returned '
+            'on line 29: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the '
+            'tensor itself',
+            runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\n"
+            "compute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\n"
+            "compute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
+            note="deep_cage with the detach in a helper: the weights' value carries the helper's cut, so the penalty "
+            "of them changes no gradient (the same with reg=100 and reg=0)",
+        ),
     ]
 
 
@@ -1418,8 +1638,9 @@ def _constant_cut(term: cst.BaseExpression, value_of, qualname, bound=None) -> b
     """`x.detach().item()`, `x.item()`, `0.1 * x.detach()`: a cut value, maybe scaled by numbers (or by
     names known to hold no grad: a learnable weight times a cut term still trains the weight). And a
     NumPy function of cut values (`-np.mean(np.log(d(x).detach().numpy()))`): a NumPy result; and,
-    with `bound` (the expression a name was last bound to), a function of this file given only cut
-    values (`reg_loss(weights)` after `weights = out["w"].detach()`)."""
+    with `bound` (the expression a place was last bound to), a function of this file given only cut
+    values (`reg_loss(weights)` after `weights = out["w"].detach()`, or `weights = stop(out["w"])`
+    of a helper that detaches: a value with no graph where a graph was cut)."""
     cut = partial(_constant_cut, value_of=value_of, qualname=qualname, bound=bound)
     if isinstance(term, cst.BinaryOperation) and isinstance(term.operator, (cst.Multiply, cst.Divide)):
         sides = [term.left, term.right]
@@ -1436,22 +1657,30 @@ def _constant_cut(term: cst.BaseExpression, value_of, qualname, bound=None) -> b
     if isinstance(term, cst.Call) and (qualname(term.func) or "").startswith("numpy."):
         return any(_cut_call(n) for n in descendants(term))
     if bound is not None and isinstance(term, cst.Call) and term.args and value_of(term.func).kind is Kind.FUNCTION:
-        return all(isinstance(a.value, cst.Name) and a.keyword is None and _cut_call(bound(a.value)) for a in term.args)
+        return all(a.keyword is None and (_cut_call(bound(a.value)) or _is_cut(value_of(a.value))) for a in term.args)
     return _cut_call(term)
 
 
-def _cut_site(term: cst.BaseExpression, bound) -> cst.CSTNode:
-    """Where a constant term was cut: the term itself when the cut is in it, else the cut a name in
-    it was bound to (`weights = out["w"].detach()` for `reg_loss(weights)`)."""
+def _is_cut(v) -> bool:
+    """A value with no graph because a graph was cut on the way to it, on every path."""
+    return bool(v.cuts) and v.grad is Grad.NO
+
+
+def _cut_site(term: cst.BaseExpression, bound, value_of) -> cst.CSTNode:
+    """Where a constant term was cut: the term itself when the cut is in it, else the cut a place in
+    it was bound to (`weights = out["w"].detach()` for `reg_loss(weights)`), else the one cut its
+    value records (a helper's `.detach()` for `reg_loss(stop(w))`)."""
     nodes = descendants(term)
     if any(_cut_call(n) or isinstance(n, cst.Attribute) and n.attr.value == "data" for n in nodes):
         return term
+    attrs = {n.attr for n in nodes if isinstance(n, cst.Attribute)}  # `x` of `self.x` is no name
     for n in nodes:
-        if isinstance(n, cst.Name) and bound is not None:
+        if (isinstance(n, cst.Name) and n not in attrs) or is_self_attribute(n):
             b = bound(n)
             if b is not None and _cut_call(b):
                 return b
-    return term
+    cuts = value_of(term).cuts
+    return next(iter(cuts)).node if len(cuts) == 1 else term
 
 
 def _cut_call(node: cst.CSTNode) -> bool:
