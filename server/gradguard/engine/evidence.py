@@ -253,9 +253,11 @@ def named_params(fn: cst.FunctionDef) -> dict:
 
 
 def _bound(node: cst.BaseExpression) -> list:
-    """Plain names in a target or argument: `h`, `(h, c)`, `out, (h, c)`."""
+    """The places in a target or argument: `h`, `(h, c)`, `out, (h, c)`, a method's `self.h`."""
     if isinstance(node, cst.Name):
         return [node.value]
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return [f"self.{node.attr.value}"]
     if isinstance(node, (cst.Tuple, cst.List)):
         return [n for e in node.elements for n in _bound(e.value)]
     return []
@@ -279,7 +281,7 @@ _BACKWARD_OF = re.compile(r"\.\s*backward\s*\(\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)
 _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 
 
-_RECURRENT = re.compile(r"^[ \t]*([\w \t,()\[\]]+,[\w \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
+_RECURRENT = re.compile(r"^[ \t]*([\w. \t,()\[\]]+,[\w. \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
 # A loss call's first argument, when it is a name or a given callable's call (`self.model(`, `model(`).
 _LOSS_OF = re.compile(r"(?:[Ll]oss|criterion)\w*\s*\(\s*((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*([(,)])")
 _RESULT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(", re.M)

@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine.model import GradMode
+from gradguard.engine.places import is_self_attribute
 from gradguard.engine.values import Kind, all_origins, holds_graph
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
@@ -28,6 +29,8 @@ class RecurrentStateNotDetached(Rule):
     into the model - `hidden = model(x, hidden)`, `out, (h, c) = lstm(x, (h, c))`,
     `state = state + net(state)` - while each iteration back-propagates a loss
     that depends on it, with no `state.detach()` at the iteration boundary.
+    A method's own `self.state` is followed like a local, and a function of the
+    file that runs the model (`out, h = step(model, x, h)`) counts as the model.
 
     ## Why is this bad?
     The new state's graph reaches back through every earlier batch. The second
@@ -105,8 +108,8 @@ class RecurrentStateNotDetached(Rule):
         if not loops:
             return
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and isinstance(func.value, cst.Name):
-            self._cleared.add((loops[-1], func.value.value))
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and _key(func.value) is not None:
+            self._cleared.add((loops[-1], _key(func.value)))
             return
         callee = self.flow.value(func)
         if callee.kind not in (Kind.MODULE, Kind.FUNCTION):
@@ -114,10 +117,10 @@ class RecurrentStateNotDetached(Rule):
         if callee.kind is Kind.FUNCTION and callee.cls is not None and not callee.cls.makes_graph:
             return  # a helper that calls no model (`accumulate(total, loss)`): no recurrence
         for arg in node.args:
-            for name in _names(arg.value):
-                b = self.flow.lookup(name.value)
+            for place in _places(arg.value):
+                b = self.flow.place_binding(place)
                 if b is not None and loops[-1] not in b.loops:
-                    self._fed.setdefault((loops[-1], b), (node, name))
+                    self._fed.setdefault((loops[-1], b), (node, place))
 
     def visit_If(self, node: cst.If) -> None:
         loops = self.flow.frame.loops
@@ -140,19 +143,19 @@ class RecurrentStateNotDetached(Rule):
         """`state = initial` from a value made before the loop, or from one this iteration computed
         without the state (`decoder_hidden = encoder_hidden` for each sentence): the graph starts over."""
         rhs = node.value
-        if not isinstance(rhs, cst.Name) or rhs.value == name:
+        if _key(rhs) in (None, name):
             return False
-        source = self.flow.lookup(rhs.value)
+        source = self.flow.place_binding(rhs)
         if source is None:
             return False
         if loop not in source.loops:
             return True
-        return not _depends_on(loop, rhs.value, name)
+        return not _depends_on(loop, _key(rhs), name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
             self._before[node] = {
-                n.value: self.flow.lookup(n.value) for t in node.targets for n in _target_names(t.target)
+                _key(p): (p, self.flow.place_binding(p)) for t in node.targets for p in _places(t.target)
             }
 
     def leave_Assign(self, node: cst.Assign) -> None:
@@ -160,8 +163,8 @@ class RecurrentStateNotDetached(Rule):
         if before is None:
             return
         loop = self.flow.frame.loops[-1]
-        for name, old in before.items():
-            new = self.flow.lookup(name)
+        for name, (place, old) in before.items():
+            new = self.flow.place_binding(place)
             if new is None:
                 continue
             if not holds_graph(new.value) or self._restarted(loop, name, node):
@@ -172,11 +175,20 @@ class RecurrentStateNotDetached(Rule):
                 continue
             fed = self._fed.get((loop, old)) if old is not None else None
             # the call's graph is in the new state; a method of the file returns its own nodes' graph
-            # (a helper of the file that runs the model, `out, h = step(model, x, h)`, returns its graph)
-            if fed is not None and (fed[0] in all_origins(new.value) or new.node is fed[0] or node.value is fed[0]):
+            # (a helper of the file that runs the model, `out, h = step(model, x, h)`, returns its graph,
+            # and `state = outputs["state"]` after `outputs = step(model, x, state)` reads part of it)
+            if fed is not None and (fed[0] in all_origins(new.value) or new.node is fed[0] or node.value is fed[0]
+                                    or self._part_of(node.value, fed[0])):
                 loops = tuple(self.flow.frame.loops)
                 mode = self.flow.frame.mode if self.flow.frame.mode_nodes[-1] is None else None  # None: enable_grad
                 self._candidates.append((loops, name, old, new.value, fed[0], fed[1], self.stamp(), mode))
+
+    def _part_of(self, expr, call) -> bool:
+        """Is `expr` a part of what `call` returned (`outputs["state"]` after `outputs = call`)?"""
+        while isinstance(expr, (cst.Subscript, cst.Attribute)) and not is_self_attribute(expr):
+            expr = expr.value
+        b = self.flow.place_binding(expr)
+        return b is not None and b.node is call
 
     def finish(self) -> None:
         reported = set()
@@ -938,6 +950,81 @@ def label_frames(tracker, frames):
             runtime='tracker, memory, sizes = Tracker(), torch.zeros(1, 4), []\nfor frame in [torch.randn(1, 4) for _ in range(3)]:\n    scores, memory = tracker(frame, memory)\n    sizes.append(graph_size(memory))\nassert sizes[0] < sizes[1] < sizes[2]',
             note="a labelling loop that picks `argmax` from what the tracker computes and feeds it its own memory with grad on: `tracker` is the file's `Tracker`, called the way its forward is declared (`frame`, `memory`); whatever the function is called, the graph grows with every frame",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Trainer:
+    def fit(self, lstm, head, batches, opt):
+        self.state = None
+        for x, y in batches:
+            opt.zero_grad()
+            self.out, self.state = lstm(x, self.state)
+            loss = nn.functional.mse_loss(head(self.out), y)
+            loss.backward()
+            opt.step()
+
+
+lstm, head = nn.LSTM(3, 4), nn.Linear(4, 1)
+opt = torch.optim.SGD(list(lstm.parameters()) + list(head.parameters()), lr=0.1)
+Trainer().fit(lstm, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(3)], opt)
+""",
+            range=(11, 43, 11, 53),
+            message="`self.state` carries the previous iteration's graph into `lstm(x, self.state)`: without "
+            f"`self.state.detach()` at the start of the iteration the graph grows with every batch, and the next "
+            f"`.backward()` fails with \"{SECOND_TIME}\"",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Trainer:\n    def fit(self, lstm, head, batches, opt):\n        self.state = None\n        for x, y in batches:\n            if isinstance(self.state, tuple):\n                self.state = type(self.state)(*(s.detach() for s in self.state)) if hasattr(self.state, "_fields") else tuple(s.detach() for s in self.state)\n            elif self.state is not None:\n                self.state = self.state.detach()\n            opt.zero_grad()\n            self.out, self.state = lstm(x, self.state)\n            loss = nn.functional.mse_loss(head(self.out), y)\n            loss.backward()\n            opt.step()\n\n\nlstm, head = nn.LSTM(3, 4), nn.Linear(4, 1)\nopt = torch.optim.SGD(list(lstm.parameters()) + list(head.parameters()), lr=0.1)\nTrainer().fit(lstm, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(3)], opt)\n',
+            ),
+            raises=SECOND_TIME,
+            note="a method's own `self.state` is a place like a local: carried across the loop, fed back, never detached",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Stepper(nn.Module):
+    def __init__(self, vocab=12, dim=8):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab, dim)
+        self.cell = nn.GRUCell(dim, dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens, state):
+        state = self.cell(self.embedding(tokens), state)
+        return {"logits": self.head(state), "state": state}
+
+
+def run_step(model, tokens, state):
+    return model(tokens, state)
+
+
+def stream_tokens(model, tokens, steps):
+    state = torch.zeros(tokens.size(0), 8)
+    picked = []
+    for _ in range(steps):
+        outputs = run_step(model, tokens, state)
+        state = outputs["state"]
+        tokens = outputs["logits"].argmax(-1)
+        picked.append(tokens)
+    return picked
+""",
+            range=(26, 42, 26, 47),
+            message="`state` carries the previous step's graph into `run_step(model, tokens, state)` with grad enabled "
+            "and nothing back-propagates it: the graph grows with every step of the loop on line 25; run the loop "
+            "under `torch.no_grad()`",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Stepper(nn.Module):\n    def __init__(self, vocab=12, dim=8):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab, dim)\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens, state):\n        state = self.cell(self.embedding(tokens), state)\n        return {"logits": self.head(state), "state": state}\n\n\ndef run_step(model, tokens, state):\n    return model(tokens, state)\n\n\ndef stream_tokens(model, tokens, steps):\n    state = torch.zeros(tokens.size(0), 8)\n    picked = []\n    with torch.no_grad():\n        for _ in range(steps):\n            outputs = run_step(model, tokens, state)\n            state = outputs["state"]\n            tokens = outputs["logits"].argmax(-1)\n            picked.append(tokens)\n    return picked\n',
+            ),
+            runtime='model, sizes = Stepper(), []\nmodel.register_forward_hook(lambda m, inp, out: sizes.append(graph_size(out["state"])))\n'
+                    'stream_tokens(model, torch.zeros(2, dtype=torch.long), 3)\nassert sizes[0] < sizes[1] < sizes[2]',
+            note="the model run through a helper of the file (`run_step`), its state read back from the dict it returns: "
+            "a decoding loop that feeds the model its own state with grad on",
+        ),
     ]
 
 
@@ -972,10 +1059,10 @@ def _depends_on(loop, source: str, name: str) -> bool:
     for node in descendants(loop.body):
         if isinstance(node, cst.Assign):
             for t in node.targets:
-                for n in _target_names(t.target):
-                    defs.setdefault(n.value, []).append(node.value)
-        elif isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
-            defs.setdefault(node.target.value, []).append(node.value)
+                for p in _places(t.target):
+                    defs.setdefault(_key(p), []).append(node.value)
+        elif isinstance(node, cst.AugAssign) and _key(node.target) is not None:
+            defs.setdefault(_key(node.target), []).append(node.value)
     todo, seen = [source], set()
     while todo:
         current = todo.pop()
@@ -985,24 +1072,27 @@ def _depends_on(loop, source: str, name: str) -> bool:
             continue
         seen.add(current)
         for expr in defs.get(current, ()):
-            todo.extend(n.value for n in descendants(expr) if isinstance(n, cst.Name))
+            todo.extend(_key(n) for n in descendants(expr) if isinstance(n, cst.Name) or is_self_attribute(n))
     return False
 
 
-def _names(expr) -> list:
-    if isinstance(expr, cst.Name):
+def _places(expr) -> list:
+    """The places an argument passes or a target binds, in tuples too: names, and a method's own
+    `self.x` (a place like a local: `self.out, self.state = model(x, self.state)`)."""
+    if _key(expr) is not None:
         return [expr]
     if isinstance(expr, (cst.Tuple, cst.List)):
-        return [n for e in expr.elements for n in _names(e.value)]
+        return [p for e in expr.elements for p in _places(e.value)]
     return []
 
 
-def _target_names(target) -> list:
-    if isinstance(target, cst.Name):
-        return [target]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    return []
+def _key(node) -> str | None:
+    """What the rule calls a place: `state`, or `self.state`."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if is_self_attribute(node):
+        return f"self.{node.attr.value}"
+    return None
 
 
 # Words that say a function runs a model for its outputs, step after step.
@@ -1018,13 +1108,16 @@ def generation_name(name: str) -> bool:
 
 
 def _model_call(flow, call) -> bool:
-    """A call of a model with parameters (`model(x, h)`), or of a method of one of the file's
-    model classes (`self.rssm.recurrent_model(h, a, s)`)."""
+    """A call of a model with parameters (`model(x, h)`), of a method of one of the file's
+    model classes (`self.rssm.recurrent_model(h, a, s)`), or of a function of the file whose last
+    analysis ran one (`step(attention, alignment)` returning `attention(alignment)`)."""
     if not isinstance(call, cst.Call):
         return False
     callee = flow.value(call.func)
     if callee.kind is Kind.MODULE:
         return callee.parameterized and not callee.loss
+    if callee.kind is Kind.FUNCTION and callee.cls is not None and callee.cls.makes_graph:
+        return True
     if callee.kind is Kind.FUNCTION and isinstance(call.func, cst.Attribute):
         receiver = flow.value(call.func.value)
         return receiver.kind is Kind.MODULE and receiver.parameterized and not receiver.loss
