@@ -157,10 +157,10 @@ class _UseFinder(cst.CSTVisitor):
         if isinstance(call, cst.Name) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self.uses.aliases.setdefault(node.targets[0].target.value, set()).add(call.value)
             return
-        if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        if isinstance(call, cst.Call) and len(node.targets) == 1 and _place(node.targets[0].target):
             key = dotted(call.func)
             if key is not None:
-                self.results[node.targets[0].target.value] = key
+                self.results[dotted(node.targets[0].target)] = key  # (`self.out = self.model(qa)` too)
         if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Tuple):
             names = [e.value.value if isinstance(e.value, cst.Name) else None for e in node.targets[0].target.elements]
             self.uses.unpacked[call] = names
@@ -200,7 +200,7 @@ class _UseFinder(cst.CSTVisitor):
         if key is None or first is None or not is_loss_name(key.rsplit(".", 1)[-1]):
             return
         model = dotted(first.func) if isinstance(first, cst.Call) else (
-            self.results.get(first.value) if isinstance(first, cst.Name) else None)
+            self.results.get(dotted(first)) if _place(first) else None)
         if model is not None and (model.startswith("self.") and model.count(".") == 1 or model in self.params):
             self.uses.predicts.setdefault(model, node)
 
@@ -238,6 +238,12 @@ class _UseFinder(cst.CSTVisitor):
                 self.uses.backpropagates = True
                 if out is not None:
                     self.uses.backwards.setdefault(out, node)
+
+
+def _place(node: cst.BaseExpression) -> bool:
+    """A name or a method's `self.x`: what a scope binds and reads back."""
+    return isinstance(node, cst.Name) or (
+        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self")
 
 
 def is_loss_name(name: str) -> bool:

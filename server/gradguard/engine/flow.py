@@ -84,6 +84,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
         self.function_facts: dict = {}  # a function's node -> FunctionFacts (what its code mentions)
+        self.scratch: Optional[dict] = None  # method node -> its scratch attributes (scratch.py), when first asked
         self.frame: Frame = Frame(Scope("module", None))
         self.statement: Optional[cst.CSTNode] = None
         self.top: Optional[cst.CSTNode] = None  # the module-level statement being walked

@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Binding, ClassInfo, GradMode, Kept, Store
+from gradguard.engine.scratch import scratch_attributes
 from gradguard.engine.syntax import literal_bool, literal_key
 from gradguard.engine.values import (
     UNKNOWN,
@@ -130,7 +131,8 @@ class Places:
                 return
             if is_self_attribute(target) and self.function is not None and self._maybe_reassign_store(target, v, rhs):
                 return  # `self.total = self.total + loss`
-            if v.has_graph and rhs is not None:
+            if v.has_graph and rhs is not None and not self._fresh_attribute(target):
+                # (a scratch or fresh `self.x` is rebound like a local name: the previous graph is dropped)
                 self._store(target, rhs, v, "assign")
             self._note_fresh_attribute(target, rhs)
             self._set_attribute(target, v)
@@ -254,7 +256,17 @@ class Places:
             self.frame.fresh_attrs.discard(name)
 
     def _fresh_attribute(self, base: cst.BaseExpression) -> bool:
-        return is_self_attribute(base) and base.attr.value in self.frame.fresh_attrs
+        """`self.x` made afresh by this call (`self.x = {}` at the top) or only this method's scratch
+        (scratch.py): it lives like a local of the call."""
+        if not is_self_attribute(base):
+            return False
+        if base.attr.value in self.frame.fresh_attrs:
+            return True
+        if self.function is None:
+            return False
+        if self.scratch is None:
+            self.scratch = scratch_attributes(self.module)
+        return base.attr.value in self.scratch.get(self.function.node, ())
 
     def _maybe_reassign_store(self, target: cst.BaseExpression, v: Value, rhs) -> bool:
         """`total = total + loss` (or `self.total = self.total + loss`) is `total += loss` written out:

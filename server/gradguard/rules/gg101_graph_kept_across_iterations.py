@@ -1140,6 +1140,48 @@ class Trainer:
                     "tgts = [torch.randn(n, 2) for n in (2, 3)]\nTrainer().train_step(model, seqs, tgts, "
                     "torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.MSELoss())\nassert model.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Upscaler:
+    def run(self, model, images):
+        model.eval()
+        results = []
+        for img in images:
+            self.img_E = model(img)
+            results.append(self.img_E.detach().clamp(0, 1).numpy())
+        return results
+""",
+            note="`self.img_E` is only this method's scratch (written before it is read, read nowhere else): each "
+            "iteration replaces the previous graph, as a local would",
+            runtime="net = nn.Linear(4, 4)\nu = Upscaler()\nout = u.run(net, [torch.rand(2, 4) for _ in range(3)])\n"
+                    "assert len(out) == 3 and graph_size(u.img_E) == graph_size(net(torch.rand(2, 4)))",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Evaluator:
+    def __init__(self):
+        self.model = nn.Linear(4, 2)
+        self.criterion = nn.MSELoss()
+
+    def run(self, data):
+        total = 0.0
+        for x, y in data:
+            self.out = self.model(x)
+            total += self.criterion(self.out, y).item()
+        return total
+""",
+            note="a scratch `self.out` overwritten every iteration: one graph at a time (the missing no_grad is GG103's)",
+            runtime="ev = Evaluator()\nev.run([(torch.randn(3, 4), torch.randn(3, 2)) for _ in range(3)])\n"
+                    "assert graph_size(ev.out) == graph_size(ev.model(torch.randn(3, 4)))",
+        ),
     ]
 
     INVALID = [
