@@ -97,6 +97,7 @@ class FunctionInfo:
     returned: bool = False  # a `return` with a value was seen in the current analysis
     yields: Optional[Value] = None  # a generator: what its `yield`s gave in the current analysis
     callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
+    walked_at: Optional[tuple] = None  # (call, caller) its last analysis walked the body for; None: on its own
     called_at_top: bool = False  # module-level code calls it
     backwards: list = field(default_factory=list)  # the Backwards its last analysis ran (its callees' too)
     makes_graph: bool = False  # its last analysis called a model (itself or through its callees)

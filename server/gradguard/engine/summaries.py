@@ -264,9 +264,9 @@ class Functions:
             return fn.returns
         context = self._context_of(fn)
         if fn.analyses == 0:
-            self._analyse(fn)
+            self._analyse(fn, (call, self.function))
         elif context != fn.context and fn.analyses < MAX_ANALYSES_PER_FUNCTION:
-            self._analyse(fn)  # now, not later: this call reads what the new context returns
+            self._analyse(fn, (call, self.function))  # now, not later: this call reads what the new context returns
         if fn.cls is not None and self.function is not None and fn.cls is self.function.cls:
             self._forget_own_attributes()  # `self.reset()` may rebind what this method assigned
         self._kept_through(fn, call, args, bound_self)
@@ -339,11 +339,13 @@ class Functions:
                 values[p.star_kwarg.name.value] = self._container([v for _, v in extra_kw]).but(keyed=tuple(extra_kw))
         return values
 
-    def _analyse(self, fn: FunctionInfo) -> None:
-        """Walk the body of `fn` in its current context, replacing earlier results."""
+    def _analyse(self, fn: FunctionInfo, at: Optional[tuple] = None) -> None:
+        """Walk the body of `fn` in its current context, replacing earlier results; `at` is the
+        (call, caller) it is walked for, the caller's walk still open."""
         if fn.analyses:
             self._drop({fn})
         fn.analyses += 1
+        fn.walked_at = at
         fn.dirty = False
         fn.backwards = []
         fn.makes_graph = False

@@ -51,14 +51,16 @@ class Carried:
     inplace: bool = False  # `self.running_mean.mul_(m).add_(...)`: updated in place, not assigned
     grows_only: bool = False  # a statistic a helper returns: not known to reach the output (no backward claim)
     also: tuple = ()  # other attributes the same assignment carries (`Y, self.mean, self.var = f(...)`)
+    owner: object = None  # the method whose call this one's events belong to (see _owner)
 
 
 class StateCarriedAcrossForward(Rule):
     """
     ## What it does
     Finds a module attribute that `forward()` (or a method only `forward()`
-    calls) assigns from a value with an autograd graph, after reading the value
-    the previous call left there: `out, self.hidden = self.lstm(x, self.hidden)`,
+    calls, as part of the same call: `self.update_stats(x.mean(0))`) assigns
+    from a value with an autograd graph, after reading the value the previous
+    call left there: `out, self.hidden = self.lstm(x, self.hidden)`,
     `self.memory = torch.cat([self.memory, h])`, `self.avg = 0.9 * self.avg +
     0.1 * h.mean(0)` - also through a function of the file that returns the
     updated statistics (`Y, self.moving_mean, self.moving_var =
@@ -117,7 +119,7 @@ class StateCarriedAcrossForward(Rule):
         self._helper_calls: set = set()  # `batch_norm(X, ...)` calls whose items carry the input's graph
         self._returned: dict = {}  # helper node -> evidence.returned_names
         self._helper_stats: dict = {}  # (helper node, its parameters given the input) -> names reducing them
-        self._derived: dict = {}  # function node -> names computed from its parameters
+        self._derived: dict = {}  # (function node, parameters given the input, given reductions) -> _inputs
         self._call_sites: Optional[dict] = None  # name -> call sites (see _calls)
 
     def _from_input(self, node, attr: str) -> bool:
@@ -126,7 +128,7 @@ class StateCarriedAcrossForward(Rule):
         unknown value merely computed from the input (`self.pe = self.extend_pe(x, self.pe)`, a
         window size from its shape) is no evidence of a graph."""
         fn = self.flow.function
-        if fn is None or not fn.name.endswith("forward") or not isinstance(node, (cst.Assign, cst.AugAssign)):
+        if fn is None or not _owner(fn).name.endswith("forward") or not isinstance(node, (cst.Assign, cst.AugAssign)):
             return False
         value = node.value
         if not isinstance(value, cst.BinaryOperation) and not isinstance(node, cst.AugAssign):
@@ -140,24 +142,43 @@ class StateCarriedAcrossForward(Rule):
         state integrating the input's time steps (a spiking neuron's membrane) carries the graph of
         the layers before, like a running statistic."""
         steps = {n.value for loop in self.flow.frame.loops if isinstance(loop, cst.For)
-                 for n in _names_in(loop.target)}
+                 for n in _names_in(loop.target)} | _steps_given(fn)
         if not steps:
             return False
-        if fn.node not in self._derived:
-            self._reduces_input(fn, expr)  # fills self._derived for the forward
-        derived = self._derived[fn.node][0]
+        derived = self._inputs(fn)[0]
         return any(isinstance(n, cst.Subscript) and isinstance(n.value, cst.Name) and n.value.value in derived
                    and any(m.value in steps for e in n.slice for m in _names_in(e))
                    for n in descendants(expr))
 
     def _reduces_input(self, fn, expr: cst.CSTNode) -> bool:
         """Does `expr` use a reduction of the forward's input (`mean = x.mean(0)`, `x.var(0)`)?"""
-        if fn.node not in self._derived:
-            params = {p.name.value for p in fn.node.params.params[1:]} | {
-                p.name.value for p in fn.node.params.kwonly_params}
-            self._derived[fn.node] = derived_names(fn.node, params)
-        derived, stats = self._derived[fn.node]
+        derived, stats = self._inputs(fn)
         return any(n.value in stats for n in _names_in(expr)) or _reduces(expr, derived)
+
+    def _inputs(self, fn) -> tuple[set, set]:
+        """(names of `fn` computed from the forward's input, the reductions among them): from the
+        forward's parameters, or, in a method the forward calls (`self.update_stats(m, mean)`), from
+        the parameters that call gives those names - the helper is part of the forward's computation."""
+        if fn.name.endswith("forward"):
+            params = frozenset({p.name.value for p in fn.node.params.params[1:]} | {
+                p.name.value for p in fn.node.params.kwonly_params})
+            seeds = frozenset()
+        elif _owner(fn) is not fn:
+            call, caller = fn.walked_at
+            derived, stats = self._inputs(caller)
+            params, seeds = _given(fn.node, call, derived, 1), _given(fn.node, call, stats, 1, reducing=derived)
+        else:
+            return set(), set()
+        key = (fn.node, params, seeds)
+        if key not in self._derived:
+            self._derived[key] = derived_names(fn.node, params, seeds)
+        return self._derived[key]
+
+    def _key(self) -> tuple:
+        """The stamp reads and writes of `self.<attr>` are matched under: the owner's analysis."""
+        fn = self.flow.function
+        owner = _owner(fn) if fn is not None else None
+        return (owner, owner.analyses if owner is not None else 0)
 
     def _self_attr(self, node: cst.BaseExpression) -> Optional[str]:
         fn = self.flow.function
@@ -173,9 +194,9 @@ class StateCarriedAcrossForward(Rule):
         attr = self._self_attr(node)
         if attr is None:
             return
-        key = (self.stamp(), attr)
+        key = (self._key(), attr)
         for c in self.candidates:
-            if c.attr == attr and c.stamp == key[0]:
+            if c.attr == attr and c.owner == key[0]:
                 c.read_after = True
         if key not in self.fresh:
             self.reads.setdefault(key, (node, self.flow.statement))
@@ -184,7 +205,7 @@ class StateCarriedAcrossForward(Rule):
         """`node` turned out to read no tensor of the previous call: `self.h is None`, `self.h.shape`."""
         attr = self._self_attr(node)
         if attr is not None:
-            key = (self.stamp(), attr)
+            key = (self._key(), attr)
             if key in self.reads and self.reads[key][0] is node:
                 del self.reads[key]
 
@@ -209,7 +230,7 @@ class StateCarriedAcrossForward(Rule):
             root = root.func.value
         attr = self._self_attr(root)
         fn = self.flow.function
-        if attr is None or self.flow.frame.mode is not GradMode.ON or not fn.name.endswith("forward"):
+        if attr is None or self.flow.frame.mode is not GradMode.ON or not _owner(fn).name.endswith("forward"):
             return
         args = [a.value for a in node.args]
         values = [self.flow.value(a) for a in args]
@@ -221,7 +242,8 @@ class StateCarriedAcrossForward(Rule):
             self.inputs.add(node)
         value = Value(kind=Kind.TENSOR, grad=Grad.YES, origins=frozenset((node,)))
         self.flow.top_of.setdefault(root, self.flow.top)
-        self.candidates.append(Carried(node, root, attr, value, root, self.flow.statement, fn, self.stamp(), inplace=True))
+        self.candidates.append(Carried(node, root, attr, value, root, self.flow.statement, fn, self.stamp(), inplace=True,
+                                       owner=self._key()))
 
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self.flow.value(node.value)
@@ -239,7 +261,7 @@ class StateCarriedAcrossForward(Rule):
         fn = self.flow.function
         callee = self.flow.value(call.func)
         helper = callee.cls if callee.kind is Kind.FUNCTION else None
-        if (fn is None or not fn.name.endswith("forward") or helper is None or not hasattr(helper, "node")
+        if (fn is None or not _owner(fn).name.endswith("forward") or helper is None or not hasattr(helper, "node")
                 or self.flow.frame.mode is not GradMode.ON):
             return value
         returned = self._returned.get(helper.node)
@@ -247,15 +269,7 @@ class StateCarriedAcrossForward(Rule):
             returned = self._returned[helper.node] = returned_names(helper.node)
         if len(returned) != n:
             return value  # `q, k = apply_rotary(q, k)` of a helper returning two: a question for each call
-        if fn.node not in self._derived:
-            self._reduces_input(fn, call)  # fills self._derived for the forward
-        derived = self._derived[fn.node][0]
-        ps = helper.node.params
-        params = [p.name.value for p in (*ps.posonly_params, *ps.params)]
-        inputs = {params[i] for i, a in enumerate(a for a in call.args if a.keyword is None)
-                  if i < len(params) and any(m.value in derived for m in _names_in(a.value))}
-        inputs |= {a.keyword.value for a in call.args
-                   if a.keyword is not None and any(m.value in derived for m in _names_in(a.value))}
+        inputs = _given(helper.node, call, self._inputs(fn)[0], 0)
         if not inputs:
             return value
         key = (helper.node, frozenset(inputs))
@@ -274,7 +288,7 @@ class StateCarriedAcrossForward(Rule):
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         attr = self._self_attr(node.target)
         if attr is not None:  # `self.total += h.sum()` reads the previous value
-            self.reads.setdefault((self.stamp(), attr), (node.target, self.flow.statement))
+            self.reads.setdefault((self._key(), attr), (node.target, self.flow.statement))
             self._assigned(node, node.target, self.flow.value(node.value), tuple_target=False)
 
     def _assigned(self, node, target, value: Value, tuple_target: bool) -> None:
@@ -287,7 +301,7 @@ class StateCarriedAcrossForward(Rule):
         attr = self._self_attr(target)
         if attr is None:
             return
-        key = (self.stamp(), attr)
+        key = (self._key(), attr)
         if (not holds_graph(value) and value.grad is Grad.UNKNOWN and key in self.reads and not tuple_target
                 and self.flow.frame.mode is GradMode.ON and self._from_input(node, attr)):
             # Computed from the forward's input (`x.mean(0)`): inside a model in training it carries the
@@ -317,8 +331,8 @@ class StateCarriedAcrossForward(Rule):
             return
         self.flow.top_of.setdefault(target, self.flow.top)  # its range is resolved with its statement's
         grows_only = isinstance(node, cst.Assign) and node.value in self._helper_calls
-        self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, key[0],
-                                       grows_only=grows_only))
+        self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, self.stamp(),
+                                       grows_only=grows_only, owner=key[0]))
 
     def _unconditional(self, statement) -> bool:
         """Does `statement` run on every call of the current function (its body, or a `with` in it)?"""
@@ -932,6 +946,34 @@ class LIF(nn.Module):
             runtime="lin, lif = nn.Linear(4, 4), LIF()\nlif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\ntry:\n    lif(lin(torch.randn(2, 3, 4)).transpose(1, 2)).sum().backward()\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert 'Trying to backward through the graph a second time' in raised",
             note="sinabs' LIF layer: the membrane integrates the input's time steps (`x[:, t]`, the output of the layers before) and is carried into the next call",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class RunningNorm(nn.Module):
+    def __init__(self, features, momentum=0.1):
+        super().__init__()
+        self.momentum = momentum
+        self.scale = nn.Parameter(torch.ones(features))
+        self.register_buffer("running_mean", torch.zeros(features))
+
+    def update_stats(self, mean):
+        self.running_mean = (1 - self.momentum) * self.running_mean + self.momentum * mean
+
+    def forward(self, x):
+        self.update_stats(x.mean(0))
+        return (x - self.running_mean) * self.scale
+""",
+            range=(14, 8, 14, 25),
+            message='`self.running_mean` is assigned a value with a graph in `update_stats()` after reading the previous call\'s `self.running_mean` (line 14): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass RunningNorm(nn.Module):\n    def __init__(self, features, momentum=0.1):\n        super().__init__()\n        self.momentum = momentum\n        self.scale = nn.Parameter(torch.ones(features))\n        self.register_buffer("running_mean", torch.zeros(features))\n\n    def update_stats(self, mean):\n        self.running_mean = ((1 - self.momentum) * self.running_mean + self.momentum * mean).detach()\n\n    def forward(self, x):\n        self.update_stats(x.mean(0))\n        return (x - self.running_mean) * self.scale\n',
+            ),
+            runtime="lin, norm, sizes = nn.Linear(3, 3), RunningNorm(3), []\nfor _ in range(3):\n    out = norm(lin(torch.randn(8, 3)))\n    sizes.append(graph_size(norm.running_mean))\nassert sizes[0] < sizes[1] < sizes[2]\nout.sum().backward()\ntry:\n    norm(lin(torch.randn(8, 3))).sum().backward()\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert 'Trying to backward through the graph a second time' in raised",
+            note="the running-statistics update moved into a method forward() calls, given the batch mean: it is part of forward()'s computation, as inline; forward() reads the statistic again after the call, so the fix is unsafe",
+        ),
     ]
 
 
@@ -945,6 +987,54 @@ def _in_forward(fn, seen=None) -> bool:
     seen.add(fn)
     callers = [c for c in fn.callers if c not in seen]
     return bool(callers) and all(_in_forward(c, seen) for c in callers)
+
+
+def _owner(fn):
+    """The method whose call `fn`'s events belong to: for a method walked at `self.helper(...)` in
+    another method's walk (the helper's `self` is the caller's), that caller's owner; else `fn`."""
+    seen = set()
+    while fn.walked_at is not None and fn.cls is not None and fn not in seen:
+        seen.add(fn)
+        call, caller = fn.walked_at
+        func = call.func
+        if (caller is None or caller.cls is None or not caller.in_progress or not isinstance(func, cst.Attribute)
+                or not isinstance(func.value, cst.Name) or func.value.value != "self"):
+            break
+        fn = caller
+    return fn
+
+
+def _steps_given(fn) -> frozenset:
+    """The parameters of a method the forward calls in a `for` loop that the call gives the loop's
+    variable (`self.integrate(x, t)` in `for t in range(x.shape[1]):`)."""
+    if _owner(fn) is fn:
+        return frozenset()
+    call, caller = fn.walked_at
+    steps = {n.value for test in _enclosing(caller.node, call) if isinstance(test, cst.For)
+             for n in _names_in(test.target)} | _steps_given(caller)
+    return _given(fn.node, call, steps, 1)
+
+
+def _enclosing(root: cst.CSTNode, target: cst.CSTNode) -> list:
+    """The statements around `target` inside `root`."""
+    walk = _PathTo(target)
+    root.visit(walk)
+    return walk.around
+
+
+def _given(fn: cst.FunctionDef, call: cst.Call, names: set, skip: int, reducing: frozenset = frozenset()) -> frozenset:
+    """The parameters of `fn` (past the first `skip`: a method's `self`) that `call` gives an
+    argument mentioning one of `names` (or a reduction of one of `reducing`: `x.mean(0)`)."""
+    ps = fn.params
+    params = [p.name.value for p in (*ps.posonly_params, *ps.params)][skip:]
+
+    def gives(arg: cst.Arg) -> bool:
+        return any(m.value in names for m in _names_in(arg.value)) or bool(reducing) and _reduces(arg.value, reducing)
+
+    given = {params[i] for i, a in enumerate(a for a in call.args if a.keyword is None)
+             if i < len(params) and gives(a)}
+    given |= {a.keyword.value for a in call.args if a.keyword is not None and gives(a)}
+    return frozenset(given)
 
 
 def _reads_attr(expr, attr: str, assigned: bool = False) -> bool:
@@ -1029,6 +1119,7 @@ class _PathTo(cst.CSTVisitor):
         self.target = target
         self.path: list = []
         self.tests: list = []
+        self.around: list = []
         self.done = False
 
     def on_visit(self, node) -> bool:
@@ -1036,6 +1127,7 @@ class _PathTo(cst.CSTVisitor):
             return False
         if node is self.target:
             self.tests = [n.test for n in self.path if isinstance(n, (cst.If, cst.While))]
+            self.around = list(self.path)
             self.done = True
             return False
         self.path.append(node)
@@ -1082,12 +1174,12 @@ class _NameCollector(cst.CSTVisitor):
         return False
 
 
-def derived_names(fn: cst.FunctionDef, params: set) -> tuple[set, set]:
-    """(names computed from `params`, the subset that are reductions of them: `mean = x.mean(0)`),
-    from the function's assignments in source order."""
-    derived, stats = set(params), set()
+def derived_names(fn: cst.FunctionDef, params: set, stats: frozenset = frozenset()) -> tuple[set, set]:
+    """(names computed from `params`, the subset that are reductions of them: `mean = x.mean(0)`,
+    or among the parameters `stats` given reductions), from the function's assignments in source order."""
+    derived, stats, params = set(params) | stats, set(stats), frozenset(params) | stats
     for _ in range(2):  # assignments in loops may feed earlier ones
-        walk = _Derive(derived, stats, frozenset(params))
+        walk = _Derive(derived, stats, params)
         walk_tree(fn.body, walk)
     return derived, stats
 
