@@ -21,6 +21,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.syntax import place_key
 from gradguard.engine.walk import walk
 
 # Tensor methods that return a value carrying the receiver's graph (a view, a copy, a reduction,
@@ -39,15 +40,6 @@ def _dotted(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Attribute):
         base = _dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
-def _place(node: cst.BaseExpression) -> Optional[str]:
-    """A name, or a method's `self.x` ("self.x"): what a scope assigns and reads back."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return f"self.{node.attr.value}"
     return None
 
 
@@ -70,7 +62,7 @@ class _Defs(cst.CSTVisitor):
         return False
 
     def _def(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        key = _place(target)
+        key = place_key(target)
         if key is not None and (isinstance(target, cst.Name) or isinstance(self.root, cst.FunctionDef)):
             self.defs.setdefault(key, []).append(value)
 
@@ -135,7 +127,7 @@ class Chains:
 
     def _name(self, name: str, proof: cst.Call, prediction: bool = False) -> None:
         """`name` carries a graph: a name this scope computes, or a loss's prediction."""
-        if name in self.graphs or not (prediction and name in self.params or self._computed_place(name, frozenset())):
+        if name in self.graphs or not (prediction and name in self.params or self._computedplace_key(name, frozenset())):
             return
         self.graphs[name] = proof
         for expr in self.defs.get(name, ()):
@@ -143,7 +135,7 @@ class Chains:
 
     def _expr(self, expr: cst.BaseExpression, proof: cst.Call) -> None:
         expr = _neutral(expr, self.libraries)
-        key = _place(expr)
+        key = place_key(expr)
         if key is not None and (isinstance(expr, cst.Name) or key in self.defs):
             self._name(key, proof)
         elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _ARITHMETIC):
@@ -163,7 +155,7 @@ class Chains:
         if root in self.libraries:
             if last in K.FUNCTIONAL_LOSSES:  # `F.mse_loss(pred, y)`: the prediction has the graph
                 first = _neutral(args[0], self.libraries)
-                key = _place(first)
+                key = place_key(first)
                 if key is not None and (isinstance(first, cst.Name) or key in self.defs):
                     self._name(key, proof, prediction=True)
                 else:
@@ -186,16 +178,16 @@ class Chains:
         elif _callable_given(key) and (key in self.params or key.startswith("self.")):
             self.models.setdefault(key, call)
 
-    def _computed_place(self, key: str, seen: frozenset) -> bool:
+    def _computedplace_key(self, key: str, seen: frozenset) -> bool:
         return key not in seen and any(self._computed(d, seen | {key}) for d in self.defs.get(key, ()))
 
     def _computed(self, expr: cst.BaseExpression, seen: frozenset = frozenset()) -> bool:
         """Was this computed in the scope by something that may make a graph (a callable's call,
         arithmetic on such a result), not data it was given (`batch["x"].to(device)`)?"""
         expr = _neutral(expr, self.libraries)
-        key = _place(expr)
+        key = place_key(expr)
         if key is not None and (isinstance(expr, cst.Name) or key in self.defs):
-            return self._computed_place(key, seen)
+            return self._computedplace_key(key, seen)
         if isinstance(expr, cst.BinaryOperation):
             return self._computed(expr.left, seen) or self._computed(expr.right, seen)
         if isinstance(expr, cst.Call):

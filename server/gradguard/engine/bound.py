@@ -29,7 +29,7 @@ from typing import Iterable, Optional, Union
 
 import libcst as cst
 
-from gradguard.engine.walk import _fields
+from gradguard.engine.walk import _fields, _is_node
 
 BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__", "__loader__"}
 CONSTANTS = frozenset({"True", "False", "None"})
@@ -415,17 +415,6 @@ class Bindings:
         if name in self.anywhere or name in BUILTINS or name in self.extra or self.top.star:
             return Status.BOUND
         return Status.NEVER
-
-
-_NODE_TYPES: dict = {}  # type -> is it a libcst node (CSTNode is an ABC: its isinstance is slow)
-
-
-def _is_node(value) -> bool:
-    t = type(value)
-    known = _NODE_TYPES.get(t)
-    if known is None:
-        known = _NODE_TYPES[t] = isinstance(value, cst.CSTNode)
-    return known
 
 
 def children(node):

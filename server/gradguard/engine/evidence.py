@@ -31,6 +31,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.backprop import Chains
+from gradguard.engine.syntax import place_key
 from gradguard.engine.walk import walk
 
 # Methods only an nn.Module has (a tensor, a NumPy array or an optimizer has none of them).
@@ -157,10 +158,10 @@ class _UseFinder(cst.CSTVisitor):
         if isinstance(call, cst.Name) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self.uses.aliases.setdefault(node.targets[0].target.value, set()).add(call.value)
             return
-        if isinstance(call, cst.Call) and len(node.targets) == 1 and _place(node.targets[0].target):
+        if isinstance(call, cst.Call) and len(node.targets) == 1 and place_key(node.targets[0].target):
             key = dotted(call.func)
             if key is not None:
-                self.results[dotted(node.targets[0].target)] = key  # (`self.out = self.model(qa)` too)
+                self.results[place_key(node.targets[0].target)] = key  # (`self.out = self.model(qa)` too)
         if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Tuple):
             names = [e.value.value if isinstance(e.value, cst.Name) else None for e in node.targets[0].target.elements]
             self.uses.unpacked[call] = names
@@ -200,7 +201,7 @@ class _UseFinder(cst.CSTVisitor):
         if key is None or first is None or not is_loss_name(key.rsplit(".", 1)[-1]):
             return
         model = dotted(first.func) if isinstance(first, cst.Call) else (
-            self.results.get(dotted(first)) if _place(first) else None)
+            self.results.get(place_key(first)) if place_key(first) else None)
         if model is not None and (model.startswith("self.") and model.count(".") == 1 or model in self.params):
             self.uses.predicts.setdefault(model, node)
 
@@ -240,12 +241,6 @@ class _UseFinder(cst.CSTVisitor):
                     self.uses.backwards.setdefault(out, node)
 
 
-def _place(node: cst.BaseExpression) -> bool:
-    """A name or a method's `self.x`: what a scope binds and reads back."""
-    return isinstance(node, cst.Name) or (
-        isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self")
-
-
 def is_loss_name(name: str) -> bool:
     """`criterion`, `loss_fn`, `compute_loss`, `bce_loss`, `self.loss`: a loss callable's name."""
     low = name.lower()
@@ -260,10 +255,9 @@ def named_params(fn: cst.FunctionDef) -> dict:
 
 def _bound(node: cst.BaseExpression) -> list:
     """The places in a target or argument: `h`, `(h, c)`, `out, (h, c)`, a method's `self.h`."""
-    if isinstance(node, cst.Name):
-        return [node.value]
-    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
-        return [f"self.{node.attr.value}"]
+    key = place_key(node)
+    if key is not None:
+        return [key]
     if isinstance(node, (cst.Tuple, cst.List)):
         return [n for e in node.elements for n in _bound(e.value)]
     return []

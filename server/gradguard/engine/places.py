@@ -10,7 +10,7 @@ import libcst as cst
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Binding, ClassInfo, GradMode, Kept, Store
 from gradguard.engine.scratch import scratch_attributes
-from gradguard.engine.syntax import literal_bool, literal_key
+from gradguard.engine.syntax import SELF_PREFIX, is_self_attribute, literal_bool, literal_key, place_key
 from gradguard.engine.values import (
     UNKNOWN,
     Evidence,
@@ -22,8 +22,6 @@ from gradguard.engine.values import (
     reach,
 )
 
-# env key of an attribute of `self` a method assigned (not a name: a dot cannot be in one)
-SELF_PREFIX = "self."
 _EMPTY_CONTAINERS = frozenset({"list", "dict", "set", "collections.OrderedDict", "OrderedDict",
                                "collections.deque", "deque", "collections.defaultdict", "defaultdict"})
 
@@ -33,16 +31,10 @@ def _joined(old: Optional[Value], v: Value) -> Value:
     return v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
 
 
-def is_self_attribute(node: cst.BaseExpression) -> bool:
-    """`self.x` (a method's attribute of its own object)."""
-    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
-
-
 def _same_place(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     """The same name, or the same `self.x`."""
-    if isinstance(a, cst.Name) and isinstance(b, cst.Name):
-        return a.value == b.value
-    return is_self_attribute(a) and is_self_attribute(b) and a.attr.value == b.attr.value
+    key = place_key(a)
+    return key is not None and key == place_key(b)
 
 
 class Places:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import libcst as cst
 
+from gradguard.engine.evidence import dotted
+from gradguard.engine.syntax import is_self_attribute
 from gradguard.engine.walk import walk
 
 
@@ -38,7 +40,7 @@ class _Accesses(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if isinstance(node.value, cst.Name) and node.value.value == "self":
+        if is_self_attribute(node):
             attr = node.attr.value
             if attr not in self.seen:
                 self.seen.add(attr)
@@ -49,7 +51,7 @@ class _Accesses(cst.CSTVisitor):
 def _own(target: cst.BaseExpression) -> list:
     """The `self.x` a target writes as a whole (`self.x = v`, `self.a, self.b = ...`), not `self.x[k] = v`."""
     if isinstance(target, cst.Attribute):
-        return [target] if isinstance(target.value, cst.Name) and target.value.value == "self" else []
+        return [target] if is_self_attribute(target) else []
     if isinstance(target, (cst.Tuple, cst.List)):
         return [n for e in target.elements for n in _own(e.value.value if isinstance(e.value, cst.StarredElement) else e.value)]
     return []
@@ -62,7 +64,7 @@ class _ForeignReads(cst.CSTVisitor):
         self.names: set = set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if not (isinstance(node.value, cst.Name) and node.value.value == "self"):
+        if not is_self_attribute(node):
             self.names.add(node.attr.value)
 
 
@@ -77,18 +79,10 @@ def _closed_bases(cls: cst.ClassDef, classes: dict) -> bool:
             if _closed_bases(classes[base.value], classes):
                 continue
             return False
-        if isinstance(base, (cst.Name, cst.Attribute)) and _dotted(base) in ("nn.Module", "torch.nn.Module", "Module"):
+        if dotted(base) in ("nn.Module", "torch.nn.Module", "Module"):
             continue
         return False
     return True
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
 
 
 def scratch_attributes(module: cst.Module) -> dict:

@@ -15,6 +15,24 @@ def string_value(code: str):
     return ast.literal_eval(code)
 
 
+# A method's own `self.x` as a place key ("self.x": no name can hold a dot).
+SELF_PREFIX = "self."
+
+
+def is_self_attribute(node: cst.BaseExpression) -> bool:
+    """`self.x` (a method's attribute of its own object)."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+
+
+def place_key(node: cst.BaseExpression) -> Optional[str]:
+    """A place a scope binds and reads back: a name (`state`), or a method's own `self.x` ("self.x")."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if is_self_attribute(node):
+        return SELF_PREFIX + node.attr.value
+    return None
+
+
 def literal_key(node: cst.Subscript) -> Optional[str]:
     """`d["loss"]` -> "loss"; None for any other index."""
     if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):

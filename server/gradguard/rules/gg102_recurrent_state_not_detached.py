@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine.model import GradMode
-from gradguard.engine.places import is_self_attribute
+from gradguard.engine.syntax import is_self_attribute, place_key
 from gradguard.engine.values import Kind, all_origins, holds_graph
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
@@ -108,8 +108,8 @@ class RecurrentStateNotDetached(Rule):
         if not loops:
             return
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and _key(func.value) is not None:
-            self._cleared.add((loops[-1], _key(func.value)))
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach_" and place_key(func.value) is not None:
+            self._cleared.add((loops[-1], place_key(func.value)))
             return
         callee = self.flow.value(func)
         if callee.kind not in (Kind.MODULE, Kind.FUNCTION):
@@ -143,19 +143,19 @@ class RecurrentStateNotDetached(Rule):
         """`state = initial` from a value made before the loop, or from one this iteration computed
         without the state (`decoder_hidden = encoder_hidden` for each sentence): the graph starts over."""
         rhs = node.value
-        if _key(rhs) in (None, name):
+        if place_key(rhs) in (None, name):
             return False
         source = self.flow.place_binding(rhs)
         if source is None:
             return False
         if loop not in source.loops:
             return True
-        return not _depends_on(loop, _key(rhs), name)
+        return not _depends_on(loop, place_key(rhs), name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
             self._before[node] = {
-                _key(p): (p, self.flow.place_binding(p)) for t in node.targets for p in _places(t.target)
+                place_key(p): (p, self.flow.place_binding(p)) for t in node.targets for p in _places(t.target)
             }
 
     def leave_Assign(self, node: cst.Assign) -> None:
@@ -1060,9 +1060,9 @@ def _depends_on(loop, source: str, name: str) -> bool:
         if isinstance(node, cst.Assign):
             for t in node.targets:
                 for p in _places(t.target):
-                    defs.setdefault(_key(p), []).append(node.value)
-        elif isinstance(node, cst.AugAssign) and _key(node.target) is not None:
-            defs.setdefault(_key(node.target), []).append(node.value)
+                    defs.setdefault(place_key(p), []).append(node.value)
+        elif isinstance(node, cst.AugAssign) and place_key(node.target) is not None:
+            defs.setdefault(place_key(node.target), []).append(node.value)
     todo, seen = [source], set()
     while todo:
         current = todo.pop()
@@ -1072,27 +1072,20 @@ def _depends_on(loop, source: str, name: str) -> bool:
             continue
         seen.add(current)
         for expr in defs.get(current, ()):
-            todo.extend(_key(n) for n in descendants(expr) if isinstance(n, cst.Name) or is_self_attribute(n))
+            todo.extend(place_key(n) for n in descendants(expr) if isinstance(n, cst.Name) or is_self_attribute(n))
     return False
 
 
 def _places(expr) -> list:
     """The places an argument passes or a target binds, in tuples too: names, and a method's own
     `self.x` (a place like a local: `self.out, self.state = model(x, self.state)`)."""
-    if _key(expr) is not None:
+    if place_key(expr) is not None:
         return [expr]
     if isinstance(expr, (cst.Tuple, cst.List)):
         return [p for e in expr.elements for p in _places(e.value)]
     return []
 
 
-def _key(node) -> str | None:
-    """What the rule calls a place: `state`, or `self.state`."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if is_self_attribute(node):
-        return f"self.{node.attr.value}"
-    return None
 
 
 # Words that say a function runs a model for its outputs, step after step.

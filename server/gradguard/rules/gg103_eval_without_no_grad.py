@@ -7,7 +7,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.model import ClassInfo, GradMode
-from gradguard.engine.places import SELF_PREFIX
+from gradguard.engine.syntax import SELF_PREFIX
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity

@@ -4,8 +4,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.model import GradMode
-from gradguard.engine.places import is_self_attribute
-from gradguard.engine.syntax import keyword
+from gradguard.engine.syntax import is_self_attribute, keyword
 from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import copy_methods, method_chain, short

@@ -9,7 +9,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted, is_loss_name
-from gradguard.engine.places import is_self_attribute
+from gradguard.engine.syntax import is_self_attribute
 from gradguard.engine.values import Evidence, Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity

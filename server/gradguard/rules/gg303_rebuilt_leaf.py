@@ -7,8 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine.model import GradMode
-from gradguard.engine.places import is_self_attribute
-from gradguard.engine.syntax import keyword, literal_bool
+from gradguard.engine.syntax import is_self_attribute, keyword, literal_bool, place_key
 from gradguard.engine.values import Evidence, Grad, Kind
 from gradguard.engine.walk import walk as walk_tree
 from gradguard.findings import Severity
@@ -138,7 +137,7 @@ class RebuiltLeaf(Rule):
         # graph of its own cannot be made a leaf (PyTorch raises), and data never had one -
         # except by a copy (`copies`), which leaves the graph behind.
         graph = None
-        key = _key(source)
+        key = place_key(source)
         if key in self.bound:
             # `loss.backward()` below is evidence that `loss` has a graph - unless, as here, the
             # code made it a leaf first: what it was computed from decides.
@@ -204,18 +203,18 @@ class RebuiltLeaf(Rule):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
-            key = _key(t.target)
+            key = place_key(t.target)
             if key is not None:
                 self.bound[key] = node.value
         target = node.targets[0].target
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
-                and _key(target.value) is not None and literal_bool(node.value) is True:
+                and place_key(target.value) is not None and literal_bool(node.value) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
             if node not in self.open and isinstance(target.value, cst.Name):
                 self._loss_module_setter(node, target.value)
             if node in self.open:
-                self.open[node].names.add(_key(target.value))
+                self.open[node].names.add(place_key(target.value))
             self.pending.pop(node, None)
             return
         self._flows(node.value, [t.target for t in node.targets])
@@ -228,7 +227,7 @@ class RebuiltLeaf(Rule):
         if not self.open:
             return  # nothing rebuilt yet (nearly every file): no walk of the value
         made = self._outer_rebuild(value)
-        names = {k for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List)) or _key(t) for k in _keys(t)}
+        names = {k for t in targets if isinstance(t, (cst.Name, cst.Tuple, cst.List)) or place_key(t) for k in _keys(t)}
         reaching = self._reaching(value)
         for r in self.open.values():
             if r is made or r in reaching:
@@ -278,13 +277,13 @@ class RebuiltLeaf(Rule):
             if isinstance(node.func, cst.Attribute) and node.func.attr.value in NOT_MODELS:
                 return
             for arg in node.args:
-                if _key(arg.value) is not None:  # the tensor itself, not a number computed from it
+                if place_key(arg.value) is not None:  # the tensor itself, not a number computed from it
                     for r in self._reaching(arg.value):
                         if not self.flow.value(r.source).scalar:
                             r.intended = True
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value == "grad" and _key(node.value) is not None:
+        if node.attr.value == "grad" and place_key(node.value) is not None:
             for r in self._reaching(node.value):
                 r.intended = True
 
@@ -812,13 +811,6 @@ def _cuts_of(v) -> frozenset:
     return v.cuts | frozenset(cut for cut, _ in v.pred_cuts)
 
 
-def _key(node: cst.CSTNode) -> Optional[str]:
-    """A place the rule follows by what the code calls it: a name, or a method's `self.x`."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if is_self_attribute(node):
-        return f"self.{node.attr.value}"
-    return None
 
 
 def _keys(node: cst.CSTNode) -> set:
@@ -845,7 +837,7 @@ class _Names(cst.CSTVisitor):
 
     def visit_Attribute(self, n: cst.Attribute) -> bool:
         if is_self_attribute(n):
-            self.own.add(_key(n))  # a method's `self.x`, not `self`
+            self.own.add(place_key(n))  # a method's `self.x`, not `self`
         else:
             walk_tree(n.value, self)  # `x.grad` reads `x`, not `grad`
         return False
