@@ -147,9 +147,14 @@ class Cache:
                     f.write("# Created by gradguard: the cache is not for version control.\n*\n")
             entries = {p: e for p, e in self.entries.items() if os.path.exists(p)}
             fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(entries, f, separators=(",", ":"))
-            os.replace(tmp, self.file)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    json.dump(entries, f, separators=(",", ":"))
+                os.replace(tmp, self.file)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
             for name in os.listdir(self.dir):
                 if name.endswith(".json") and os.path.join(self.dir, name) != self.file:
                     with contextlib.suppress(OSError):

@@ -16,22 +16,24 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 
 import click
 
-from gradguard import __version__, cache, notebooks, render, sarif
+from gradguard import __version__, cache, notebooks, project, render, sarif
 from gradguard.cells import CellMap, Indent
 from gradguard.config import PYPROJECT, ConfigError, Resolver
 from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze
 from gradguard.engine.fixes import chosen_fix, fix_source
+from gradguard.engine.outside import Call
 from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
+from gradguard.project.callers import outside_by_file
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -50,6 +52,7 @@ class Job:
     mode: str = "check"  # "check" | "fix" (write) | "diff" (print, never write)
     unsafe: bool = False
     want_source: bool = False  # code frames need the text the findings point into
+    export_calls: bool = False  # list the calls each file makes of the project's other files (FileResult.calls)
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class FileResult:
     digest: str | None = None  # SHA-256 of the bytes the result describes, when it is worth caching
     notes: list[str] = field(default_factory=list)  # about the run, not the file: printed once (the type layer)
     skipped: list[str] = field(default_factory=list)  # notebook cells left out (Python cannot parse them), and why
+    calls: list = field(default_factory=list)  # engine.outside.Call: with Job.export_calls
 
 
 def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
@@ -112,7 +116,7 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         return read
     data, text, bom = read
     digest = cache.content_hash(data)
-    analysis = _analyse(text, settings, path)
+    analysis = _analyse(text, settings, path, job.export_calls)
     if analysis.error is not None:
         return FileResult(path, error=_analysis_error(analysis.error), digest=digest)
     result = FileResult(
@@ -121,6 +125,7 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         text if job.want_source else None,
         internal_errors=list(analysis.internal_errors),
         digest=None if analysis.internal_errors else digest,
+        calls=analysis.calls,
     )
     if job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
@@ -164,12 +169,12 @@ def _unapplied(fixed, *, as_read: bool) -> list[FileError]:
     return out
 
 
-def _analyse(text: str, settings: Settings, path: str):
+def _analyse(text: str, settings: Settings, path: str, export_calls: bool = False):
     """The engine; with `types`, refined by jedi (one oracle per project root and worker process)."""
     if not settings.types:
-        return analyze(text, settings)
+        return analyze(text, settings, export_calls=export_calls)
     incremental = Incremental()
-    first = analyze(text, settings, incremental=incremental, ask_types=True)
+    first = analyze(text, settings, incremental=incremental, ask_types=True, export_calls=export_calls)
     if first.error is not None or not first.type_queries:
         return first
     oracle = _oracle(path, settings.python)
@@ -178,7 +183,10 @@ def _analyse(text: str, settings: Settings, path: str):
     from gradguard.typelayer import refine  # jedi only for --types
 
     refined = refine(first, text, oracle, os.path.abspath(path), settings, incremental=incremental)
-    return refined if refined is not None else first
+    if refined is None:
+        return first
+    refined.calls = first.calls  # what the file calls of others is syntax: the first analysis has it
+    return refined
 
 
 _oracles: dict = {}  # (project root, interpreter) -> Oracle, or None when jedi cannot start; per worker process
@@ -258,7 +266,7 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     """(result, analysis, the notebook as analysed: a cell the engine cannot parse is left out)."""
     while True:
         cells = nb.cell_map
-        analysis = analyze(nb.program.source, settings, line_label=cells.label)
+        analysis = analyze(nb.program.source, settings, line_label=cells.label, export_calls=job.export_calls)
         err = analysis.error
         if err is None or not err.syntax:
             break
@@ -278,7 +286,7 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     skipped = nb.skipped()
     result = FileResult(
         path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
-        digest=None if internal or refused or skipped else digest, skipped=skipped,
+        digest=None if internal or refused or skipped else digest, skipped=skipped, calls=analysis.calls,
     )
     return result, analysis, nb
 
@@ -350,7 +358,8 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
     if payload[2] is not None:
         numbers, starts, indents = payload[2]
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
-    result = FileResult(path, findings, error=error, cells=cells)
+    calls = [Call(*c) for c in payload[3]] if len(payload) > 3 else []
+    result = FileResult(path, findings, error=error, cells=cells, calls=calls)
     if job.want_source and findings:
         read = _read(path)
         if isinstance(read, FileResult):
@@ -367,7 +376,8 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    return [[cache.finding_data(f) for f in result.findings], error, cells]
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.at, c.how] for c in result.calls]
+    return [[cache.finding_data(f) for f in result.findings], error, cells, calls]
 
 
 def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, jobs: int) -> Iterator[FileResult]:
@@ -382,7 +392,7 @@ def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, j
                 digest = cache.content_hash(f.read())
         except OSError:
             continue
-        keys[i] = cache.settings_hash(settings)
+        keys[i] = _cache_key(settings, job)
         payload = store.get(path, digest, keys[i])
         if payload is not None:
             hit = _cached(path, payload, job)
@@ -396,8 +406,43 @@ def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, j
             continue
         result = next(computed)
         if store is not None and result.digest is not None:
-            store.put(path, result.digest, keys.get(i) or cache.settings_hash(settings), _payload(result))
+            store.put(path, result.digest, keys.get(i) or _cache_key(settings, job), _payload(result))
         yield result
+
+
+def _cache_key(settings: Settings, job: Job) -> str:
+    # a result kept without the file's calls cannot serve a run that needs them
+    return cache.settings_hash(settings) + ("+calls" if job.export_calls else "")
+
+
+def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver) -> Iterator[FileResult]:
+    """run_tasks, with each file knowing how the rest of its project calls it (gradguard/project):
+    every file is checked once for the calls it makes of the others (with the project's files not
+    given that may call them, unreported), then again, told how it is called, where that may
+    change what it reports - or, for --fix and --diff, every file, so that no fix is made for a
+    finding the project takes away."""
+    given = [path for path, _, _ in tasks]
+    store = next((s for _, _, s in tasks if s is not None), None)
+    groups = project.group(given)
+    beyond = []
+    for root, paths in groups.items():
+        if project.root_of(paths[0]) is not None:  # a loose file's directory is not walked
+            members = discover([root], resolver).files
+            beyond += [(p, resolver.for_path(p).settings_for(p), store) for p in project.callers_beyond(root, paths, members)]
+    first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
+    calls = {r.path: r.calls for r in first}
+    outside: dict = {}
+    for root, paths in groups.items():
+        members = paths + [p for p, _, _ in beyond if project.root_of(p) == root]
+        outside.update(outside_by_file(project.index(root, members), {p: calls[p] for p in members}))
+    again = {}
+    for i, (path, settings, s) in enumerate(tasks):
+        told = outside.get(os.path.abspath(path))
+        if job.mode != "check" or (told and first[i].findings):
+            again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else ()), s)
+    redone = run_tasks(list(again.values()), job, jobs)
+    for i in range(len(tasks)):
+        yield next(redone) if i in again else first[i]
 
 
 # ---------------------------------------------------------------- options
@@ -523,6 +568,8 @@ def _overrides(select, extend_select, ignore, copy_order, strict, types=None, py
     help="Also check the files these globs match when a directory is walked (comma-separated; repeatable).",
 )
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--no-project", is_flag=True,
+              help="Check each file alone, not knowing how the other files of its project call it.")
 @click.option(
     "--cache-dir",
     type=click.Path(file_okay=False),
@@ -580,6 +627,7 @@ def check(
     statistics: bool,
     extend_include: tuple[str, ...],
     no_cache: bool,
+    no_project: bool,
     cache_dir: str | None,
     force_exclude: bool,
     jobs: int,
@@ -609,7 +657,7 @@ def check(
         raise click.UsageError("`-` (read stdin) must be the only path")
     overrides = {**_overrides(select, extend_select, ignore, copy_order, strict, types, python),
                  "extend_include": extend_include}
-    walk = Walk(force_exclude, verbose, None if no_cache else cache.directory(paths, cache_dir))
+    walk = Walk(force_exclude, verbose, None if no_cache else cache.directory(paths, cache_dir), not no_project)
     with _redirected(output_file, silent):
         _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics, walk, jobs, ending)
 
@@ -621,6 +669,7 @@ class Walk:
     force_exclude: bool = False
     verbose: bool = False  # say which files were passed over, and why
     cache_dir: str | None = None  # None: no cache
+    project: bool = True  # each file told how the rest of its project calls it (run_project)
 
 
 @dataclass(frozen=True)
@@ -732,7 +781,8 @@ def _check(paths, output_format, overrides, fix, unsafe_fixes, diff, statistics,
 
     progress = Progress(len(tasks)) if mode != "diff" else Progress(0, enabled=False)
     try:
-        _report(found, tasks, job, jobs, output_format, statistics, out, err, progress, ending)
+        results = run_project(tasks, job, jobs, resolver) if walk.project else run_tasks(tasks, job, jobs)
+        _report(found, tasks, results, job, output_format, statistics, out, err, progress, ending)
     except KeyboardInterrupt:
         progress.clear()
         click.echo("Interrupted.", err=True)
@@ -751,8 +801,8 @@ def _empty_report(output_format: str, statistics: bool) -> str:
 def _report(
     found: Discovered,
     tasks: list,
+    results: Iterator[FileResult],
     job: Job,
-    jobs: int,
     output_format: str,
     statistics: bool,
     out: render.Palette,
@@ -773,7 +823,7 @@ def _report(
         click.echo(text, **kwargs)
 
     said: set[str] = set()  # notes about the run (the type layer), each once however many workers say it
-    for result in run_tasks(tasks, job, jobs):
+    for result in results:
         progress.advance()
         for note in result.notes:
             if note not in said:

@@ -19,6 +19,9 @@ class Settings:
     copy_order: str = "clone-detach"
     types: bool = False  # refine with the jedi type layer (front ends run it; the engine only reads facts)
     python: Optional[str] = None  # with types: the interpreter whose packages jedi reads (None: the running one)
+    # Not configuration but the file's place in its project (gradguard/project): how the project's
+    # other files call this file's functions, as (symbol, engine.outside.Outside) pairs
+    outside: tuple = ()
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""

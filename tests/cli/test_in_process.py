@@ -117,7 +117,9 @@ def test_failed_write_keeps_the_file_and_cleans_up(cli, tmp_path, monkeypatch):
     (tmp_path / "a.py").write_text("x = KEEP\n")
     result = cli("--fix", "--unsafe-fixes", "a.py")
     assert (tmp_path / "a.py").read_text() == "x = KEEP\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.py"]
+    # no temporary file left beside it, nor in the cache (whose own write failed too)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".gradguard_cache", "a.py"]
+    assert sorted(p.name for p in (tmp_path / ".gradguard_cache").iterdir()) == [".gitignore"]
     assert result.stderr == "a.py: error: cannot write fixes: No space left on device\n"
     assert result.exit_code == 2
 

@@ -60,6 +60,7 @@ class Analysis:
     module: Optional[cst.Module] = None  # the parse (facts for the type layer are keyed by its nodes)
     type_queries: list = field(default_factory=list)  # (line, column, node): see analyze(ask_types=)
     types: dict = field(default_factory=dict)  # node -> TypeFact the type layer gave this analysis
+    calls: list = field(default_factory=list)  # outside.Call: what it calls of other files (see analyze(export_calls=))
 
     def dispose(self) -> None:
         """Let the kept model go (see FlowAnalysis.dispose); findings stay."""
@@ -95,12 +96,15 @@ def analyze(
     incremental: Optional[Incremental] = None,
     facts: Optional[dict] = None,
     ask_types: bool = False,
+    export_calls: bool = False,
 ) -> Analysis:
     """Findings for `source`. `line_label(line)` renders a line in messages ("4 of cell 3"
     for a notebook's joined program); by default the line number itself. `incremental`:
     the document's state from its earlier versions (see `Incremental`). `facts`: what the
     type layer knows about names of this very parse (node -> Value, see gradguard.typelayer);
-    `ask_types`: list the names it should be asked about in `Analysis.type_queries`."""
+    `ask_types`: list the names it should be asked about in `Analysis.type_queries`.
+    `export_calls`: list the calls it makes of other files' functions in `Analysis.calls` (what
+    those files say of this one's comes in `settings.outside`)."""
     settings = settings or Settings()
     if not mentions_torch(source) or skips_file(source):
         return Analysis(skipped=True)
@@ -112,11 +116,11 @@ def analyze(
         return Analysis(error=parsed)
     # walking, printing and locating nodes all recurse in Python: a valid but deep
     # tree (a 1,000-term sum) is walked again with room
-    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types)
+    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls)
     return with_room(walk, Analysis(error=TOO_DEEP))
 
 
-def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types) -> Analysis:
+def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types, export_calls) -> Analysis:
     source, module = parsed.source, parsed.module
     if facts:
         from gradguard.typelayer.constructors import as_classes
@@ -125,7 +129,8 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
-    flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source)
+    flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source,
+                        outside=dict(settings.outside), export_calls=export_calls)
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)
@@ -143,6 +148,8 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     ):
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
     queries = _queries(parsed, flow, positions, findings) if ask_types else []
+    label = line_label or str
+    calls = flow.placed_calls(lambda node: label(positions.line(node))) if export_calls else []
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
@@ -157,6 +164,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         reparsed=parsed.reparsed,
         module=module,
         type_queries=queries,
+        calls=calls,
     )
 
 

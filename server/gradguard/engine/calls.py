@@ -32,7 +32,6 @@ from gradguard.engine.values import (
     reach,
 )
 
-_AUTOGRAD_NAMES = frozenset({"backward", "grad", "requires_grad", "requires_grad_"})
 
 
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
@@ -132,7 +131,7 @@ class Calls:
         receiver may be another object (an sklearn model's `predict`), so only a call under
         no_grad counts, and only for a method that does not use autograd itself: then the mode
         can only silence findings."""
-        if self.frame.mode is not GradMode.OFF or self.facts_of(fn.node).all_names & _AUTOGRAD_NAMES:
+        if self.frame.mode is not GradMode.OFF or self.facts_of(fn.node).all_names & K.AUTOGRAD_NAMES:
             return  # a guessed callee must not make its own backward look like one under no_grad
         before = self._context_of(fn)
         fn.call_modes.add(self.frame.mode)
@@ -151,6 +150,8 @@ class Calls:
 
     def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
         func = node.func
+        if self.outgoing is not None:
+            self._export_call(node, fv)
         if fv.qualname:
             return self._call_qualified(node, fv.qualname, args)
         if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)

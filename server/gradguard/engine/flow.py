@@ -24,6 +24,7 @@ from gradguard.engine.expressions import Expressions
 from gradguard.engine.from_use import FromUse
 from gradguard.engine.function_facts import FunctionFacts, function_facts
 from gradguard.engine.gradmodes import GradModes
+from gradguard.engine.outside import Border
 from gradguard.engine.model import (
     Backward,
     Binding,
@@ -48,7 +49,7 @@ from gradguard.engine.values import (
 )
 
 
-class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions, FromUse, TypeQuestions, Sinks):
+class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions, FromUse, TypeQuestions, Sinks, Border):
     """Walks a module once and dispatches rule hooks with the flow state at hand.
 
     Rules read `value(node)` for any expression already evaluated, `frame`
@@ -63,6 +64,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         facts: Optional[dict] = None,
         strict: bool = False,
         source: str = "",
+        outside: Optional[dict] = None,
+        export_calls: bool = False,
     ):
         self.module = module
         self.source = source  # the text, for evidence searches that need no tree walk
@@ -105,6 +108,10 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.cut_from: dict = {}  # a cut (`.detach()`, `.item()`) -> the graph identities it cut
         self.parameter_attrs: Optional[dict] = None  # attr -> (class, nn.Parameter call): evidence.parameter_attributes
         self.layer_attrs: Optional[dict] = None  # attr -> (class, layer, call): evidence.layer_attributes
+        # project-wide analysis (outside.py): how other files call this file's functions, and the
+        # calls this file makes of theirs (None: not asked for)
+        self.outside: dict = outside or {}
+        self.outgoing: Optional[list] = [] if export_calls else None
 
     def facts_of(self, node: cst.FunctionDef) -> FunctionFacts:
         found = self.function_facts.get(node)
@@ -399,7 +406,9 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         for alias in s.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
             local = alias.asname.name.value if alias.asname is not None else name
-            self._bind(local, Value(qualname=f"{mod}.{name}" if mod else name), s)
+            # `from . import utils` -> ".utils", `from .models import Net` -> ".models.Net"
+            qualname = f"{mod}{name}" if mod.endswith(".") else f"{mod}.{name}" if mod else name
+            self._bind(local, Value(qualname=qualname), s)
 
     def _annotation(self, ann: cst.BaseExpression) -> Value:
         q = self._qualname(ann) or ""

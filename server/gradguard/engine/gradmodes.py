@@ -105,6 +105,9 @@ class GradModes:
             call, outer = fn.off_call
             return Evidence(call, f"`{fn.name}` is called " + (f"inside `{self._short(outer)}`" if outer is not None
                                                                   else "with grad off"))
+        outside = self.outside_of(fn) if at is None and fn is not None and fn.off_call is None else None
+        if outside is not None and outside.mode is GradMode.OFF:
+            return Evidence(fn.node.name, f"`{fn.name}` is {outside.why}")
         switch = "torch.inference_mode()" if frame.inference is not None else "torch.no_grad()"
         return Evidence(node, f"computed inside `{switch}`")
 
@@ -119,6 +122,9 @@ class GradModes:
     def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
         if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:
             return True  # a function that trains runs with grad on
+        outside = self.outside_of(fn)
+        if outside is not None:
+            return outside.proved  # every call in the other files of the project runs with grad on for certain
         if not fn.call_sites or fn.call_modes != {GradMode.ON} or fn in seen:
             return False
         seen.add(fn)

@@ -249,3 +249,7 @@ TORCH_METHOD_NAMES = (
     save_for_backward split chunk unbind gather scatter index_select masked_fill softmax log_softmax
     sigmoid tanh relu exp log abs sqrt pow matmul mm bmm add sub mul div""".split())
 )
+
+# What a function's code names when it uses autograd itself (a callee guessed by name must not
+# make its own backward look like one under no_grad)
+AUTOGRAD_NAMES = frozenset({"backward", "grad", "requires_grad", "requires_grad_"})

@@ -299,7 +299,8 @@ class Functions:
         if fn.decorated_mode is not None:
             mode = fn.decorated_mode
         elif not fn.call_modes:
-            mode = GradMode.ON
+            outside = self.outside_of(fn)  # the other files' calls, where they agree
+            mode = outside.mode if outside is not None else GradMode.ON
         elif len(fn.call_modes) == 1:
             mode = next(iter(fn.call_modes))
         elif GradMode.ON in fn.call_modes and fn.cls is not None and fn.cls.module_like:
@@ -423,6 +424,8 @@ class Functions:
         self.backwards = [b for b in self.backwards if b.function not in fns]
         self.sinks = [u for u in self.sinks if u.function not in fns]
         self.escapes = [u for u in self.escapes if u.function not in fns]
+        if self.outgoing:
+            self.outgoing = [c for c in self.outgoing if c[0] not in fns]
         for cb in self.on_drop:
             cb(fns)
 

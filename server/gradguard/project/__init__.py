@@ -1,0 +1,79 @@
+"""Project-wide analysis: a file is analysed knowing how the rest of its project calls it.
+
+- index.py    which files make up a project, what each defines, where an import leads (text only)
+- callers.py  the grad mode every other file calls a function in, where they agree
+
+The front end analyses every file once, collecting the calls each makes of the others
+(`analyze(export_calls=True)`), then analyses again, with `Settings.outside`, the files whose
+findings the other files' calls may change.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Optional
+
+from gradguard.project.index import ProjectIndex, scan
+
+# What marks the top of a project (the cache's markers, and the packaging files)
+MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_WORD = re.compile(r"\w+")
+
+
+def root_of(path: str) -> Optional[str]:
+    """The nearest directory at or above `path` holding a project marker, else None."""
+    here = os.path.dirname(os.path.abspath(path))
+    while True:
+        if any(os.path.exists(os.path.join(here, m)) for m in MARKERS):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def group(paths: list[str]) -> dict[str, list[str]]:
+    """Root -> the given files under it; a file outside any project is a project of its directory."""
+    groups: dict = {}
+    for path in paths:
+        root = root_of(path) or os.path.dirname(os.path.abspath(path))
+        groups.setdefault(root, []).append(path)
+    return groups
+
+
+def read(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def callers_beyond(root: str, given: list[str], members: list[str]) -> list[str]:
+    """The files of the project not given that may call what the given files define: they are
+    analysed for their calls, not reported (`gradguard check models/` still hears train.py).
+    Such a file names a module-level function or class of a given file, and the module or a
+    package above it (an import needs both)."""
+    names: set = set()
+    modules: set = set()
+    for path in given:
+        if path.endswith(".py"):
+            names.update(s for s in scan(path, read(path)).defines if "." not in s)
+            rel = os.path.relpath(os.path.abspath(path), root)
+            modules.update(os.path.splitext(rel)[0].split(os.sep))
+    if not names:
+        return []
+    taken = {os.path.abspath(p) for p in given}
+    out = []
+    for p in members:
+        if os.path.abspath(p) not in taken:
+            words = set(_WORD.findall(read(p)))
+            if not names.isdisjoint(words) and not modules.isdisjoint(words):
+                out.append(p)
+    return out
+
+
+def index(root: str, paths: list[str]) -> ProjectIndex:
+    """The index of the project's Python modules among `paths` (notebooks call; nobody imports them)."""
+    return ProjectIndex.from_texts(root, {p: read(p) for p in paths if p.endswith(".py")})

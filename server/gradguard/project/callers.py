@@ -1,0 +1,60 @@
+"""How the other files of a project call each file's functions: the grad mode they agree on.
+
+Every file's analysis lists the calls it makes of what another file may define (engine/outside.py);
+here they are resolved through the project index and gathered per callee. A function whose calls
+in the other files all run with grad off runs with grad off (a model's `generate()` that only
+`@torch.no_grad() def test()` in main.py calls); one whose calls all run with grad on for certain
+runs with grad on for certain. Where they disagree, or nothing calls it, the file is analysed
+as it is alone. A call of an object nothing tells (`agent.act(s)`) counts only for the one method
+of the project with that name, and only with grad off: it can take findings away, never add one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+from gradguard.engine.model import GradMode
+from gradguard.engine.outside import Call, Outside
+from gradguard.project.index import ProjectIndex
+
+
+def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]]) -> dict[str, dict[str, Outside]]:
+    """path -> {symbol ("f", "C.m") -> Outside}, for the callees the other files agree on."""
+    uses: dict = defaultdict(list)  # (path, symbol) -> [(caller path, Call)]
+    for caller, made in calls.items():
+        caller = os.path.abspath(caller)
+        for call in made:
+            if call.by_name:
+                targets = index.methods_named(call.target)
+                if len(targets) != 1:
+                    continue  # several methods of that name: the call says nothing about any one of them
+            else:
+                found = index.resolve(caller, call.target)
+                targets = [found] if found is not None else []
+            for path, symbol in targets:
+                if path != caller:  # the engine sees the calls of a file's own functions
+                    uses[(path, symbol)].append((caller, call))
+    out: dict = defaultdict(dict)
+    for (path, symbol), found in uses.items():
+        agreed = _agreed(index, found)
+        if agreed is not None:
+            out[path][symbol] = agreed
+    return dict(out)
+
+
+def _agreed(index: ProjectIndex, found: list) -> Outside | None:
+    modes = {call.mode for _, call in found}
+    if modes == {GradMode.OFF.value}:
+        guessed = all(call.by_name for _, call in found)
+        return Outside(GradMode.OFF, False, "called only with grad off: " + _where(index, found), guessed)
+    if modes == {GradMode.ON.value} and all(call.proved and not call.by_name for _, call in found):
+        return Outside(GradMode.ON, True, "called with grad on: " + _where(index, found))
+    return None
+
+
+def _where(index: ProjectIndex, found: list) -> str:
+    caller, call = min(found, key=lambda f: (f[0], f[1].at))
+    shown = os.path.relpath(caller, index.root)
+    more = len(found) - 1
+    return f"{shown} line {call.at}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")
