@@ -26,7 +26,7 @@ from gradguard.cells import CellMap, Indent
 from gradguard.config import PYPROJECT, ConfigError, Resolver
 from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
-from gradguard.engine import Incremental, analyze
+from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.engine.fixes import chosen_fix, fix_source
 from gradguard.engine.outside import Call
 from gradguard.engine.parsing import ParseError
@@ -376,7 +376,7 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.at, c.how] for c in result.calls]
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how] for c in result.calls]
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls]
 
 
@@ -434,7 +434,9 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver) -> Iterato
     outside: dict = {}
     for root, paths in groups.items():
         members = paths + [p for p, _, _ in beyond if project.root_of(p) == root]
-        outside.update(outside_by_file(project.index(root, members), {p: calls[p] for p in members}))
+        texts = {p: project.read(p) for p in members}
+        unread = frozenset().union(*(project.called_names(t) for t in texts.values() if not mentions_torch(t)))
+        outside.update(outside_by_file(project.index(root, texts), {p: calls[p] for p in members}, unread))
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
         told = outside.get(os.path.abspath(path))

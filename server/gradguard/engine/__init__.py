@@ -148,8 +148,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     ):
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
     queries = _queries(parsed, flow, positions, findings) if ask_types else []
-    label = line_label or str
-    calls = flow.placed_calls(lambda node: label(positions.line(node))) if export_calls else []
+    calls = flow.exported_calls() if export_calls else []
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()

@@ -119,6 +119,16 @@ class GradModes:
             return False
         return self.function is None or self._on_in(self.function, set())
 
+    def proved_by_other_files(self) -> Optional[str]:
+        """Why grad is on here for certain when only the project's other files prove it (see
+        `grad_proved_on`): "called with grad on: sample.py line 9, in `main()`"."""
+        fn = self.function
+        if fn is None or self.frame.mode is not GradMode.ON or fn.decorated_mode is GradMode.ON \
+                or self._scope_uses(fn.node).backpropagates:
+            return None
+        outside = self.outside_of(fn)
+        return outside.why if outside is not None and outside.proved else None
+
     def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
         if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:
             return True  # a function that trains runs with grad on

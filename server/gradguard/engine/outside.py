@@ -39,8 +39,7 @@ class Call:
     by_name: bool  # the receiver is unknown: only the method's name says what it may be
     mode: str  # GradMode value at the call: "on", "off", "unknown"
     proved: bool  # grad is on for certain (module-level code, a function that trains)
-    at: str  # where the call is: "131", "4 of cell 3" ("" when the mode needs no explaining)
-    how: str  # why the mode is what it is, for messages: "inside `torch.no_grad()`"
+    how: str  # where it is and why the mode is what it is: "in `test()`, decorated `@t.no_grad()`"
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,7 @@ class Outside:
 
     mode: GradMode
     proved: bool  # ON only: every call runs with grad on for certain
-    why: str  # "called only with grad off: main.py line 131, in `test()`, decorated `@t.no_grad()`"
+    why: str  # "called only with grad off: main.py, in `test()`, decorated `@t.no_grad()`"
     guessed: bool = False  # only calls of objects nothing tells, matched by the method's name
 
 
@@ -95,10 +94,7 @@ class Border:
                 return
         else:
             return
-        mode = self.frame.mode
-        proved = mode is GradMode.ON and self.grad_proved_on()
-        placed = mode is GradMode.OFF or proved
-        self.outgoing.append((self.function, node, target, by_name, mode.value, proved, self._how(mode, proved) if placed else ""))
+        self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how()))
 
     def _built_by(self, expr: cst.BaseExpression) -> Optional[str]:
         """The imported class whose call built the instance a name holds (`model = Net(cfg).eval()`)."""
@@ -113,22 +109,29 @@ class Border:
         q = self._qualname(node.func)
         return q if q and q.split(".", 1)[0] not in LIBRARIES else None
 
-    def _how(self, mode: GradMode, proved: bool) -> str:
-        if mode is not GradMode.OFF:
-            return "with grad on"
+    def _how(self) -> str:
+        fn = self.function
+        where = f"in `{fn.name}()`" if fn is not None else "at module level"
+        if self.frame.mode is not GradMode.OFF:
+            return where
         at = self.frame.mode_nodes[-1]
         if at is not None:
-            return f"inside `{self._short(at)}`"
-        fn = self.function
+            return f"{where}, inside `{self._short(at)}`"
         if fn is None:
-            return "with grad off"
+            return f"{where}, with grad off"
         decorator = next((d.decorator for d in fn.node.decorators if self.grad_mode_of(d.decorator) is GradMode.OFF), None)
         if decorator is not None:
-            return f"in `{fn.name}()`, decorated `@{self._short(decorator)}`"
-        return f"in `{fn.name}()`, which runs with grad off"
+            return f"{where}, decorated `@{self._short(decorator)}`"
+        return f"{where}, which runs with grad off"
 
-    def placed_calls(self, line_of) -> list[Call]:
-        """The exported calls, placed (`line_of(node)`: "131", "4 of cell 3") once the walk is over."""
-        placed = {Call(target, by_name, mode, proved, line_of(node) if how else "", how)
-                  for _, node, target, by_name, mode, proved, how in self.outgoing or ()}
-        return sorted(placed, key=lambda c: (c.target, c.mode, c.at))
+    def exported_calls(self) -> list[Call]:
+        """The calls of other files' functions, once the walk is over (whether grad is on for
+        certain is read then, when every call of the file's own functions has been seen)."""
+        proved: dict = {}
+        calls = set()
+        for fn, target, by_name, mode, how in self.outgoing or ():
+            on = mode is GradMode.ON
+            if on and fn not in proved:
+                proved[fn] = fn is None or self._on_in(fn, set())
+            calls.add(Call(target, by_name, mode.value, on and proved[fn], how))
+        return sorted(calls, key=lambda c: (c.target, c.mode, c.how))

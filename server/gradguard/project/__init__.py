@@ -19,6 +19,7 @@ from gradguard.project.index import ProjectIndex, scan
 # What marks the top of a project (the cache's markers, and the packaging files)
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _WORD = re.compile(r"\w+")
+_CALLED = re.compile(r"(\w+)\s*\(")
 
 
 def root_of(path: str) -> Optional[str]:
@@ -74,6 +75,12 @@ def callers_beyond(root: str, given: list[str], members: list[str]) -> list[str]
     return out
 
 
-def index(root: str, paths: list[str]) -> ProjectIndex:
-    """The index of the project's Python modules among `paths` (notebooks call; nobody imports them)."""
-    return ProjectIndex.from_texts(root, {p: read(p) for p in paths if p.endswith(".py")})
+def called_names(text: str) -> set:
+    """Every `name(` and `.name(` of a text: what a file the engine does not analyse may call."""
+    return set(_CALLED.findall(text))
+
+
+def index(root: str, texts: dict[str, str]) -> ProjectIndex:
+    """The index of the project's Python modules among `texts` (path -> text; notebooks call,
+    nobody imports them)."""
+    return ProjectIndex.from_texts(root, {p: t for p, t in texts.items() if p.endswith(".py")})

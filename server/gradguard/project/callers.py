@@ -19,8 +19,11 @@ from gradguard.engine.outside import Call, Outside
 from gradguard.project.index import ProjectIndex
 
 
-def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]]) -> dict[str, dict[str, Outside]]:
-    """path -> {symbol ("f", "C.m") -> Outside}, for the callees the other files agree on."""
+def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: frozenset = frozenset()
+                    ) -> dict[str, dict[str, Outside]]:
+    """path -> {symbol ("f", "C.m") -> Outside}, for the callees the other files agree on.
+    `unread`: names called in files the engine does not analyse (they never mention torch): a
+    function or method of such a name may be called there in any grad mode."""
     uses: dict = defaultdict(list)  # (path, symbol) -> [(caller path, Call)]
     for caller, made in calls.items():
         caller = os.path.abspath(caller)
@@ -37,6 +40,8 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]]) -> dict[s
                     uses[(path, symbol)].append((caller, call))
     out: dict = defaultdict(dict)
     for (path, symbol), found in uses.items():
+        if symbol.rsplit(".", 1)[-1] in unread:
+            continue
         agreed = _agreed(index, found)
         if agreed is not None:
             out[path][symbol] = agreed
@@ -54,7 +59,7 @@ def _agreed(index: ProjectIndex, found: list) -> Outside | None:
 
 
 def _where(index: ProjectIndex, found: list) -> str:
-    caller, call = min(found, key=lambda f: (f[0], f[1].at))
+    caller, call = min(found, key=lambda f: (f[0], f[1].how))
     shown = os.path.relpath(caller, index.root)
     more = len(found) - 1
-    return f"{shown} line {call.at}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")
+    return f"{shown}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")

@@ -94,10 +94,12 @@ class NumpyOnGradTensor(Rule):
         fn = self.flow.function
         when = "" if proved else f" when `{fn.name}()` runs with grad enabled"
         raises = "raises" if proved else "then raises"
+        callers = self.flow.proved_by_other_files() if proved and not v.leaf else None
+        because = f" (`{fn.name}()` is {callers})" if callers else ""
 
         def message(line_of):
             origin = evidence_note(why, base, line_of, self.code_of)
-            return f"`{name}` {holds}{when}{origin}; {call_text} on it {raises} \"{ERROR}\""
+            return f"`{name}` {holds}{when}{origin}; {call_text} on it {raises} \"{ERROR}\"{because}"
 
         fixes = []
         if tensor:

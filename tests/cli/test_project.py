@@ -1,0 +1,157 @@
+"""Project-wide analysis through the CLI: a file knows how the other files of its project call it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+NET = """\
+import torch
+from torch import nn
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, z):
+        return self.fc(z)
+
+    def generate(self, n):
+        z = torch.randn(n, 8)
+        return self.forward(z).numpy()
+
+
+def create_model():
+    return Generator()
+"""
+
+SAMPLE = """\
+import torch
+
+from ganpkg.models import Generator
+
+
+@torch.no_grad()
+def main():
+    g = Generator()
+    print(g.generate(4))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+GG401 = (
+    "ganpkg/models/net.py:15:16: warning: GG401 `self.forward(z)` requires grad when `generate()` runs with grad "
+    "enabled (from `self.fc(z)` on line 11); `.numpy()` on it then raises \"Can't call numpy() on Tensor that "
+    'requires grad. Use tensor.detach().numpy() instead."\n'
+)
+# With the caller's no_grad gone, main() - run by the script - proves the crash: an error, and why.
+GG401_PROVED = (
+    "ganpkg/models/net.py:15:16: error: GG401 `self.forward(z)` requires grad (from `self.fc(z)` on line 11); "
+    "`.numpy()` on it raises \"Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+    'instead." (`generate()` is called with grad on: ganpkg/sample.py, in `main()`)\n'
+)
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """A package: the model in ganpkg/models/net.py (re-exported by models/__init__.py), its only
+    caller in ganpkg/sample.py, under `@torch.no_grad()`."""
+    files = {
+        "pyproject.toml": '[project]\nname = "ganpkg"\nversion = "0.1"\n',
+        "ganpkg/__init__.py": "",
+        "ganpkg/models/__init__.py": "from .net import Generator, create_model\n",
+        "ganpkg/models/net.py": NET,
+        "ganpkg/sample.py": SAMPLE,
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def without_no_grad(package: Path) -> None:
+    sample = package / "ganpkg/sample.py"
+    sample.write_text(sample.read_text().replace("@torch.no_grad()\n", ""))
+
+
+def test_a_method_only_called_under_no_grad_in_another_file_is_not_reported(gradguard, package):
+    result = gradguard("check", "--no-cache", ".")
+    assert (result.stdout, result.returncode) == ("All checks passed! 4 files checked.\n", 0)
+
+
+def test_each_file_alone_reports_it(gradguard, package):
+    result = gradguard("check", "--no-cache", "--no-project", ".")
+    assert result.stdout == GG401 + "Found 1 finding (1 fixable with --fix). 4 files checked.\n"
+
+
+def test_a_file_checked_alone_still_hears_its_callers(gradguard, package):
+    """sample.py is read for its calls, not reported."""
+    result = gradguard("check", "--no-cache", "ganpkg/models/net.py")
+    assert (result.stdout, result.returncode) == ("All checks passed! 1 file checked.\n", 0)
+
+
+def test_removing_the_callers_no_grad_reports_the_callee(gradguard, package):
+    without_no_grad(package)
+    result = gradguard("check", "--no-cache", "ganpkg/models/net.py")
+    assert result.stdout == GG401_PROVED + "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
+
+
+def test_the_cached_result_of_a_callee_goes_when_its_caller_changes(gradguard, package):
+    """net.py's bytes do not change; what sample.py says of it does."""
+    assert gradguard("check", ".").stdout == "All checks passed! 4 files checked.\n"
+    assert gradguard("check", ".").stdout == "All checks passed! 4 files checked.\n"  # from the cache
+    without_no_grad(package)
+    assert gradguard("check", ".").stdout == GG401_PROVED + "Found 1 finding (1 fixable with --fix). 4 files checked.\n"
+
+
+def test_callers_that_disagree_leave_it_reported(gradguard, package):
+    (package / "ganpkg/show.py").write_text(textwrap.dedent("""\
+        from ganpkg.models.net import Generator
+
+        def show():
+            print(Generator().generate(2))
+    """))
+    result = gradguard("check", "--no-cache", ".")
+    assert result.stdout == GG401 + "Found 1 finding (1 fixable with --fix). 5 files checked.\n"
+
+
+def test_an_object_nothing_tells_counts_only_for_the_one_method_of_that_name(gradguard, package):
+    sample = package / "ganpkg/sample.py"
+    sample.write_text(textwrap.dedent("""\
+        import torch
+
+        @torch.no_grad()
+        def main(runner):
+            print(runner.generate(4))
+    """))
+    assert gradguard("check", "--no-cache", ".").stdout == "All checks passed! 4 files checked.\n"
+    (package / "ganpkg/other.py").write_text(textwrap.dedent("""\
+        class Sampler:
+            def generate(self, n):
+                return list(range(n))
+    """))
+    result = gradguard("check", "--no-cache", ".")
+    assert result.stdout == GG401 + "Found 1 finding (1 fixable with --fix). 5 files checked.\n"
+
+
+def test_fixes_are_not_made_for_what_the_project_takes_away(gradguard, package):
+    result = gradguard("check", "--no-cache", "--fix", ".")
+    assert result.stdout == "All checks passed! 4 files checked.\n"
+    assert (package / "ganpkg/models/net.py").read_text() == NET
+
+
+def test_runtime_truth(package):
+    """Under the caller's no_grad, `.numpy()` works; without it, PyTorch raises."""
+    run = [sys.executable, "-m", "ganpkg.sample"]
+    assert subprocess.run(run, cwd=package, capture_output=True, timeout=120).returncode == 0
+    without_no_grad(package)
+    failed = subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120)
+    assert "Can't call numpy() on Tensor that requires grad" in failed.stderr
