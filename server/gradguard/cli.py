@@ -28,12 +28,12 @@ from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.engine.fixes import chosen_fix, fix_source
-from gradguard.engine.outside import Call
+from gradguard.engine.outside import Call, Keeps
 from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
-from gradguard.project.callers import outside_by_file
+from gradguard.project.callers import kept_by_file, outside_by_file, summaries_wanted
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -78,6 +78,7 @@ class FileResult:
     notes: list[str] = field(default_factory=list)  # about the run, not the file: printed once (the type layer)
     skipped: list[str] = field(default_factory=list)  # notebook cells left out (Python cannot parse them), and why
     calls: list = field(default_factory=list)  # engine.outside.Call: with Job.export_calls
+    summaries: dict = field(default_factory=dict)  # symbol -> engine.outside.Keeps: with Job.export_calls
 
 
 def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
@@ -126,6 +127,7 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         internal_errors=list(analysis.internal_errors),
         digest=None if analysis.internal_errors else digest,
         calls=analysis.calls,
+        summaries=analysis.summaries,
     )
     if job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
@@ -287,6 +289,7 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     result = FileResult(
         path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
         digest=None if internal or refused or skipped else digest, skipped=skipped, calls=analysis.calls,
+        summaries=analysis.summaries,
     )
     return result, analysis, nb
 
@@ -359,7 +362,8 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
         numbers, starts, indents = payload[2]
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
     calls = [Call(*c) for c in payload[3]] if len(payload) > 3 else []
-    result = FileResult(path, findings, error=error, cells=cells, calls=calls)
+    summaries = {k: Keeps(tuple(p), tuple(map(tuple, kept))) for k, (p, kept) in payload[4].items()} if len(payload) > 4 else {}
+    result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries)
     if job.want_source and findings:
         read = _read(path)
         if isinstance(read, FileResult):
@@ -376,8 +380,9 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.how] for c in result.calls]
-    return [[cache.finding_data(f) for f in result.findings], error, cells, calls]
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop] for c in result.calls]
+    summaries = {k: [list(v.params), [list(p) for p in v.kept]] for k, v in result.summaries.items()}
+    return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]
 
 
 def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, jobs: int) -> Iterator[FileResult]:
@@ -431,17 +436,28 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver) -> Iterato
             beyond += [(p, resolver.for_path(p).settings_for(p), store) for p in project.callers_beyond(root, paths, members)]
     first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
     calls = {r.path: r.calls for r in first}
+    summaries = {os.path.abspath(r.path): r.summaries for r in first if r.summaries}
     outside: dict = {}
+    kept: dict = {}
     for root, paths in groups.items():
         members = paths + [p for p, _, _ in beyond if project.root_of(p) == root]
         texts = {p: project.read(p) for p in members}
         unread = frozenset().union(*(project.called_names(t) for t in texts.values() if not mentions_torch(t)))
-        outside.update(outside_by_file(project.index(root, texts), {p: calls[p] for p in members}, unread))
+        index = project.index(root, texts)
+        mine = {p: calls[p] for p in members}
+        outside.update(outside_by_file(index, mine, unread))
+        for path in summaries_wanted(index, mine) - summaries.keys():
+            text = project.read(path)
+            if not mentions_torch(text):  # a meter in utils.py: never analysed alone
+                summaries[path] = analyze(text, resolver.for_path(path).settings_for(path), summarize=True).summaries
+        kept.update(kept_by_file(index, mine, summaries))
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
         told = outside.get(os.path.abspath(path))
-        if job.mode != "check" or (told and first[i].findings):
-            again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else ()), s)
+        keeps = kept.get(path)
+        if job.mode != "check" or keeps or (told and first[i].findings):
+            again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
+                                      imported=tuple(sorted(keeps.items())) if keeps else ()), s)
     redone = run_tasks(list(again.values()), job, jobs)
     for i in range(len(tasks)):
         yield next(redone) if i in again else first[i]

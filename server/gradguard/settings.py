@@ -22,6 +22,8 @@ class Settings:
     # Not configuration but the file's place in its project (gradguard/project): how the project's
     # other files call this file's functions, as (symbol, engine.outside.Outside) pairs
     outside: tuple = ()
+    # what the methods this file calls of other files keep of their arguments: (target, outside.Keeps)
+    imported: tuple = ()
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""

@@ -60,6 +60,49 @@ GG401_PROVED = (
 )
 
 
+METER = """\
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0.0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.sum += val * n
+        self.count += n
+
+    @property
+    def avg(self):
+        return self.sum / max(self.count, 1)
+"""
+
+TRAIN = """\
+import torch
+import torch.nn.functional as F
+
+from ganpkg.models import Generator
+from ganpkg.utils import AverageMeter
+
+
+def train(steps=5):
+    model = Generator()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = AverageMeter()
+    for _ in range(steps):
+        z = torch.randn(16, 8)
+        loss = F.mse_loss(model(z), torch.zeros(16, 4))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.update(loss, z.size(0))
+    return losses.avg, model
+"""
+
+GG101 = (
+    "ganpkg/train.py:18:23: warning: GG101 `loss` carries an autograd graph; `.backward()` on line 16 freed its "
+    "activations, but storing it in `losses.sum` (through `update()`) keeps the graph's nodes alive across iterations\n"
+)
+
+
 @pytest.fixture
 def package(tmp_path: Path) -> Path:
     """A package: the model in ganpkg/models/net.py (re-exported by models/__init__.py), its only
@@ -155,3 +198,40 @@ def test_runtime_truth(package):
     without_no_grad(package)
     failed = subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120)
     assert "Can't call numpy() on Tensor that requires grad" in failed.stderr
+
+
+@pytest.fixture
+def with_meter(package: Path) -> Path:
+    """A meter class in utils.py (which never mentions torch), fed the loss in train.py's loop."""
+    (package / "ganpkg/utils.py").write_text(METER)
+    (package / "ganpkg/train.py").write_text(TRAIN)
+    return package
+
+
+def test_what_a_class_of_another_file_keeps_is_a_store(gradguard, with_meter):
+    result = gradguard("check", "--no-cache", ".")
+    assert result.stdout == GG101 + "Found 1 finding (1 fixable with --fix). 6 files checked.\n"
+    result = gradguard("check", "--no-cache", "--no-project", ".")
+    assert result.stdout == GG401 + "Found 1 finding (1 fixable with --fix). 6 files checked.\n"
+
+
+def test_the_store_through_another_file_is_fixed_in_the_callers_file(gradguard, with_meter):
+    result = gradguard("check", "--no-cache", "--fix", ".")
+    assert result.stdout == "Fixed 1 finding. 6 files checked.\n"
+    assert (with_meter / "ganpkg/train.py").read_text() == TRAIN.replace(
+        "losses.update(loss, z.size(0))", "losses.update(loss.detach(), z.size(0))")
+    assert (with_meter / "ganpkg/utils.py").read_text() == METER
+
+
+def test_runtime_truth_of_the_meter(with_meter):
+    """The meter's sum holds the last step's graph (a grad_fn); fixed, it holds none and the model still learns."""
+    check = (
+        "from ganpkg.train import train\n"
+        "avg, model = train()\n"
+        "print(avg.grad_fn is not None, all(p.grad is not None for p in model.parameters()))\n"
+    )
+    run = [sys.executable, "-c", check]
+    assert subprocess.run(run, cwd=with_meter, capture_output=True, text=True, timeout=120).stdout == "True True\n"
+    train = with_meter / "ganpkg/train.py"
+    train.write_text(train.read_text().replace("losses.update(loss,", "losses.update(loss.detach(),"))
+    assert subprocess.run(run, cwd=with_meter, capture_output=True, text=True, timeout=120).stdout == "False True\n"

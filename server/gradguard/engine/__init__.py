@@ -61,6 +61,7 @@ class Analysis:
     type_queries: list = field(default_factory=list)  # (line, column, node): see analyze(ask_types=)
     types: dict = field(default_factory=dict)  # node -> TypeFact the type layer gave this analysis
     calls: list = field(default_factory=list)  # outside.Call: what it calls of other files (see analyze(export_calls=))
+    summaries: dict = field(default_factory=dict)  # symbol -> outside.Keeps: what other files' calls of it keep
 
     def dispose(self) -> None:
         """Let the kept model go (see FlowAnalysis.dispose); findings stay."""
@@ -97,6 +98,7 @@ def analyze(
     facts: Optional[dict] = None,
     ask_types: bool = False,
     export_calls: bool = False,
+    summarize: bool = False,
 ) -> Analysis:
     """Findings for `source`. `line_label(line)` renders a line in messages ("4 of cell 3"
     for a notebook's joined program); by default the line number itself. `incremental`:
@@ -104,9 +106,10 @@ def analyze(
     type layer knows about names of this very parse (node -> Value, see gradguard.typelayer);
     `ask_types`: list the names it should be asked about in `Analysis.type_queries`.
     `export_calls`: list the calls it makes of other files' functions in `Analysis.calls` (what
-    those files say of this one's comes in `settings.outside`)."""
+    those files say of this one's comes in `settings.outside`); `summarize`: also a file that never
+    mentions torch, for its summaries (a meter class in utils.py)."""
     settings = settings or Settings()
-    if not mentions_torch(source) or skips_file(source):
+    if (not mentions_torch(source) and not summarize) or skips_file(source):
         return Analysis(skipped=True)
     if len(source) > MAX_SOURCE_CHARS:
         size = f"{len(source) / 1e6:.1f} million characters; the limit is {MAX_SOURCE_CHARS / 1e6:.0f} million"
@@ -116,7 +119,7 @@ def analyze(
         return Analysis(error=parsed)
     # walking, printing and locating nodes all recurse in Python: a valid but deep
     # tree (a 1,000-term sum) is walked again with room
-    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls)
+    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls or summarize)
     return with_room(walk, Analysis(error=TOO_DEEP))
 
 
@@ -130,7 +133,8 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     internal: list[str] = []
     hooks: dict = {}
     flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source,
-                        outside=dict(settings.outside), export_calls=export_calls)
+                        outside=dict(settings.outside), export_calls=export_calls,
+                        imported=dict(settings.imported))
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)
@@ -149,6 +153,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
     queries = _queries(parsed, flow, positions, findings) if ask_types else []
     calls = flow.exported_calls() if export_calls else []
+    summaries = flow.exported_summaries() if export_calls else {}
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
@@ -164,6 +169,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         module=module,
         type_queries=queries,
         calls=calls,
+        summaries=summaries,
     )
 
 

@@ -66,6 +66,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         source: str = "",
         outside: Optional[dict] = None,
         export_calls: bool = False,
+        imported: Optional[dict] = None,
     ):
         self.module = module
         self.source = source  # the text, for evidence searches that need no tree walk
@@ -112,6 +113,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         # calls this file makes of theirs (None: not asked for)
         self.outside: dict = outside or {}
         self.outgoing: Optional[list] = [] if export_calls else None
+        self.callee_keeps: dict = imported or {}  # what other files' functions keep of their arguments (outside.Keeps)
 
     def facts_of(self, node: cst.FunctionDef) -> FunctionFacts:
         found = self.function_facts.get(node)

@@ -15,8 +15,9 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import evidence
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
-from gradguard.engine.model import FunctionInfo, GradMode
+from gradguard.engine.model import FunctionInfo, GradMode, Store
 from gradguard.engine.values import UNKNOWN, Kind
 
 # Where a call's callee comes from a library, never from the project: not worth exporting.
@@ -40,6 +41,7 @@ class Call:
     mode: str  # GradMode value at the call: "on", "off", "unknown"
     proved: bool  # grad is on for certain (module-level code, a function that trains)
     how: str  # where it is and why the mode is what it is: "in `test()`, decorated `@t.no_grad()`"
+    in_loop: bool = False  # in a loop, handed a value with a graph: what the callee keeps piles up
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,15 @@ class Outside:
     proved: bool  # ON only: every call runs with grad on for certain
     why: str  # "called only with grad off: main.py, in `test()`, decorated `@t.no_grad()`"
     guessed: bool = False  # only calls of objects nothing tells, matched by the method's name
+
+
+@dataclass(frozen=True)
+class Keeps:
+    """A method's summary for other files: which arguments it keeps on its object past the call
+    (`AverageMeter.update(self, val, n=1)`: `self.sum += val * n` keeps `val`)."""
+
+    params: tuple  # its positional parameters after `self`
+    kept: tuple  # ((parameter, "self.sum"), ...)
 
 
 def symbol_of(fn: FunctionInfo) -> Optional[str]:
@@ -66,6 +77,7 @@ class Border:
 
     outside: dict
     outgoing: Optional[list]
+    callee_keeps: dict  # target as this file spells it ("utils.AverageMeter.update") -> Keeps
 
     def outside_of(self, fn: FunctionInfo) -> Optional[Outside]:
         """What the other files say of `fn`, if the file itself never calls it."""
@@ -77,24 +89,54 @@ class Border:
             return None  # a guessed callee must not make its own backward look like one under no_grad
         return found
 
-    def _export_call(self, node: cst.Call, fv) -> None:
+    def _border_call(self, node: cst.Call, fv, args: list) -> None:
+        """A call that may run code of another file: exported, and stores through what it keeps."""
+        found = self._target_of(node, fv)
+        if found is None:
+            return
+        target, by_name = found
+        if self.outgoing is not None:
+            in_loop = bool(self.frame.loops) and any(v.has_graph for _, v in args)
+            self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop))
+        if not by_name and target in self.callee_keeps:
+            self._kept_elsewhere(node, self.callee_keeps[target], args)
+
+    def _target_of(self, node: cst.Call, fv) -> Optional[tuple[str, bool]]:
+        """(what the call names as this file's imports spell it, whether only by a method's name)."""
         func = node.func
         if fv.qualname:
-            root = fv.qualname.split(".", 1)[0]
-            if root in LIBRARIES:
-                return
-            target, by_name = fv.qualname, False
-        elif isinstance(func, cst.Attribute) and not isinstance(fv.cls, FunctionInfo):
+            return None if fv.qualname.split(".", 1)[0] in LIBRARIES else (fv.qualname, False)
+        if isinstance(func, cst.Attribute) and not isinstance(fv.cls, FunctionInfo):
             made = self._built_by(func.value)
             if made:
-                target, by_name = f"{made}.{func.attr.value}", False
-            elif self.values.get(func.value, UNKNOWN).kind in (Kind.UNKNOWN, Kind.OBJECT, Kind.MODULE):
-                target, by_name = func.attr.value, True  # a tensor's or a list's own method is no one's in the project
-            else:
-                return
-        else:
+                return f"{made}.{func.attr.value}", False
+            if self.values.get(func.value, UNKNOWN).kind in (Kind.UNKNOWN, Kind.OBJECT, Kind.MODULE):
+                return func.attr.value, True  # a tensor's or a list's own method is no one's in the project
+        return None
+
+    def _kept_elsewhere(self, node: cst.Call, keeps: Keeps, args: list) -> None:
+        """`loss_meter.update(loss)` in a loop, the meter's class in utils.py keeping `val` in
+        `self.sum`: the graph is stored where it outlives the iteration (as `_kept_by_call` for
+        the file's own classes)."""
+        func = node.func
+        if not self.frame.loops or not any(v.has_graph for _, v in args) or not isinstance(func, cst.Attribute):
             return
-        self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how()))
+        place = self.outlives_iteration(func.value)
+        if place is None:
+            return  # `Meter().update(loss)` on an object of this iteration
+        positional = [(a, v) for a, v in args if a.keyword is None and not a.star]
+        by_name = dict(zip(keeps.params, positional))
+        by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
+        holder = self._short(func.value)
+        for param, where in keeps.kept:
+            a, v = by_name.get(param, (None, UNKNOWN))
+            if a is None or not v.has_graph:
+                continue
+            s = Store(a.value, v, holder + where[len("self"):], ("kept", place[1], where), self.frame.loops[-1],
+                      "append", self.function, loops=self.frame.loops, via=func.attr.value)
+            self.stores.append(s)
+            for hook in self.hooks.get("store", ()):
+                hook(s)
 
     def _built_by(self, expr: cst.BaseExpression) -> Optional[str]:
         """The imported class whose call built the instance a name holds (`model = Net(cfg).eval()`)."""
@@ -129,9 +171,25 @@ class Border:
         certain is read then, when every call of the file's own functions has been seen)."""
         proved: dict = {}
         calls = set()
-        for fn, target, by_name, mode, how in self.outgoing or ():
+        for fn, target, by_name, mode, how, in_loop in self.outgoing or ():
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
-            calls.add(Call(target, by_name, mode.value, on and proved[fn], how))
+            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
+
+    def exported_summaries(self) -> dict:
+        """symbol -> Keeps, for the methods of the file's plain classes (meters, loggers, buffers)
+        that keep an argument on their object: what a caller in another file stores through them."""
+        out = {}
+        for fn in self.functions:
+            symbol = symbol_of(fn)
+            if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol:
+                continue
+            kept = tuple((p, where) for p, t in evidence.kept_params(fn.node).items()
+                         if (where := self.code_for(t)).startswith("self."))
+            if kept:
+                p = fn.node.params
+                params = tuple(x.name.value for x in (*p.posonly_params, *p.params))[1:]
+                out[symbol] = Keeps(params, kept)
+        return out

@@ -63,3 +63,32 @@ def _where(index: ProjectIndex, found: list) -> str:
     shown = os.path.relpath(caller, index.root)
     more = len(found) - 1
     return f"{shown}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")
+
+
+def summaries_wanted(index: ProjectIndex, calls: dict[str, list[Call]]) -> set[str]:
+    """The files whose summaries a call in a loop, with a graph, may need."""
+    wanted = set()
+    for caller, made in calls.items():
+        for call in made:
+            if call.in_loop and not call.by_name:
+                found = index.resolve(os.path.abspath(caller), call.target)
+                if found is not None:
+                    wanted.add(found[0])
+    return wanted
+
+
+def kept_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries: dict[str, dict]) -> dict[str, dict]:
+    """path -> {target -> outside.Keeps}: for each call a file makes in a loop, with a graph, of a
+    method another file's summary says keeps its argument (`loss_meter.update(loss)`, the meter's
+    class in utils.py). Only calls that resolve through the imports count: this adds findings."""
+    out: dict = defaultdict(dict)
+    for caller, made in calls.items():
+        for call in made:
+            if call.by_name or not call.in_loop:
+                continue
+            found = index.resolve(os.path.abspath(caller), call.target)
+            if found is not None and found[0] != os.path.abspath(caller):
+                keeps = summaries.get(found[0], {}).get(found[1])
+                if keeps is not None:
+                    out[caller][call.target] = keeps
+    return dict(out)
