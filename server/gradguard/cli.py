@@ -420,7 +420,7 @@ def _cache_key(settings: Settings, job: Job) -> str:
     return cache.settings_hash(settings) + ("+calls" if job.export_calls else "")
 
 
-def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver) -> Iterator[FileResult]:
+def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dict | None = None) -> Iterator[FileResult]:
     """run_tasks, with each file knowing how the rest of its project calls it (gradguard/project):
     every file is checked once for the calls it makes of the others (with the project's files not
     given that may call them, unreported), then again, told how it is called, where that may
@@ -440,7 +440,7 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver) -> Iterato
     outside: dict = {}
     kept: dict = {}
     for root, paths in groups.items():
-        members = paths + [p for p, _, _ in beyond if project.root_of(p) == root]
+        members = paths + [p for p, _, _ in beyond if os.path.abspath(p).startswith(root + os.sep)]
         texts = {p: project.read(p) for p in members}
         unread = frozenset().union(*(project.called_names(t) for t in texts.values() if not mentions_torch(t)))
         index = project.index(root, texts)
@@ -458,6 +458,8 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver) -> Iterato
         if job.mode != "check" or keeps or (told and first[i].findings):
             again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
                                       imported=tuple(sorted(keeps.items())) if keeps else ()), s)
+    if stats is not None:  # for bench/project_cost.py
+        stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
     redone = run_tasks(list(again.values()), job, jobs)
     for i in range(len(tasks)):
         yield next(redone) if i in again else first[i]

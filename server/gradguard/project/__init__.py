@@ -35,11 +35,19 @@ def root_of(path: str) -> Optional[str]:
 
 
 def group(paths: list[str]) -> dict[str, list[str]]:
-    """Root -> the given files under it; a file outside any project is a project of its directory."""
+    """Root -> the given files under it. Files under no project marker make one project whose root
+    is the directory they share (what was pointed at: an unpacked package, a folder of scripts)."""
     groups: dict = {}
+    loose = []
     for path in paths:
-        root = root_of(path) or os.path.dirname(os.path.abspath(path))
-        groups.setdefault(root, []).append(path)
+        root = root_of(path)
+        if root is None:
+            loose.append(path)
+        else:
+            groups.setdefault(root, []).append(path)
+    if loose:
+        shared = os.path.commonpath([os.path.dirname(os.path.abspath(p)) for p in loose])
+        groups.setdefault(shared, []).extend(loose)
     return groups
 
 
