@@ -47,8 +47,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "tests"), str(HERE)]
 
 from corpus import oracle  # noqa: E402
-from transforms import container, extract, generator, method, neutral, rename, reverse  # noqa: E402
-from transforms.subject import NotApplicable, Outcome, Subject, finish  # noqa: E402
+from transforms import container, extract, generator, method, module, neutral, rename, reverse  # noqa: E402
+from transforms.subject import NotApplicable, Outcome, Subject, finish, finish_package  # noqa: E402
 
 from gradguard.settings import Settings  # noqa: E402
 
@@ -61,6 +61,7 @@ TRANSFORMS = {
     "generator": generator.variants,
     "neutral-op": neutral.variants,
     "reverse": reverse.variants,
+    "module": module.variants,
 }
 CACHE = HERE / ".variants-cache"
 WORKERS = 2
@@ -88,6 +89,8 @@ class Variant:
     detail: str = ""
     found: Optional[bool] = None
     findings: list = dataclasses.field(default_factory=list)
+    modules: Optional[dict] = None  # other modules of its package (module: the program split): name -> source
+    anchor_in: str = ""  # the module the labelled statement went to ("": the program itself)
 
     @property
     def name(self) -> str:
@@ -118,7 +121,12 @@ def generate(programs, names) -> list[Variant]:
                     v.discarded, v.detail = "not applicable", o.reason
                 else:
                     try:
-                        v.source, v.lines = finish(o.code, p)
+                        if o.modules:
+                            v.source, v.modules, v.anchor_in, v.lines = finish_package(o.code, o.modules, p)
+                            for module_name, text in v.modules.items():
+                                compile(text, f"{module_name}.py", "exec")
+                        else:
+                            v.source, v.lines = finish(o.code, p)
                         compile(v.source, p.name, "exec")
                     except ValueError as e:
                         v.discarded, v.detail = "label lost", str(e)
@@ -129,15 +137,24 @@ def generate(programs, names) -> list[Variant]:
 
 
 # ---------------------------------------------------------------------- the oracle, in child processes
-def _cache_key(source: str) -> str:
+def _cache_key(source: str, modules: Optional[dict] = None) -> str:
     salt = (HERE.parent / "tests" / "corpus" / "oracle.py").read_bytes() + importlib.metadata.version("torch").encode()
+    for name, text in sorted((modules or {}).items()):
+        source += f"\n# module {name}\n{text}"
     return hashlib.sha256(hashlib.sha256(salt).digest() + source.encode()).hexdigest()
 
 
-def _child(program: oracle.Program, conn) -> None:
+def _child(program: oracle.Program, conn, modules: Optional[dict] = None) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+    if modules:  # the program's package: its other modules importable beside it
+        import tempfile
+
+        where = tempfile.mkdtemp(prefix="gg-variant-")
+        for name, text in modules.items():
+            Path(where, f"{name}.py").write_text(text, encoding="utf-8")
+        sys.path.insert(0, where)
     try:
         obs = oracle.run(program)
         try:
@@ -156,7 +173,7 @@ def run_all(variants: list[Variant], cache: Path = CACHE, workers: int = WORKERS
     todo = [v for v in variants if v.source is not None and v.discarded is None]
     results, pending = {}, []
     for v in todo:
-        key = _cache_key(v.source)
+        key = _cache_key(v.source, v.modules)
         path = cache / key[:2] / f"{key}.json"
         if path.exists():
             results[id(v)] = json.loads(path.read_text())
@@ -184,7 +201,7 @@ def _run_children(pending: list, workers: int, timeout: float, progress) -> dict
         while queue and len(running) < workers:
             v, path = queue.pop()
             reader, writer = ctx.Pipe(duplex=False)
-            child = ctx.Process(target=_child, args=(v.as_program, writer), daemon=True)
+            child = ctx.Process(target=_child, args=(v.as_program, writer, v.modules), daemon=True)
             child.start()
             writer.close()
             running[reader] = (child, v, path, time.monotonic())
@@ -251,11 +268,37 @@ def judge(variants: list[Variant], originals: dict) -> None:
     for v in [*originals.values(), *variants]:
         if v.discarded is not None or v.source is None or v.found is not None:
             continue
-        v.findings = [f for f in findings_of(v.as_program, settings) if f.severity.value in SEVERE]
+        if v.modules:
+            v.findings = [f for f in _package_findings(v) if f.severity.value in SEVERE]
+        else:
+            v.findings = [f for f in findings_of(v.as_program, settings) if f.severity.value in SEVERE]
         if v.program.lookalike:
             v.found = bool(v.findings)  # for a look-alike: a false positive
         else:
             v.found = any(f.code in v.program.codes and f.range.start.line in v.lines for f in v.findings)
+
+
+def _package_findings(v: Variant) -> list:
+    """A split program's findings as `gradguard check` gives them on its package (project-wide
+    analysis): those of the module holding the labelled statement, or, for a look-alike, of all."""
+    import tempfile
+
+    from gradguard import cli
+    from gradguard.config import Resolver
+
+    with tempfile.TemporaryDirectory(prefix="gg-variant-") as where:
+        root = Path(where)
+        (root / "pyproject.toml").write_text('[project]\nname = "variant"\n')
+        files = {"": root / "program.py", **{name: root / f"{name}.py" for name in v.modules}}
+        files[""].write_text(oracle.stripped(v.source), encoding="utf-8")
+        for name, text in v.modules.items():
+            files[name].write_text(text, encoding="utf-8")
+        resolver = Resolver(cwd=where)
+        tasks = [(str(p), resolver.for_path(str(p)).settings_for(str(p)), None) for p in files.values()]
+        results = {r.path: r.findings for r in cli.run_project(tasks, cli.Job(), 1, resolver)}
+    if v.program.lookalike:
+        return [f for found in results.values() for f in found]
+    return results[str(files[v.anchor_in])]
 
 
 def original(program: oracle.Program) -> Variant:
@@ -371,6 +414,8 @@ def write(variants: list[Variant], root: Path) -> None:
             path = root / v.name.replace(":", "-") / v.program.cls / f"{v.program.path.stem}.py"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(v.source, encoding="utf-8")
+            for name, text in (v.modules or {}).items():
+                (path.parent / f"{path.stem}.{name}.py").write_text(text, encoding="utf-8")
 
 
 def main(argv=None) -> int:

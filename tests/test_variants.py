@@ -518,7 +518,9 @@ def test_generation_on_a_sample_of_the_corpus_makes_valid_programs():
     for v in made_:
         if v.source is not None:
             assert MARK not in v.source and subject.CALL not in v.source
-            assert v.lines and all(v.source.splitlines()[n - 1].strip() for n in v.lines), (v.name, v.program.name)
+            where = v.modules[v.anchor_in] if v.anchor_in else v.source  # module: the labelled line may have moved
+            assert v.lines and all(where.splitlines()[n - 1].strip() for n in v.lines), (v.name, v.program.name)
+            assert all(MARK not in text and subject.CALL not in text for text in (v.modules or {}).values())
 
 
 # ---------------------------------------------------------------------- the report
@@ -559,3 +561,49 @@ def test_judging_a_variant_counts_the_lines_it_was_given():
     moved = dataclasses.replace(v, lines=frozenset({12, 13}), found=None)
     variants.judge([moved], {p.name: o})
     assert moved.found
+
+
+# ---------------------------------------------------------------------- module: the program split into a package
+def split(name: str, kind: str, source: str | None = None, rule: str = "GG101"):
+    p = program(name, source, rule)
+    o = next(o for o in variants.TRANSFORMS["module"](Subject(p)) if o.kind == kind)
+    if o.code is None:
+        return o.reason
+    main, modules, anchor_in, lines = subject.finish_package(o.code, o.modules, p)
+    return main.split("import torch\n", 1)[1], modules, anchor_in, sorted(lines)
+
+
+def test_module_model_moves_the_classes_to_a_module_and_imports_them_back():
+    assert split("evaluator", "model") == (
+        "from gg_models import Evaluator\n\n\ndef make(width):\n    return torch.nn.Linear(width, 2)\n\n\n"
+        'def observe():\n    return {"kept": Evaluator(make(4)).run([torch.randn(3, 4)] * 2)}\n',
+        {"gg_models": "import torch\n\n\nclass Evaluator:\n    def __init__(self, model):\n        self.model = model\n\n"
+                      "    def run(self, batches):\n        self.model.eval()\n        outputs = []\n"
+                      "        for x in batches:\n            outputs.append(self.model(x))\n        return outputs\n"},
+        "gg_models", [12],
+    )
+
+
+def test_module_caller_moves_the_labelled_function_and_what_it_uses():
+    main, modules, anchor_in, lines = split("faq", "caller")
+    assert main.startswith("from gg_steps import train\n\n\ndef observe():\n")
+    assert modules["gg_steps"].startswith("import torch\n\n\ndef train(model, loader, optimizer, criterion):\n")
+    assert (anchor_in, lines) == ("gg_steps", [10])
+    assert modules["gg_steps"].splitlines()[9] == "        total += loss"
+
+
+def test_module_is_not_applicable_where_a_moved_definition_reads_a_variable_of_the_program():
+    source = FAQ.replace("def train(", "SCALE = 2\n\n\ndef train(").replace("total += loss", "total += loss * SCALE")
+    assert split("faq", "caller", source) == "a moved definition reads the program's variable SCALE"
+    assert split("faq", "model") == "no top-level class"
+
+
+def test_a_split_program_runs_as_a_package_and_is_checked_as_one(tmp_path):
+    p = program("faq")
+    o = next(o for o in variants.TRANSFORMS["module"](Subject(p)) if o.kind == "caller")
+    v = variants.Variant(p, "module", "caller")
+    v.source, v.modules, v.anchor_in, v.lines = subject.finish_package(o.code, o.modules, p)
+    assert variants.run_all([v], cache=tmp_path, timeout=60) == 1
+    assert v.discarded is None  # the oracle, with gg_steps importable beside the program, still sees the graph kept
+    variants.judge([v], {})
+    assert v.found and [(f.code, f.range.start.line) for f in v.findings] == [("GG101", 10)]

@@ -44,6 +44,7 @@ class Outcome:
     code: Optional[str] = None  # the transformed source, markers still in it (see `finish`)
     reason: Optional[str] = None  # why not applicable, when code is None
     origin: Optional[dict] = None  # a line of the variant -> its line in the original, where known
+    modules: Optional[dict] = None  # other modules of the variant's package: name -> source (markers in it)
 
 
 class Subject:
@@ -210,6 +211,22 @@ def _parses(source: str) -> bool:
     except SyntaxError:
         return False
     return True
+
+
+def finish_package(code: str, modules: dict, program: oracle.Program) -> tuple[str, dict, str, frozenset[int]]:
+    """`finish` for a program split into modules: (the program, {module: source}, the module the
+    anchor went to - "" for the program itself -, the lines where a finding counts there)."""
+    files = {"": code, **modules}
+    holding = [name for name, text in files.items() if MARK in text]
+    if len(holding) != 1:
+        raise ValueError(f"the anchor marker is in {len(holding)} files")
+    out, lines = {}, frozenset()
+    for name, text in files.items():
+        if name == holding[0]:
+            out[name], lines = finish(text, program)
+        else:
+            out[name] = text.replace(f"  {CALL}", "").replace(CALL, "")
+    return out.pop(""), out, holding[0], lines
 
 
 def finish(code: str, program: oracle.Program) -> tuple[str, frozenset[int]]:

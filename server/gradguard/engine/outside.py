@@ -98,7 +98,7 @@ class Border:
         if self.outgoing is not None:
             in_loop = bool(self.frame.loops) and any(v.has_graph for _, v in args)
             self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop))
-        if not by_name and target in self.callee_keeps:
+        if target in self.callee_keeps:
             self._kept_elsewhere(node, self.callee_keeps[target], args)
 
     def _target_of(self, node: cst.Call, fv) -> Optional[tuple[str, bool]]:

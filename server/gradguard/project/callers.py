@@ -70,23 +70,32 @@ def summaries_wanted(index: ProjectIndex, calls: dict[str, list[Call]]) -> set[s
     wanted = set()
     for caller, made in calls.items():
         for call in made:
-            if call.in_loop and not call.by_name:
-                found = index.resolve(os.path.abspath(caller), call.target)
+            if call.in_loop:
+                found = _callee(index, caller, call)
                 if found is not None:
                     wanted.add(found[0])
     return wanted
 
 
+def _callee(index: ProjectIndex, caller: str, call: Call):
+    """(path, symbol) of the one definition of the project a call may run, or None."""
+    if call.by_name:
+        targets = index.methods_named(call.target)
+        return targets[0] if len(targets) == 1 else None
+    return index.resolve(os.path.abspath(caller), call.target)
+
+
 def kept_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries: dict[str, dict]) -> dict[str, dict]:
     """path -> {target -> outside.Keeps}: for each call a file makes in a loop, with a graph, of a
     method another file's summary says keeps its argument (`loss_meter.update(loss)`, the meter's
-    class in utils.py). Only calls that resolve through the imports count: this adds findings."""
+    class in utils.py): through the imports, or, for an object nothing tells, the one method of
+    the project with that name (as the engine does for the one class of a file with it)."""
     out: dict = defaultdict(dict)
     for caller, made in calls.items():
         for call in made:
-            if call.by_name or not call.in_loop:
+            if not call.in_loop:
                 continue
-            found = index.resolve(os.path.abspath(caller), call.target)
+            found = _callee(index, caller, call)
             if found is not None and found[0] != os.path.abspath(caller):
                 keeps = summaries.get(found[0], {}).get(found[1])
                 if keeps is not None:

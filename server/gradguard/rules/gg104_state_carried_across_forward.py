@@ -393,11 +393,13 @@ class StateCarriedAcrossForward(Rule):
                 break
             names |= callers
             sites = [site for name in names for site in calls.get(name, ())]
+        # a resetter calling another (`init_sequence()` calling `self.memory.reset()`): its own callers decide
+        sites = [(fn, loops, backs) for fn, loops, backs in sites if fn is None or fn.name.value not in names]
         if not sites:
             return True  # a reset nobody here calls: the training code elsewhere may call it every batch
         for fn, loops, backs in sites:
-            if fn is None or fn.name.value in names:
-                continue  # a resetter calling another: its own callers decide
+            if fn is None:
+                continue
             if fn.name.value.endswith("forward"):
                 return True
             if backs and all(set(b) <= set(loops) for b in backs):
@@ -720,6 +722,42 @@ class EMAModule(nn.Module):
 """,
             note="mmseg's EMA head (vendored in ControlNet): the bases it keeps are computed from the input under torch.no_grad(), so the moving average carries no graph",
             runtime="conv, ema = nn.Conv2d(3, 8, 1), EMAModule(8, 4, 2, 0.1)\nfor _ in range(2):\n    h = conv(torch.randn(2, 3, 5, 5))\n    (h + ema(h)).pow(2).mean().backward()  # mmseg adds the reconstruction to a residual\nassert not has_graph(ema.bases) and conv.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Memory(nn.Module):
+    def __init__(self, n, m):
+        super().__init__()
+        self.register_buffer("bias", torch.full((n, m), 1e-6))
+
+    def reset(self, batch_size):
+        self.memory = self.bias.clone().repeat(batch_size, 1, 1)
+
+    def write(self, w, add):
+        self.memory = self.memory + torch.matmul(w.unsqueeze(-1), add.unsqueeze(1))
+
+
+class Controller(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.memory = Memory(6, 5)
+        self.address = nn.Linear(4, 6)
+        self.add = nn.Linear(4, 5)
+
+    def init_sequence(self, batch_size):
+        self.memory.reset(batch_size)
+
+    def forward(self, x):
+        self.memory.write(self.address(x).softmax(1), self.add(x))
+        return self.memory.memory.sum((1, 2))
+""",
+            note="a memory rewritten from a graph within one sequence on purpose, reset through `init_sequence()` - which "
+                 "the training code of another file calls before every batch",
+            runtime="net = Controller()\nfor _ in range(3):\n    net.init_sequence(2)\n    sum(net(torch.randn(2, 4)) for _ in range(3)).sum().backward()\nassert net.add.weight.grad is not None",
         ),
     ]
 
