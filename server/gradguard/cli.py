@@ -28,12 +28,12 @@ from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.engine.fixes import chosen_fix, fix_source
-from gradguard.engine.outside import Call, Keeps
+from gradguard.engine.outside import Builds, Call, Keeps
 from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
-from gradguard.project.callers import kept_by_file, outside_by_file, summaries_wanted
+from gradguard.project.callers import callees_by_file, outside_by_file, summaries_wanted
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -362,7 +362,7 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
         numbers, starts, indents = payload[2]
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
     calls = [Call(*c) for c in payload[3]] if len(payload) > 3 else []
-    summaries = {k: Keeps(tuple(p), tuple(map(tuple, kept))) for k, (p, kept) in payload[4].items()} if len(payload) > 4 else {}
+    summaries = {k: _summary(v) for k, v in payload[4].items()} if len(payload) > 4 else {}
     result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries)
     if job.want_source and findings:
         read = _read(path)
@@ -380,9 +380,17 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop] for c in result.calls]
-    summaries = {k: [list(v.params), [list(p) for p in v.kept]] for k, v in result.summaries.items()}
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown] for c in result.calls]
+    summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
+                 else ["builds", v.parameterized, v.where] for k, v in result.summaries.items()}
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]
+
+
+def _summary(data: list):
+    """An engine.outside summary from the cache's plain data."""
+    if data[0] == "keeps":
+        return Keeps(tuple(data[1]), tuple(map(tuple, data[2])))
+    return Builds(data[1], data[2])
 
 
 def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, jobs: int) -> Iterator[FileResult]:
@@ -421,43 +429,40 @@ def _cache_key(settings: Settings, job: Job) -> str:
 
 
 def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dict | None = None) -> Iterator[FileResult]:
-    """run_tasks, with each file knowing how the rest of its project calls it (gradguard/project):
-    every file is checked once for the calls it makes of the others (with the project's files not
-    given that may call them, unreported), then again, told how it is called, where that may
-    change what it reports - or, for --fix and --diff, every file, so that no fix is made for a
-    finding the project takes away."""
+    """run_tasks, with each file knowing how the rest of its project calls it and what the
+    functions it calls of other files do (gradguard/project): every file is checked once for the
+    calls it makes of the others (with the project's files not given that may call them,
+    unreported), then again, told what the others say, where that may change what it reports -
+    or, for --fix and --diff, every file, so that no fix is made for a finding the project takes away."""
     given = [path for path, _, _ in tasks]
     store = next((s for _, _, s in tasks if s is not None), None)
     groups = project.group(given)
-    beyond = []
-    for root, paths in groups.items():
-        if project.root_of(paths[0]) is not None:  # a loose file's directory is not walked
-            members = discover([root], resolver).files
-            beyond += [(p, resolver.for_path(p).settings_for(p), store) for p in project.callers_beyond(root, paths, members)]
+    members = {root: discover([root], resolver).files if project.root_of(paths[0]) else paths  # a loose file's
+               for root, paths in groups.items()}                                            # directory is not walked
+    beyond = [(p, resolver.for_path(p).settings_for(p), store)
+              for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root])]
     first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
     calls = {r.path: r.calls for r in first}
-    summaries = {os.path.abspath(r.path): r.summaries for r in first if r.summaries}
+    # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
+    summaries = {os.path.abspath(r.path): r.summaries for r in first if r.summaries or mentions_torch(project.read(r.path))}
     outside: dict = {}
-    kept: dict = {}
-    for root, paths in groups.items():
-        members = paths + [p for p, _, _ in beyond if os.path.abspath(p).startswith(root + os.sep)]
-        texts = {p: project.read(p) for p in members}
-        unread = frozenset().union(*(project.called_names(t) for t in texts.values() if not mentions_torch(t)))
+    callees: dict = {}
+    for root in groups:
+        texts = {p: project.read(p) for p in members[root]}
         index = project.index(root, texts)
-        mine = {p: calls[p] for p in members}
+        mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
+        unread = frozenset().union(*(project.called_names(texts.get(p) or project.read(p))
+                                     for p in mine if not mentions_torch(texts.get(p) or project.read(p))))
         outside.update(outside_by_file(index, mine, unread))
-        for path in summaries_wanted(index, mine) - summaries.keys():
-            text = project.read(path)
-            if not mentions_torch(text):  # a meter in utils.py: never analysed alone
-                summaries[path] = analyze(text, resolver.for_path(path).settings_for(path), summarize=True).summaries
-        kept.update(kept_by_file(index, mine, summaries))
+        for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
+            summaries[path] = analyze(project.read(path), resolver.for_path(path).settings_for(path), summarize=True).summaries
+        callees.update(callees_by_file(index, mine, summaries))
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
-        told = outside.get(os.path.abspath(path))
-        keeps = kept.get(path)
-        if job.mode != "check" or keeps or (told and first[i].findings):
+        told, uses = outside.get(os.path.abspath(path)), callees.get(path)
+        if job.mode != "check" or uses or (told and first[i].findings):
             again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                                      imported=tuple(sorted(keeps.items())) if keeps else ()), s)
+                                      imported=tuple(sorted(uses.items())) if uses else ()), s)
     if stats is not None:  # for bench/project_cost.py
         stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
     redone = run_tasks(list(again.values()), job, jobs)

@@ -22,7 +22,7 @@ class Settings:
     # Not configuration but the file's place in its project (gradguard/project): how the project's
     # other files call this file's functions, as (symbol, engine.outside.Outside) pairs
     outside: tuple = ()
-    # what the methods this file calls of other files keep of their arguments: (target, outside.Keeps)
+    # what the functions this file calls of other files keep or build: (target, outside.Keeps | Builds)
     imported: tuple = ()
 
     def enabled(self, code: str) -> bool:

@@ -235,3 +235,46 @@ def test_runtime_truth_of_the_meter(with_meter):
     train = with_meter / "ganpkg/train.py"
     train.write_text(train.read_text().replace("losses.update(loss,", "losses.update(loss.detach(),"))
     assert subprocess.run(run, cwd=with_meter, capture_output=True, text=True, timeout=120).stdout == "False True\n"
+
+
+SHOW = """\
+import torch
+
+from ganpkg.models import create_model
+
+
+def show(path):
+    model = create_model()
+    model.load_state_dict(torch.load(path))
+    z = torch.randn(4, 8)
+    print(model(z).argmax(1))
+    return model(z)
+"""
+
+GG103 = (
+    "ganpkg/show.py:10:11: warning: GG103 `model(z)` runs with grad enabled and its outputs reach only `.argmax()` "
+    "(line 10), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
+)
+
+
+def test_a_model_built_by_a_factory_of_another_module_is_a_model(gradguard, package):
+    """create_model() lives in models/net.py (re-exported by models/__init__.py): through the project,
+    `model` is an nn.Module with weights, loaded and run only to print a prediction."""
+    (package / "ganpkg/show.py").write_text(SHOW)
+    assert gradguard("check", "--no-cache", "ganpkg/show.py").stdout == (
+        GG103 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    assert gradguard("check", "--no-cache", "--no-project", "ganpkg/show.py").stdout == (
+        "All checks passed! 1 file checked.\n")
+
+
+def test_runtime_truth_of_the_factory(package):
+    (package / "ganpkg/show.py").write_text(SHOW)
+    check = (
+        "import torch\n"
+        "from ganpkg.models import create_model\n"
+        "from ganpkg.show import show\n"
+        "torch.save(create_model().state_dict(), 'g.pt')\n"
+        "print(show('g.pt').grad_fn is not None)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", check], cwd=package, capture_output=True, text=True, timeout=120)
+    assert run.stdout.endswith("True\n")

@@ -150,8 +150,10 @@ class Calls:
 
     def _call(self, node: cst.Call, fv: Value, args: list) -> Value:
         func = node.func
-        if self.outgoing is not None or self.callee_keeps:
-            self._border_call(node, fv, args)
+        if self.outgoing is not None or self.callee_summaries:
+            built = self._border_call(node, fv, args)
+            if built is not None:
+                return built
         if fv.qualname:
             return self._call_qualified(node, fv.qualname, args)
         if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)

@@ -113,7 +113,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         # calls this file makes of theirs (None: not asked for)
         self.outside: dict = outside or {}
         self.outgoing: Optional[list] = [] if export_calls else None
-        self.callee_keeps: dict = imported or {}  # what other files' functions keep of their arguments (outside.Keeps)
+        self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
 
     def facts_of(self, node: cst.FunctionDef) -> FunctionFacts:
         found = self.function_facts.get(node)

@@ -18,7 +18,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
 from gradguard.engine.model import FunctionInfo, GradMode, Store
-from gradguard.engine.values import UNKNOWN, Kind
+from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value
 
 # Where a call's callee comes from a library, never from the project: not worth exporting.
 LIBRARIES = frozenset({
@@ -42,6 +42,7 @@ class Call:
     proved: bool  # grad is on for certain (module-level code, a function that trains)
     how: str  # where it is and why the mode is what it is: "in `test()`, decorated `@t.no_grad()`"
     in_loop: bool = False  # in a loop, handed a value with a graph: what the callee keeps piles up
+    unknown: bool = False  # its result, bound to a name, is unknown here: another file may say it is a model
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,15 @@ class Keeps:
     kept: tuple  # ((parameter, "self.sum"), ...)
 
 
+@dataclass(frozen=True)
+class Builds:
+    """A class of the project that is an nn.Module, or a function that returns one (`create_model`):
+    what another file's `model = create_model(cfg)` holds."""
+
+    parameterized: bool  # its calls build a graph by themselves (it has weights)
+    where: str  # "nn.Module subclass `Net`", "returns an nn.Module"
+
+
 def symbol_of(fn: FunctionInfo) -> Optional[str]:
     """"f" for a module-level function, "C.f" for a method of a module-level class, else None
     (another file cannot name a nested function)."""
@@ -77,7 +87,7 @@ class Border:
 
     outside: dict
     outgoing: Optional[list]
-    callee_keeps: dict  # target as this file spells it ("utils.AverageMeter.update") -> Keeps
+    callee_summaries: dict  # target as this file spells it ("utils.AverageMeter.update") -> Keeps | Builds
 
     def outside_of(self, fn: FunctionInfo) -> Optional[Outside]:
         """What the other files say of `fn`, if the file itself never calls it."""
@@ -89,17 +99,40 @@ class Border:
             return None  # a guessed callee must not make its own backward look like one under no_grad
         return found
 
-    def _border_call(self, node: cst.Call, fv, args: list) -> None:
-        """A call that may run code of another file: exported, and stores through what it keeps."""
+    def _border_call(self, node: cst.Call, fv, args: list) -> Optional[Value]:
+        """A call that may run code of another file: exported; what it keeps stored; the model it
+        builds, when another file's summary says (else None: the call is evaluated as it is)."""
         found = self._target_of(node, fv)
         if found is None:
-            return
+            return None
         target, by_name = found
         if self.outgoing is not None:
             in_loop = bool(self.frame.loops) and any(v.has_graph for _, v in args)
-            self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop))
-        if target in self.callee_keeps:
-            self._kept_elsewhere(node, self.callee_keeps[target], args)
+            named = not by_name and self._named(node)
+            self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop, node, named))
+        summary = self.callee_summaries.get(target)
+        if isinstance(summary, Keeps):
+            self._kept_elsewhere(node, summary, args)
+        elif isinstance(summary, Builds) and not by_name:
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=summary.parameterized,
+                         why=Evidence(node, f"`{self._short(node.func)}` {summary.where}"))
+        return None
+
+    def _named(self, node: cst.Call) -> bool:
+        """Is the call's result (through `.to(device)`, `.eval()`) bound to a plain name here
+        (`model = create_model(cfg).to(device)`): a value the code goes on to use by that name."""
+        statement = self.statement
+        if not isinstance(statement, cst.SimpleStatementLine):
+            return False
+        for small in statement.body:
+            value = small.value if isinstance(small, (cst.Assign, cst.AnnAssign)) else None
+            while isinstance(value, cst.Call) and value is not node and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in _SAME_INSTANCE:
+                value = value.func.value
+            if value is node:
+                targets = small.targets if isinstance(small, cst.Assign) else [small]
+                return all(isinstance(t.target, cst.Name) for t in targets)
+        return False
 
     def _target_of(self, node: cst.Call, fv) -> Optional[tuple[str, bool]]:
         """(what the call names as this file's imports spell it, whether only by a method's name)."""
@@ -171,17 +204,26 @@ class Border:
         certain is read then, when every call of the file's own functions has been seen)."""
         proved: dict = {}
         calls = set()
-        for fn, target, by_name, mode, how, in_loop in self.outgoing or ():
+        for fn, target, by_name, mode, how, in_loop, node, named in self.outgoing or ():
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
-            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop))
+            unknown = named and self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
+            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
 
     def exported_summaries(self) -> dict:
         """symbol -> Keeps, for the methods of the file's plain classes (meters, loggers, buffers)
-        that keep an argument on their object: what a caller in another file stores through them."""
+        that keep an argument on their object: what a caller in another file stores through them;
+        symbol -> Builds for its nn.Module classes and the functions that return one."""
         out = {}
+        for info in self.classes:
+            if info.is_module and info.scope is not None and info.scope.kind == "module":
+                out[info.name] = Builds(info.parameterized, f"builds `{info.name}`, an nn.Module of another file")
+        for fn in self.functions:
+            symbol = symbol_of(fn)
+            if fn.cls is None and symbol is not None and fn.returns.kind is Kind.MODULE:
+                out[symbol] = Builds(fn.returns.parameterized, "returns an nn.Module (in another file)")
         for fn in self.functions:
             symbol = symbol_of(fn)
             if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol:

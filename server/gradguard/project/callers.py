@@ -15,7 +15,7 @@ import os
 from collections import defaultdict
 
 from gradguard.engine.model import GradMode
-from gradguard.engine.outside import Call, Outside
+from gradguard.engine.outside import Builds, Call, Keeps, Outside
 from gradguard.project.index import ProjectIndex
 
 
@@ -70,7 +70,7 @@ def summaries_wanted(index: ProjectIndex, calls: dict[str, list[Call]]) -> set[s
     wanted = set()
     for caller, made in calls.items():
         for call in made:
-            if call.in_loop:
+            if call.in_loop or call.unknown:
                 found = _callee(index, caller, call)
                 if found is not None:
                     wanted.add(found[0])
@@ -85,19 +85,23 @@ def _callee(index: ProjectIndex, caller: str, call: Call):
     return index.resolve(os.path.abspath(caller), call.target)
 
 
-def kept_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries: dict[str, dict]) -> dict[str, dict]:
-    """path -> {target -> outside.Keeps}: for each call a file makes in a loop, with a graph, of a
-    method another file's summary says keeps its argument (`loss_meter.update(loss)`, the meter's
-    class in utils.py): through the imports, or, for an object nothing tells, the one method of
-    the project with that name (as the engine does for the one class of a file with it)."""
+def callees_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries: dict[str, dict]) -> dict[str, dict]:
+    """path -> {target -> Keeps | Builds}: what the functions a file calls of other files do that
+    its own analysis needs. A call in a loop, with a graph, of a method that keeps its argument
+    (`loss_meter.update(loss)`, the meter's class in utils.py): through the imports, or, for an
+    object nothing tells, the one method of the project with that name (as the engine does for
+    the one class of a file with it). A call whose result the file binds to a name and knows
+    nothing of, of a class that is an nn.Module or a function that returns one (`model =
+    create_model(cfg)`): through the imports only."""
     out: dict = defaultdict(dict)
     for caller, made in calls.items():
         for call in made:
-            if not call.in_loop:
+            if not (call.in_loop or call.unknown):
                 continue
             found = _callee(index, caller, call)
-            if found is not None and found[0] != os.path.abspath(caller):
-                keeps = summaries.get(found[0], {}).get(found[1])
-                if keeps is not None:
-                    out[caller][call.target] = keeps
+            if found is None or found[0] == os.path.abspath(caller):
+                continue
+            summary = summaries.get(found[0], {}).get(found[1])
+            if isinstance(summary, Keeps) and call.in_loop or isinstance(summary, Builds) and call.unknown:
+                out[caller][call.target] = summary
     return dict(out)
