@@ -278,3 +278,10 @@ def test_runtime_truth_of_the_factory(package):
     )
     run = subprocess.run([sys.executable, "-c", check], cwd=package, capture_output=True, text=True, timeout=120)
     assert run.stdout.endswith("True\n")
+
+
+def test_a_meter_that_keeps_a_rebound_argument_keeps_no_graph(gradguard, with_meter):
+    """clovaai's Averager: `v = v.data.sum()` before `self.sum += v` - what it keeps is not the argument."""
+    (with_meter / "ganpkg/utils.py").write_text(METER.replace(
+        "    def update(self, val, n=1):\n", "    def update(self, val, n=1):\n        val = val.data\n"))
+    assert gradguard("check", "--no-cache", ".").stdout == "All checks passed! 6 files checked.\n"

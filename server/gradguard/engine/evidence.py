@@ -732,7 +732,8 @@ def kept_params(fn: cst.FunctionDef) -> dict:
     walk(fn, finder)
     return {
         name: target for name, target in finder.kept.items()
-        if not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local)
+        if name not in finder.local  # `v = v.data.sum()` before `self.sum += v`: what is kept is not the argument
+        and not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local)
         and not (isinstance(_root(target), cst.Name) and _root(target).value in finder.params
                  and _root(target).value in ("self", "cls"))
     }

@@ -1182,6 +1182,37 @@ class Evaluator:
             runtime="ev = Evaluator()\nev.run([(torch.randn(3, 4), torch.randn(3, 2)) for _ in range(3)])\n"
                     "assert graph_size(ev.out) == graph_size(ev.model(torch.randn(3, 4)))",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Averager:
+    def __init__(self):
+        self.n_count = 0
+        self.sum = 0
+
+    def add(self, v):
+        count = v.data.numel()
+        v = v.data.sum()
+        self.n_count += count
+        self.sum += v
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loss_avg = Averager()
+for step in range(3):
+    cost = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    cost.backward()
+    optimizer.step()
+    loss_avg.add(cost)
+""",
+            note="the averager rebinds its argument to `v.data.sum()` before keeping it: what it keeps has no graph",
+            runtime="assert not has_graph(loss_avg.sum) and model.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
