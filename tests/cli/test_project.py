@@ -285,3 +285,13 @@ def test_a_meter_that_keeps_a_rebound_argument_keeps_no_graph(gradguard, with_me
     (with_meter / "ganpkg/utils.py").write_text(METER.replace(
         "    def update(self, val, n=1):\n", "    def update(self, val, n=1):\n        val = val.data\n"))
     assert gradguard("check", "--no-cache", ".").stdout == "All checks passed! 6 files checked.\n"
+
+
+def test_the_cached_result_of_a_caller_goes_when_its_callee_changes(gradguard, with_meter):
+    """train.py's bytes do not change; what utils.py's meter keeps does."""
+    summary = "Found 1 finding (1 fixable with --fix). 6 files checked.\n"
+    assert gradguard("check", ".").stdout == GG101 + summary
+    assert gradguard("check", ".").stdout == GG101 + summary  # from the cache
+    utils = with_meter / "ganpkg/utils.py"
+    utils.write_text(utils.read_text().replace("self.sum += val * n", "self.sum += float(val) * n"))
+    assert gradguard("check", ".").stdout == "All checks passed! 6 files checked.\n"
