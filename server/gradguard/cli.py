@@ -382,7 +382,7 @@ def _payload(result: FileResult) -> list:
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
     calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown] for c in result.calls]
     summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
-                 else ["builds", v.parameterized, v.where] for k, v in result.summaries.items()}
+                 else ["builds", v.parameterized, v.where, list(v.forwards)] for k, v in result.summaries.items()}
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]
 
 
@@ -390,7 +390,7 @@ def _summary(data: list):
     """An engine.outside summary from the cache's plain data."""
     if data[0] == "keeps":
         return Keeps(tuple(data[1]), tuple(map(tuple, data[2])))
-    return Builds(data[1], data[2])
+    return Builds(data[1], data[2], tuple(data[3]))
 
 
 def run_tasks(tasks: list[tuple[str, Settings, cache.Cache | None]], job: Job, jobs: int) -> Iterator[FileResult]:

@@ -295,3 +295,26 @@ def test_the_cached_result_of_a_caller_goes_when_its_callee_changes(gradguard, w
     utils = with_meter / "ganpkg/utils.py"
     utils.write_text(utils.read_text().replace("self.sum += val * n", "self.sum += float(val) * n"))
     assert gradguard("check", ".").stdout == "All checks passed! 6 files checked.\n"
+
+
+def test_a_method_of_another_files_model_that_returns_its_graph_is_a_forward(gradguard, package):
+    net = package / "ganpkg/models/net.py"
+    net.write_text(net.read_text().replace("    def generate(self, n):", "    def sample(self, n):\n"
+                                            "        return self.fc(torch.randn(n, 8))\n\n    def generate(self, n):"))
+    (package / "ganpkg/show.py").write_text(textwrap.dedent("""\
+        import torch
+
+        from ganpkg.models import Generator
+
+
+        def show(path):
+            g = Generator()
+            g.load_state_dict(torch.load(path))
+            print(g.sample(4).argmax(1))
+    """))
+    assert gradguard("check", "--no-cache", "ganpkg/show.py").stdout == (
+        "ganpkg/show.py:9:11: warning: GG103 `g.sample(4)` runs with grad enabled and its outputs reach only "
+        "`.argmax()` (line 9), never a `.backward()`: autograd records the graph and keeps its activations for "
+        "nothing\nFound 1 finding (1 fixable with --fix). 1 file checked.\n")
+    assert gradguard("check", "--no-cache", "--no-project", "ganpkg/show.py").stdout == (
+        "All checks passed! 1 file checked.\n")

@@ -351,8 +351,9 @@ class Calls:
             return Value(kind=Kind.PARAMS, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, p), item=UNKNOWN))
         if name in ("zero_grad", "load_state_dict", "register_buffer", "register_forward_hook"):
             return NUMBER
-        if m.cls is None and m.parameterized and K.forward_like(name):
-            # `model.encode(x)`, `critic.get_value(obs)` on a model from elsewhere: a forward pass.
+        if m.cls is None and m.parameterized and (K.forward_like(name) or name in m.forwards):
+            # `model.encode(x)`, `critic.get_value(obs)` on a model from elsewhere: a forward pass
+            # (for a model of another file of the project, its methods that run it say so by what they do).
             return self._module_call(node, m, args)
         return UNKNOWN
 

@@ -18,7 +18,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
 from gradguard.engine.model import FunctionInfo, GradMode, Store
-from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value
+from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, holds_graph
 
 # Where a call's callee comes from a library, never from the project: not worth exporting.
 LIBRARIES = frozenset({
@@ -71,6 +71,7 @@ class Builds:
 
     parameterized: bool  # its calls build a graph by themselves (it has weights)
     where: str  # "nn.Module subclass `Net`", "returns an nn.Module"
+    forwards: tuple = ()  # a class's methods that return what the model computes (`inference()`): forward passes
 
 
 def symbol_of(fn: FunctionInfo) -> Optional[str]:
@@ -115,7 +116,7 @@ class Border:
             self._kept_elsewhere(node, summary, args)
         elif isinstance(summary, Builds) and not by_name:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=summary.parameterized,
-                         why=Evidence(node, f"`{self._short(node.func)}` {summary.where}"))
+                         forwards=frozenset(summary.forwards), why=Evidence(node, f"`{self._short(node.func)}` {summary.where}"))
         return None
 
     def _named(self, node: cst.Call) -> bool:
@@ -219,7 +220,10 @@ class Border:
         out = {}
         for info in self.classes:
             if info.is_module and info.scope is not None and info.scope.kind == "module":
-                out[info.name] = Builds(info.parameterized, f"builds `{info.name}`, an nn.Module of another file")
+                # a method that returns what the model computed with grad on is a forward pass
+                runs = tuple(sorted(name for name, fn in info.methods.items()
+                                    if fn.decorated_mode is None and holds_graph(fn.returns) and name != "forward"))
+                out[info.name] = Builds(info.parameterized, f"builds `{info.name}`, an nn.Module of another file", runs)
         for fn in self.functions:
             symbol = symbol_of(fn)
             if fn.cls is None and symbol is not None and fn.returns.kind is Kind.MODULE:

@@ -81,6 +81,7 @@ class Value:
     callees: frozenset = frozenset()  # FUNCTION: the functions of the file it may be, when branches disagree
     layer: Optional[str] = None  # MODULE: the torch.nn class it is an instance of (`LSTM`)
     evaluated: object = None  # MODULE: the `.eval()` / `.train(False)` call that left it in eval mode
+    forwards: frozenset = frozenset()  # MODULE of another file of the project: its methods that run it (outside.Builds)
 
     def but(self, **changes) -> "Value":
         return replace(self, **changes)
@@ -147,7 +148,8 @@ def merge(a: Value, b: Value) -> Value:
         grad = Grad.UNKNOWN
     if kind is Kind.MODULE:
         return a.but(parameterized=a.parameterized or b.parameterized, frozen=a.frozen and b.frozen,
-                     evaluated=a.evaluated if a.evaluated is b.evaluated else None)  # (eval mode on every path)
+                     evaluated=a.evaluated if a.evaluated is b.evaluated else None,  # (eval mode on every path)
+                     forwards=a.forwards & b.forwards)
     if kind is Kind.FUNCTION and a.cls is not b.cls:
         # one of several functions of the file (`step_fn = self.val_step_fn if validation else ...`):
         # a call runs each

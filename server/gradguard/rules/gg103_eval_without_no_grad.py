@@ -234,10 +234,12 @@ class EvalWithoutNoGrad(Rule):
         if callee.kind is not Kind.MODULE and isinstance(func, cst.Attribute):
             receiver = self.flow.value(func.value)
             if receiver.kind is Kind.MODULE and (
-                receiver.cls is None and forward_like(func.attr.value)  # `model.encode(x)` of a model from elsewhere
+                receiver.cls is None and (forward_like(func.attr.value)  # `model.encode(x)` of a model from elsewhere
+                                          or func.attr.value in receiver.forwards)  # one of the project's, that runs it
                 or callee.kind is Kind.FUNCTION and receiver.cls is not None  # a method of a model of this file
             ):
-                callee, elsewhere = receiver, receiver.cls is None
+                # (a method of another file's model that returns its graph is known not to turn grad off)
+                callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
         if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.frozen and not callee.loss and self.flow.value(node).has_graph):
             return
         name = self.code_of(func)
