@@ -7,8 +7,9 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import handing
 from gradguard.engine.model import ClassInfo, FunctionInfo
-from gradguard.engine.syntax import is_self_attribute, string_value
+from gradguard.engine.syntax import string_value
 from gradguard.engine.values import (
     NUMBER,
     UNKNOWN,
@@ -185,25 +186,25 @@ class Containers:
     def _handed(self, expr: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
         """What `expr`, read at `path` (keys and indices, outermost first), is the value of."""
         if isinstance(expr, cst.Subscript):
-            key = _constant_index(expr)
+            key = handing.constant_index(expr)
             return None if key is None else self._handed(expr.value, (key,) + path)
         if isinstance(expr, (cst.Dict, cst.Tuple, cst.List)):
-            return _literal_at(expr, path) if path else None
+            return handing.literal_at(expr, path) if path else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Call):
             call = expr.value
             made = self.values.get(call.func, UNKNOWN)
             init = made.cls.methods.get("__init__") if made.kind is Kind.CLASS and isinstance(made.cls, ClassInfo) else None
-            param = self._syntax_summary(_kept_on_self, init.node).get(expr.attr.value) if init is not None else None
-            return self._argument(init, call, param, path, bound=True) if param is not None else None
+            param = self._syntax_summary(handing.kept_on_self, init.node).get(expr.attr.value) if init is not None else None
+            return handing.argument(init.node, call, param, path, bound=True) if param is not None else None
         if isinstance(expr, cst.Name) and not path:
             return self._iterated(expr)
         if isinstance(expr, cst.Call):
             f = self.values.get(expr.func, UNKNOWN)
             if f.kind is not Kind.FUNCTION or not isinstance(f.cls, FunctionInfo) or f.callees:
                 return None
-            for at, param in self._syntax_summary(_returned_params, f.cls.node).items():
+            for at, param in self._syntax_summary(handing.returned_params, f.cls.node).items():
                 if path[:len(at)] == at:
-                    return self._argument(f.cls, expr, param, path[len(at):], bound=_bound_method(f))
+                    return handing.argument(f.cls.node, expr, param, path[len(at):], bound=_bound_method(f))
         return None
 
     def _handed_value(self, node: cst.BaseExpression, v: Value) -> Value:
@@ -214,8 +215,8 @@ class Containers:
             f = self.values.get(node.func, UNKNOWN)
             if f.kind is not Kind.FUNCTION or not isinstance(f.cls, FunctionInfo) or f.callees:
                 return v
-            for at, param in self._syntax_summary(_returned_params, f.cls.node).items():
-                arg = self._argument(f.cls, node, param, (), bound=_bound_method(f))
+            for at, param in self._syntax_summary(handing.returned_params, f.cls.node).items():
+                arg = handing.argument(f.cls.node, node, param, (), bound=_bound_method(f))
                 if arg is not None and arg in self.values:
                     v = self._replaced(v, at, self.values[arg])
             return v
@@ -267,153 +268,9 @@ class Containers:
             cache[key] = read(fn)
         return cache[key]
 
-    def _argument(self, fn: FunctionInfo, call: cst.Call, param: str, path: tuple, bound: bool):
-        """The argument of `call` bound to `param` of `fn`, read at `path` (an entry of `**kwargs`, an
-        item of `*args`, an item of a literal)."""
-        if any(a.star for a in call.args):
-            return None  # `f(*xs)`: positions unknown
-        p = fn.node.params
-        names = [x.name.value for x in (*p.posonly_params, *p.params)][1 if bound else 0:]
-        positional = [a for a in call.args if a.keyword is None]
-        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
-        arg = None
-        if param in names and names.index(param) < len(positional):
-            arg = positional[names.index(param)]
-        elif param in names or param in {x.name.value for x in p.kwonly_params}:
-            arg = keywords.get(param)
-        elif path and isinstance(p.star_kwarg, cst.Param) and p.star_kwarg.name.value == param:
-            arg, path = keywords.get(path[0]) if path[0] not in names and isinstance(path[0], str) else None, path[1:]
-        elif path and isinstance(p.star_arg, cst.Param) and p.star_arg.name.value == param and isinstance(path[0], int):
-            extra = positional[len(names):]
-            arg, path = extra[path[0]] if -len(extra) <= path[0] < len(extra) else None, path[1:]
-        if arg is None:
-            return None
-        return _literal_at(arg.value, path) if path else arg.value
 
 
 def _bound_method(f: Value) -> bool:
     """A method read from an object (`self.keep(x)`): its first parameter is the object."""
     return f.elements is not None and not any(
         isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in f.cls.node.decorators)
-
-
-def _constant_index(node: cst.Subscript):
-    """`"out"` of `d["out"]`, `0` / `-1` of `t[0]`, `t[-1]`; None for any other index."""
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-        return None
-    value = node.slice[0].slice.value
-    sign = 1
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-        value, sign = value.expression, -1
-    if isinstance(value, cst.Integer):
-        return sign * int(value.value, 0)
-    if isinstance(value, cst.SimpleString) and sign == 1:
-        return string_value(value.value)
-    return None
-
-
-def _literal_at(node: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
-    """The item of a tuple, list or dict literal at `path`."""
-    for key in path:
-        if isinstance(node, (cst.Tuple, cst.List)) and isinstance(key, int):
-            elements = node.elements
-            if any(isinstance(e, cst.StarredElement) for e in elements) or not -len(elements) <= key < len(elements):
-                return None
-            node = elements[key].value
-        elif isinstance(node, cst.Dict) and isinstance(key, str):
-            found = [e.value for e in node.elements if isinstance(e, cst.DictElement)
-                     and isinstance(e.key, cst.SimpleString) and string_value(e.key.value) == key]
-            if len(found) != 1 or any(isinstance(e, cst.StarredDictElement) for e in node.elements):
-                return None
-            node = found[0]
-        else:
-            return None
-    return node
-
-
-def _own_nodes(fn: cst.FunctionDef) -> list:
-    """The nodes of a function's body, without those of the functions and classes it defines."""
-    found, stack = [], [fn.body]
-    while stack:
-        n = stack.pop()
-        found.append(n)
-        if isinstance(n, cst.Attribute):  # (`.fields` of `self.fields`, `out=` of a call: no mention of a name)
-            stack.append(n.value)
-        elif isinstance(n, cst.Arg):
-            stack.append(n.value)
-        elif not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(n.children)
-    return found
-
-
-def _params(fn: cst.FunctionDef) -> set:
-    p = fn.params
-    names = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
-    return names | {x.name.value for x in (p.star_arg, p.star_kwarg) if isinstance(x, cst.Param)}
-
-
-def _only_at(nodes: list, params: set, used: list) -> set:
-    """The parameters whose every mention in the body is one of the `used` Name nodes: handed on
-    as given, never read, written, rebound or worked on in place (`value.requires_grad_()`)."""
-    mentions: dict = {}
-    for n in nodes:
-        if isinstance(n, cst.Name) and n.value in params:
-            mentions.setdefault(n.value, []).append(n)
-    return {name for name, found in mentions.items() if all(any(n is u for u in used) for n in found)}
-
-
-def _returned_params(fn: cst.FunctionDef) -> dict:
-    """(path -> parameter) that every `return` of `fn` hands back as it was given: `return value`
-    ((): value), `return value, None` ((0,): value), `return {"out": value}` (("out",): value)."""
-    nodes = _own_nodes(fn)
-    if any(isinstance(n, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)) for n in nodes):
-        return {}
-    found: Optional[dict] = None
-    used: list = []
-    params = _params(fn)
-    for r in (n for n in nodes if isinstance(n, cst.Return)):
-        paths = _paths(r.value, params) if r.value is not None else {}
-        used += paths.values()
-        names = {at: n.value for at, n in paths.items()}
-        found = names if found is None else {at: v for at, v in found.items() if names.get(at) == v}
-    if not found:
-        return {}
-    unchanged = _only_at(nodes, params, used)
-    return {at: name for at, name in found.items() if name in unchanged}
-
-
-def _paths(expr: cst.BaseExpression, params: set, at: tuple = ()) -> dict:
-    """(path -> parameter Name node) of the parameters a returned expression holds as they are."""
-    if isinstance(expr, cst.Name) and expr.value in params:
-        return {at: expr}
-    out = {}
-    if isinstance(expr, (cst.Tuple, cst.List)):
-        for i, e in enumerate(expr.elements):
-            if isinstance(e, cst.StarredElement):
-                break
-            out.update(_paths(e.value, params, at + (i,)))
-    elif isinstance(expr, cst.Dict) and not any(isinstance(e, cst.StarredDictElement) for e in expr.elements):
-        for e in expr.elements:
-            if isinstance(e.key, cst.SimpleString):
-                out.update(_paths(e.value, params, at + (string_value(e.key.value),)))
-    return out
-
-
-def _kept_on_self(init: cst.FunctionDef) -> dict:
-    """attribute -> parameter: `self.fields = fields`, a statement `__init__` always runs, the only
-    mention of the parameter and of the attribute, in an `__init__` that calls no method of its own."""
-    nodes = _own_nodes(init)
-    if any(isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and isinstance(n.func.value, cst.Name)
-           and n.func.value.value == "self" for n in nodes):
-        return {}
-    body = init.body.body if isinstance(init.body, cst.IndentedBlock) else ()
-    kept, used = {}, []
-    for stmt in body:
-        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and is_self_attribute(small.targets[0].target) \
-                    and isinstance(small.value, cst.Name):
-                kept[small.targets[0].target.attr.value] = small.value
-                used.append(small.value)
-    unchanged = _only_at(nodes, _params(init), used)
-    mentioned = [n.attr.value for n in nodes if is_self_attribute(n)]
-    return {attr: name.value for attr, name in kept.items() if name.value in unchanged and mentioned.count(attr) == 1}

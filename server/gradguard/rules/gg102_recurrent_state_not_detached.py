@@ -183,8 +183,9 @@ class RecurrentStateNotDetached(Rule):
             # and `state = outputs["state"]` after `outputs = step(model, x, state)` reads part of it);
             # failing those, the first call whose own graph the new state holds (read back from a dict it
             # returned, through `.items()`)
-            fed = next((f for f in calls if f[0] in all_origins(new.value) or new.node is f[0] or node.value is f[0]
-                        or self._part_of(node.value, f[0])), None) or next(
+            given = self.flow.handed_on(node.value)  # (`as_pair(model(x, h))[0]` is the call's result)
+            fed = next((f for f in calls if f[0] in all_origins(new.value) or new.node is f[0] or given is f[0]
+                        or self._part_of(given, f[0])), None) or next(
                 (f for f in calls if self._made_by(f[0]) & all_origins(new.value)), None)
             if fed is not None:
                 outer = loops[:loops.index(loop) + 1]  # (an inner loop runs within one of its iterations)
@@ -598,6 +599,29 @@ train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], op
 """,
             note="the same loop detaching the state at the end of each iteration",
             runtime="assert cell.weight_hh.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def train(rnn, batches, opt):
+    hidden = None
+    for x in batches:
+        out, hidden = tagged(rnn(x, hidden), "step")[0]
+        loss = out.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hidden = hidden.detach()
+""",
+            note="the same loop detaching the state after each step",
+            runtime='rnn = nn.RNN(3, 4)\ntrain(rnn, [torch.randn(5, 2, 3) for _ in range(3)], torch.optim.SGD(rnn.parameters(), lr=0.1))\nassert rnn.weight_hh_l0.grad is not None',
         ),
     ]
 
@@ -1150,6 +1174,41 @@ train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], op
             ),
             raises=SECOND_TIME,
             note="the new state read from the dict a helper returns: the graph the helper's call made is in it",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def train(rnn, batches, opt):
+    hidden = None
+    for x in batches:
+        out, hidden = tagged(rnn(x, hidden), "step")[0]
+        loss = out.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            range=(13, 36, 13, 42),
+            message="`hidden` carries the previous iteration's graph into `rnn(x, hidden)`: without "
+            "`hidden.detach()` at the start of the iteration the graph grows with every batch, and the "
+            'next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\n"
+                "def train(rnn, batches, opt):\n    hidden = None\n    for x in batches:\n"
+                "        if isinstance(hidden, tuple):\n"
+                '            hidden = type(hidden)(*(s.detach() for s in hidden)) if hasattr(hidden, "_fields") else tuple(s.detach() for s in hidden)\n'
+                "        elif hidden is not None:\n            hidden = hidden.detach()\n"
+                '        out, hidden = tagged(rnn(x, hidden), "step")[0]\n        loss = out.pow(2).mean()\n'
+                "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n",
+            ),
+            note="a function no code of the file calls: `rnn` is a model because it is fed back its own state, through a helper that hands the call's result on (`tagged(...)[0]`)",
+            runtime='rnn = nn.RNN(3, 4)\ntry:\n    train(rnn, [torch.randn(5, 2, 3) for _ in range(3)], torch.optim.SGD(rnn.parameters(), lr=0.1))\nexcept RuntimeError as error:\n    assert "backward through the graph a second time" in str(error)\nelse:\n    raise AssertionError("the second batch back-propagated")',
         ),
     ]
 

@@ -1273,6 +1273,31 @@ def validate(model, batches):
             runtime="model = nn.Linear(4, 3)\nfit(model, [torch.randn(2, 4)], torch.optim.SGD(model.parameters(), lr=0.1))\n"
                     "assert model.weight.grad is not None\nassert len(validate(model, [torch.randn(2, 4)])) == 1",
         ),
+        Valid(
+            """
+import torch
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+class Evaluator:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def run(self, data):
+        total = 0.0
+        with torch.no_grad():
+            for x, target in data:
+                out = tagged(self.model(x), "logits")[0]
+                total += self.criterion(out, target).item()
+        return total / len(data)
+""",
+            note="the same evaluation under `torch.no_grad()`",
+            runtime='model, outs = torch.nn.Linear(5, 4), []\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\nEvaluator(model, torch.nn.CrossEntropyLoss()).run([(torch.randn(2, 5), torch.randint(0, 4, (2,)))])\nassert not has_graph(outs[0])',
+        ),
     ]
 
     INVALID = [
@@ -1837,6 +1862,41 @@ def predict(model, batches):
             note="eval mode travels with the module: the helper its caller hands it to runs it in eval mode",
             runtime="model = nn.Linear(4, 3)\npredict(model, [torch.randn(2, 4)])\n"
                     "assert not model.training and has_graph(run_model(model, torch.randn(2, 4)))",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+class Evaluator:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def run(self, data):
+        total = 0.0
+        for x, target in data:
+            out = tagged(self.model(x), "logits")[0]
+            total += self.criterion(out, target).item()
+        return total / len(data)
+""",
+            range=(17, 25, 17, 38),
+            message="`self.model(x)` runs with grad enabled in `run()` and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                "\nimport torch\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\nclass Evaluator:\n"
+                "    def __init__(self, model, criterion):\n        self.model = model\n"
+                "        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, data):\n"
+                "        total = 0.0\n        for x, target in data:\n"
+                '            out = tagged(self.model(x), "logits")[0]\n'
+                "            total += self.criterion(out, target).item()\n        return total / len(data)\n",
+            ),
+            note="the model's output handed through a helper's tuple (`tagged(...)[0]`) before the loss: still a prediction, never back-propagated",
+            runtime="model, outs = torch.nn.Linear(5, 4), []\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\nEvaluator(model, torch.nn.CrossEntropyLoss()).run([(torch.randn(2, 5), torch.randint(0, 4, (2,)))])\nassert has_graph(outs[0])",
         ),
     ]
 
