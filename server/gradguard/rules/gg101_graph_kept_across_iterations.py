@@ -1194,6 +1194,34 @@ class Evaluator:
             runtime="ev = Evaluator()\nev.run([(torch.randn(3, 4), torch.randn(3, 2)) for _ in range(3)])\n"
                     "assert graph_size(ev.out) == graph_size(ev.model(torch.randn(3, 4)))",
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = tagged(total + one_step(net, opt, x, y).item(), "sum")[0]
+    return total / epochs
+""",
+            note="the same total of `.item()` numbers",
+            runtime='net = nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(8, 3), torch.randn(8, 1), 3)\nassert isinstance(mean, float)',
+        ),
     ]
 
     INVALID = [
@@ -1972,6 +2000,55 @@ history = fit(model, [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)],
             ),
             note="loss terms kept through `.items()` of their dict after the step back-propagated them: the list outlives the training loop's iterations, not only the inner loop's",
             runtime="assert has_graph(history[0])",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = tagged(total + one_step(net, opt, x, y), "sum")[0]
+    return total / epochs
+""",
+            range=(22, 31, 22, 55),
+            message="`one_step(net, opt, x, y)` carries an autograd graph; `.backward()` on line 14 (in "
+            "`one_step()`) freed its activations, but storing it in `total` keeps the graph's nodes "
+            "alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def tagged(value, tag):\n    return value, tag\n\n\ndef one_step(net, opt, x, y):\n"
+                "    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+                "    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n"
+                "    for _ in range(epochs):\n"
+                '        total = tagged(total + one_step(net, opt, x, y).detach(), "sum")[0]\n'
+                "    return total / epochs\n",
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def tagged(value, tag):\n    return value, tag\n\n\ndef one_step(net, opt, x, y):\n"
+                "    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+                "    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n"
+                "    for _ in range(epochs):\n"
+                '        total = tagged(total + one_step(net, opt, x, y).detach().item(), "sum")[0]\n'
+                "    return total / epochs\n",
+            ),
+            note="the PyTorch FAQ's running total written out (`total = total + loss`) and handed through a helper's tuple: still the same loop-carried place",
+            runtime="net = nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(8, 3), torch.randn(8, 1), 3)\nassert has_graph(mean)",
         ),
     ]
 
