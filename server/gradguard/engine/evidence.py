@@ -518,7 +518,7 @@ def _value_name(node: cst.BaseExpression) -> Optional[str]:
 
 _SIMPLE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(([^()]*)\)")
 _KEYWORD = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)")
-_UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
+_UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
 
 
 def call_shape_receivers(source: str, signatures: list) -> set:
@@ -550,7 +550,8 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             returned = [r for r in (returned_names(fn) for *_, fn in signatures) if len(r) > 1]
         targets = [t.strip() for t in m.group(1).split(",")]
         if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
-            found.add(m.group(2))
+            found.add(m.group(2))  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
+            found.update(c for c in _CALLEE.findall(m.group(3)) if "." not in c)
     return found
 
 
