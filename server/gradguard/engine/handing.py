@@ -11,6 +11,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine.syntax import is_self_attribute, string_value
+from gradguard.engine.walk import descendants
 
 
 def constant_index(node: cst.Subscript):
@@ -48,18 +49,12 @@ def literal_at(node: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpres
 
 
 def own_nodes(fn: cst.FunctionDef) -> list:
-    """The nodes of a function's body, without those of the functions and classes it defines."""
-    found, stack = [], [fn.body]
-    while stack:
-        n = stack.pop()
-        found.append(n)
-        if isinstance(n, cst.Attribute):  # (`.fields` of `self.fields`, `out=` of a call: no mention of a name)
-            stack.append(n.value)
-        elif isinstance(n, cst.Arg):
-            stack.append(n.value)
-        elif not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(n.children)
-    return found
+    """The nodes of a function's body, without those of the functions and classes it defines, nor
+    the names that mention no variable (`.fields` of `self.fields`, `out=` of a call)."""
+    nodes = descendants(fn.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+    words = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
+        id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return [n for n in nodes if id(n) not in words]
 
 
 def params_of(fn: cst.FunctionDef) -> set:
