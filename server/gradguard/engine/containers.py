@@ -7,7 +7,8 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine.model import ClassInfo
+from gradguard.engine import handing
+from gradguard.engine.model import ClassInfo, FunctionInfo
 from gradguard.engine.syntax import string_value
 from gradguard.engine.values import (
     NUMBER,
@@ -167,3 +168,109 @@ class Containers:
         if name == "items":
             return Value(kind=Kind.CONTAINER, grad=c.grad, item=Value(kind=Kind.CONTAINER, elements=(UNKNOWN, c.item or UNKNOWN)))
         return UNKNOWN
+
+    # ------------------------------------------------------------ values handed on unchanged
+    def handed_on(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The expression whose very value `expr` is: `v` of `as_dict(v)["out"]`, `as_pair(v)[0]`,
+        `Record(out=v).fields["out"]` or `identity(v)` - a function of the file that returns its
+        argument as it is (alone, or in a tuple or dict at a constant index or key), a class of the
+        file whose `__init__` keeps it on `self` - and `x` of `{"k": x}["k"]`. `expr` itself when
+        nothing hands a value on."""
+        for _ in range(8):  # (a chain of helpers handing on to each other)
+            inner = self._handed(expr, ())
+            if inner is None:
+                return expr
+            expr = inner
+        return expr
+
+    def _handed(self, expr: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
+        """What `expr`, read at `path` (keys and indices, outermost first), is the value of."""
+        if isinstance(expr, cst.Subscript):
+            key = handing.constant_index(expr)
+            return None if key is None else self._handed(expr.value, (key,) + path)
+        if isinstance(expr, (cst.Dict, cst.Tuple, cst.List)):
+            return handing.literal_at(expr, path) if path else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Call):
+            call = expr.value
+            made = self.values.get(call.func, UNKNOWN)
+            init = made.cls.methods.get("__init__") if made.kind is Kind.CLASS and isinstance(made.cls, ClassInfo) else None
+            param = self._syntax_summary(handing.kept_on_self, init.node).get(expr.attr.value) if init is not None else None
+            return handing.argument(init.node, call, param, path, bound=True) if param is not None else None
+        if isinstance(expr, cst.Name) and not path:
+            return self._iterated(expr)
+        if isinstance(expr, cst.Call):
+            f = self.values.get(expr.func, UNKNOWN)
+            if f.kind is not Kind.FUNCTION or not isinstance(f.cls, FunctionInfo) or f.callees:
+                return None
+            for at, param in self._syntax_summary(handing.returned_params, f.cls.node).items():
+                if path[:len(at)] == at:
+                    return handing.argument(f.cls.node, expr, param, path[len(at):], bound=_bound_method(f))
+        return None
+
+    def _handed_value(self, node: cst.BaseExpression, v: Value) -> Value:
+        """The value of an expression that hands on another's (see handed_on) is that one's as this
+        very call gave it, not what the helper's summary joined over all its calls (`as_pair(x)[0]` is
+        `x`, with the graph `x` has here)."""
+        if isinstance(node, cst.Call):
+            f = self.values.get(node.func, UNKNOWN)
+            if f.kind is not Kind.FUNCTION or not isinstance(f.cls, FunctionInfo) or f.callees:
+                return v
+            for at, param in self._syntax_summary(handing.returned_params, f.cls.node).items():
+                arg = handing.argument(f.cls.node, node, param, (), bound=_bound_method(f))
+                if arg is not None and arg in self.values:
+                    v = self._replaced(v, at, self.values[arg])
+            return v
+        handed = self.handed_on(node)
+        return v if handed is node else self.values.get(handed, v)
+
+    def _replaced(self, v: Value, path: tuple, new: Value) -> Value:
+        """`v` with its item at `path` (indices of a tuple, keys of a dict) replaced by `new`."""
+        if not path:
+            return new
+        key, rest = path[0], path[1:]
+        if isinstance(key, int) and v.elements is not None and -len(v.elements) <= key < len(v.elements):
+            elements = list(v.elements)
+            elements[key] = self._replaced(elements[key], rest, new)
+            return self._container(elements, tuple(elements))
+        if isinstance(key, str) and v.kind is Kind.CONTAINER and any(k == key for k, _ in v.keyed):
+            keyed = tuple((k, self._replaced(x, rest, new) if k == key else x) for k, x in v.keyed)
+            return self._container([x for _, x in keyed]).but(keyed=keyed, closed=v.closed)
+        return v
+
+    def _iterated(self, name: cst.Name) -> Optional[cst.BaseExpression]:
+        """`value` bound by `for key, value in d.items():` (or `for value in d.values():`), where every
+        entry of `d` - a dict of known keys - hands on the same expression (`as_dict(x)`: `x`)."""
+        b = self.lookup(name.value)
+        loop = b.loops[-1] if b is not None and b.loops else None
+        if not isinstance(loop, cst.For) or not isinstance(loop.iter, cst.Call) or loop.iter.args \
+                or not isinstance(loop.iter.func, cst.Attribute):
+            return None
+        target, method = loop.target, loop.iter.func.attr.value
+        if method == "values":
+            bound_here = loop.iter is b.node  # (a name target is bound from the iterable)
+        else:
+            bound_here = method == "items" and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+                and target.elements[1].value is b.node
+        if not bound_here:
+            return None
+        base = loop.iter.func.value
+        c = self.values.get(base, UNKNOWN)
+        if c.kind is not Kind.CONTAINER or not c.closed or not c.keyed:
+            return None
+        found = {self._handed(base, (key,)) for key, _ in c.keyed}
+        return found.pop() if len(found) == 1 else None
+
+    def _syntax_summary(self, read, fn: cst.FunctionDef) -> dict:
+        """`read(fn)`, once per function of this parse."""
+        cache = self.__dict__.setdefault("_syntax_summaries", {})
+        key = (read, fn)
+        if key not in cache:
+            cache[key] = read(fn)
+        return cache[key]
+
+
+
+def _bound_method(f: Value) -> bool:
+    """A method read from an object (`self.keep(x)`): its first parameter is the object."""
+    return f.elements is not None and not any(
+        isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in f.cls.node.decorators)

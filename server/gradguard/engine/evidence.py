@@ -132,8 +132,11 @@ class Uses:
 class _UseFinder(cst.CSTVisitor):
     """Collects the uses in one scope's own statements (nested defs, classes and lambdas are their own scopes)."""
 
-    def __init__(self, root: cst.CSTNode):
+    def __init__(self, root: cst.CSTNode, helpers=None):
         self.root = root
+        # what a statement's value is, through a helper of the file that hands on its argument
+        # (`out, h = as_pair(rnn(x, h))[0]`): handing.FileHelpers.handed_on
+        self.handed = helpers.handed_on if helpers is not None else _itself
         self.uses = Uses()
         self.loops = 0
         self.results: dict = {}  # name -> the callee whose result it was bound to (`out = model(x)`)
@@ -154,7 +157,7 @@ class _UseFinder(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         """`out, h = rnn(x, h)` in a loop: the callee is fed back its own state; `loss = losses`:
         one object under two names."""
-        call = node.value
+        call = self.handed(node.value)
         if isinstance(call, cst.Name) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             self.uses.aliases.setdefault(node.targets[0].target.value, set()).add(call.value)
             return
@@ -200,6 +203,7 @@ class _UseFinder(cst.CSTVisitor):
         first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
         if key is None or first is None or not is_loss_name(key.rsplit(".", 1)[-1]):
             return
+        first = self.handed(first)
         model = dotted(first.func) if isinstance(first, cst.Call) else (
             self.results.get(place_key(first)) if place_key(first) else None)
         if model is not None and (model.startswith("self.") and model.count(".") == 1 or model in self.params):
@@ -239,6 +243,10 @@ class _UseFinder(cst.CSTVisitor):
                 self.uses.backpropagates = True
                 if out is not None:
                     self.uses.backwards.setdefault(out, node)
+
+
+def _itself(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node
 
 
 def is_loss_name(name: str) -> bool:
@@ -284,7 +292,8 @@ _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A
 _RECURRENT = re.compile(r"^[ \t]*([\w. \t,()\[\]]+,[\w. \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
 # A loss call's first argument, when it is a name or a given callable's call (`self.model(`, `model(`).
 _LOSS_OF = re.compile(r"(?:[Ll]oss|criterion)\w*\s*\(\s*((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*([(,)])")
-_RESULT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(", re.M)
+_RESULT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
+_CALLEE = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
 
@@ -309,9 +318,10 @@ def mentioned(source: str) -> frozenset:
         if m.group(1) == "backward" and "." in chain:
             keys.add(chain.rsplit(".", 1)[0])  # `outputs.loss.backward()`: `outputs` holds graphs
     keys.update(m.group(1) for m in _GRAD.finditer(source))
-    for m in _RECURRENT.finditer(source):  # `out, h = rnn(x, h)`
+    for m in _RECURRENT.finditer(source):  # `out, h = rnn(x, h)` (`= as_pair(rnn(x, h))[0]`: every callee there)
         if set(_WORD.findall(m.group(1))) & set(_WORD.findall(m.group(3))):
             keys.add(m.group(2))
+            keys.update(re.sub(r"\s+", "", c) for c in _CALLEE.findall(m.group(3)))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
     results = None
     for m in _LOSS_OF.finditer(source):  # `criterion(model(x), y)`, `criterion(out, y)` after `out = model(x)`
@@ -321,7 +331,7 @@ def mentioned(source: str) -> frozenset:
         if results is None:
             results = {}
             for r in _RESULT.finditer(source):
-                results.setdefault(r.group(1), set()).add(r.group(2))
+                results.setdefault(r.group(1), set()).update((r.group(2), *_CALLEE.findall(r.group(3))))
         keys.update(results.get(m.group(1), ()))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     if "backward" in source or "autograd" in source:
@@ -508,7 +518,7 @@ def _value_name(node: cst.BaseExpression) -> Optional[str]:
 
 _SIMPLE_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(([^()]*)\)")
 _KEYWORD = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)")
-_UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
+_UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
 
 
 def call_shape_receivers(source: str, signatures: list) -> set:
@@ -540,7 +550,8 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             returned = [r for r in (returned_names(fn) for *_, fn in signatures) if len(r) > 1]
         targets = [t.strip() for t in m.group(1).split(",")]
         if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
-            found.add(m.group(2))
+            found.add(m.group(2))  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
+            found.update(c for c in _CALLEE.findall(m.group(3)) if "." not in c)
     return found
 
 
@@ -646,9 +657,10 @@ def imported_names(module: cst.Module) -> frozenset:
     return frozenset(names)
 
 
-def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset()) -> Uses:
-    """The uses in one function's body or a module's top level (`imported`: see imported_names)."""
-    finder = _UseFinder(scope_node)
+def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset(), helpers=None) -> Uses:
+    """The uses in one function's body or a module's top level (`imported`: see imported_names;
+    `helpers`: handing.FileHelpers of the module)."""
+    finder = _UseFinder(scope_node, helpers)
     walk(scope_node, finder)
     uses = finder.uses
     uses.backward_through_aliases()
@@ -661,12 +673,12 @@ def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset()) -> Uses:
     return uses
 
 
-def class_uses(node: cst.ClassDef) -> Uses:
+def class_uses(node: cst.ClassDef, helpers=None) -> Uses:
     """Uses of `self.<attr>` across every method of a class."""
     uses = Uses()
     for stmt in node.body.body:
         if isinstance(stmt, cst.FunctionDef):
-            mine = uses_of(stmt)
+            mine = uses_of(stmt, helpers=helpers)
             uses.merge(Uses(
                 module_calls={k: v for k, v in mine.module_calls.items() if k.startswith("self.")},
                 called={k: v for k, v in mine.called.items() if k.startswith("self.")},

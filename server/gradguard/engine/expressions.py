@@ -24,6 +24,10 @@ from gradguard.engine.values import (
 )
 
 
+# Expressions that may hand on another's value unchanged (`as_pair(x)[0]`, `Record(out=x).fields`, `keep(x)`)
+_HANDING = (cst.Subscript, cst.Attribute, cst.Call)
+
+
 class Expressions:
     """Evaluation of every expression but calls."""
 
@@ -58,6 +62,8 @@ class Expressions:
     def _eval(self, node: cst.BaseExpression) -> Value:
         method = self._EVAL.get(type(node))
         v = method(self, node) if method is not None else self._eval_children(node)
+        if type(node) in _HANDING:
+            v = self._handed_value(node, v)
         if (isinstance(node, cst.Call) and v.grad is Grad.UNKNOWN and v.kind in (Kind.UNKNOWN, Kind.TENSOR)
                 and self.frame.mode is GradMode.OFF):
             # Whatever a call computes under no_grad carries no graph (`teacher(x)` of an unknown teacher).

@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine import evidence
+from gradguard.engine import evidence, handing
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import GradMode
 from gradguard.engine.syntax import string_value
@@ -173,7 +173,7 @@ class FromUse:
         """The Uses that speak for `key` here: the class's for `self.x`, then each enclosing function's, then the module's."""
         fn = self.function
         if key.startswith("self.") and fn is not None and fn.cls is not None:
-            yield self._uses_cache(fn.cls.node, evidence.class_uses)
+            yield self._uses_cache(fn.cls.node, lambda node: evidence.class_uses(node, self._file_helpers()))
         scope = self.frame.scope
         while scope is not None:
             if scope.kind == "function" and scope.function is not None:
@@ -190,13 +190,19 @@ class FromUse:
             found = self.uses[node] = compute(node)
         return found
 
+    def _file_helpers(self) -> handing.FileHelpers:
+        helpers = self.__dict__.get("_helpers")
+        if helpers is None:
+            helpers = self.__dict__["_helpers"] = handing.FileHelpers(self.module)
+        return helpers
+
     def _scope_uses(self, node: cst.CSTNode) -> "evidence.Uses":
         """The uses in one function's body (or the module's top level), knowing the file's imports."""
         found = self.uses.get(node)
         if found is None:
             if self.imported is None:
                 self.imported = evidence.imported_names(self.module)
-            found = self.uses[node] = evidence.uses_of(node, self.imported)
+            found = self.uses[node] = evidence.uses_of(node, self.imported, self._file_helpers())
         return found
 
     def _file_parameter(self, node: cst.Attribute, attr: str) -> Value:

@@ -263,8 +263,9 @@ class Places:
     def _maybe_reassign_store(self, target: cst.BaseExpression, v: Value, rhs) -> bool:
         """`total = total + loss` (or `self.total = self.total + loss`) is `total += loss` written out:
         the same loop-carried place, now holding the graph; so is `total = loss if total is None else
-        total + loss` (RecBole's first batch starts the sum). Returns True if handled."""
-        whole = rhs
+        total + loss` (RecBole's first batch starts the sum), however handed on (`as_pair(total + loss)[0]`).
+        Returns True if handled."""
+        rhs = whole = self.handed_on(rhs) if rhs is not None else rhs
         if isinstance(rhs, cst.IfExp):
             rhs = next((b for b in (rhs.orelse, rhs.body) if isinstance(b, cst.BinaryOperation)), None)
         if not (v.has_graph and self.frame.loops):

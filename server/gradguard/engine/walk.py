@@ -67,12 +67,15 @@ def _go(n: cst.CSTNode, visitor, handlers: dict) -> None:
         leave(n)
 
 
-def descendants(node: cst.CSTNode) -> list:
-    """`node` and every node under it (fields that never hold code left out)."""
+def descendants(node: cst.CSTNode, stop: tuple = ()) -> list:
+    """`node` and every node under it (fields that never hold code left out); nodes of the types
+    `stop` are listed but not entered."""
     found, stack = [], [node]
     while stack:
         n = stack.pop()
         found.append(n)
+        if stop and n is not node and isinstance(n, stop):
+            continue
         for name in _fields(type(n)):
             value = getattr(n, name)
             if type(value) in (list, tuple):

@@ -82,6 +82,18 @@ class GraphKeptAcrossIterations(Rule):
     def __init__(self, *args):
         super().__init__(*args)
         self._class_stores: list = []  # (stored value, holder `Cls.attr`, stamp)
+        self._done_before: dict = {}  # store -> backwards of its graph an enclosing loop ran before the store
+
+    def on_store(self, store) -> None:
+        """A store in an inner loop after the enclosing loop's iteration back-propagated the graph
+        (`loss.backward()`, then `for name, term in terms.items(): history.append(term)`): that loop
+        already back-propagated what the place keeps across its iterations. (A backward after the
+        inner loop is the one that needs what it stored.)"""
+        outer = [loop for loop in store.loops[:-1] if loop not in store.made_in]
+        if outer:
+            self._done_before[store] = [
+                b for b in self.flow.backwards if b.function is store.function and store.loop not in b.loops
+                and any(loop in b.loops for loop in outer) and b.origins & store.value.origins]
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """`Bottleneck.out_saved[self.counter] = out` in a method: an item of a class attribute."""
@@ -140,7 +152,7 @@ class GraphKeptAcrossIterations(Rule):
                 if step is None or step in store.made_in:
                     continue
             origins = store.value.origins
-            done = [b for b in backwards if store.loop in b.loops and b.origins & origins]
+            done = [b for b in backwards if store.loop in b.loops and b.origins & origins] or self._done_before.get(store, [])
             if store.how == "assign" and (done or self._framework_backward(store) or any(
                     b.origins & origins and b.function is store.function for b in backwards)):
                 # `self.out = x` overwritten every iteration: one graph at a time, and a backward frees it -
@@ -1185,6 +1197,34 @@ class Evaluator:
         Valid(
             """
 import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = tagged(total + one_step(net, opt, x, y).item(), "sum")[0]
+    return total / epochs
+""",
+            note="the same total of `.item()` numbers",
+            runtime='net = nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(8, 3), torch.randn(8, 1), 3)\nassert isinstance(mean, float)',
+        ),
+        Valid(
+            """
+import torch
 from torch import nn
 
 
@@ -1943,6 +1983,103 @@ class Fitter:
                     "x, y = torch.randn(4, 3), torch.randn(4, 1)\n"
                     "one, three = Fitter().fit(net, opt, x, y, 1), Fitter().fit(net, opt, x, y, 3)\n"
                     "assert has_graph(three) and graph_size(three) > graph_size(one)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def fit(model, batches, opt):
+    history = []
+    for x, y in batches:
+        opt.zero_grad()
+        err = model(x) - y
+        terms = {"mse": err.pow(2).mean(), "l1": err.abs().mean()}
+        (terms["mse"] + terms["l1"]).backward()
+        opt.step()
+        for name, term in terms.items():
+            history.append(term)
+    return history
+
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+history = fit(model, [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)], opt)
+""",
+            range=(15, 27, 15, 31),
+            message="`term` carries an autograd graph; `.backward()` on line 12 freed its activations, but "
+            "storing it in `history` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef fit(model, batches, opt):\n    history = []\n"
+                "    for x, y in batches:\n        opt.zero_grad()\n        err = model(x) - y\n"
+                '        terms = {"mse": err.pow(2).mean(), "l1": err.abs().mean()}\n'
+                '        (terms["mse"] + terms["l1"]).backward()\n        opt.step()\n'
+                "        for name, term in terms.items():\n            history.append(term.detach())\n"
+                "    return history\n\n\nmodel = nn.Linear(4, 1)\n"
+                "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                "history = fit(model, [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)], opt)\n",
+                "\nimport torch\nfrom torch import nn\n\n\ndef fit(model, batches, opt):\n    history = []\n"
+                "    for x, y in batches:\n        opt.zero_grad()\n        err = model(x) - y\n"
+                '        terms = {"mse": err.pow(2).mean(), "l1": err.abs().mean()}\n'
+                '        (terms["mse"] + terms["l1"]).backward()\n        opt.step()\n'
+                "        for name, term in terms.items():\n            history.append(term.detach().item())\n"
+                "    return history\n\n\nmodel = nn.Linear(4, 1)\n"
+                "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                "history = fit(model, [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)], opt)\n",
+            ),
+            note="loss terms kept through `.items()` of their dict after the step back-propagated them: the list outlives the training loop's iterations, not only the inner loop's",
+            runtime="assert has_graph(history[0])",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = tagged(total + one_step(net, opt, x, y), "sum")[0]
+    return total / epochs
+""",
+            range=(22, 31, 22, 55),
+            message="`one_step(net, opt, x, y)` carries an autograd graph; `.backward()` on line 14 (in "
+            "`one_step()`) freed its activations, but storing it in `total` keeps the graph's nodes "
+            "alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def tagged(value, tag):\n    return value, tag\n\n\ndef one_step(net, opt, x, y):\n"
+                "    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+                "    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n"
+                "    for _ in range(epochs):\n"
+                '        total = tagged(total + one_step(net, opt, x, y).detach(), "sum")[0]\n'
+                "    return total / epochs\n",
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def tagged(value, tag):\n    return value, tag\n\n\ndef one_step(net, opt, x, y):\n"
+                "    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+                "    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n"
+                "    for _ in range(epochs):\n"
+                '        total = tagged(total + one_step(net, opt, x, y).detach().item(), "sum")[0]\n'
+                "    return total / epochs\n",
+            ),
+            note="the PyTorch FAQ's running total written out (`total = total + loss`) and handed through a helper's tuple: still the same loop-carried place",
+            runtime="net = nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(8, 3), torch.randn(8, 1), 3)\nassert has_graph(mean)",
         ),
     ]
 

@@ -96,7 +96,7 @@ class RecurrentStateNotDetached(Rule):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._fed: dict = {}  # (loop, outer binding) -> (call node, name node)
+        self._fed: dict = {}  # (loop, outer binding) -> [(call node, name node)], in the order of the calls
         self._before: dict = {}  # Assign node -> {name: binding before it}
         self._candidates: list = []  # (loop, name, old binding, new value, call, name node, stamp)
         self._cleared: set = set()  # (loop, name): rebound to a value without a graph in the loop
@@ -120,7 +120,7 @@ class RecurrentStateNotDetached(Rule):
             for place in _places(arg.value):
                 b = self.flow.place_binding(place)
                 if b is not None and loops[-1] not in b.loops:
-                    self._fed.setdefault((loops[-1], b), (node, place))
+                    self._fed.setdefault((loops[-1], b), []).append((node, place))
 
     def visit_If(self, node: cst.If) -> None:
         loops = self.flow.frame.loops
@@ -162,26 +162,41 @@ class RecurrentStateNotDetached(Rule):
         before = self._before.pop(node, None)
         if before is None:
             return
-        loop = self.flow.frame.loops[-1]
+        loops = self.flow.frame.loops
         for name, (place, old) in before.items():
             new = self.flow.place_binding(place)
             if new is None:
                 continue
+            # the loop that carries the state: the innermost that fed it to a model, an enclosing one when
+            # the state is rebound in an inner loop of its iteration (`out, h = value` in
+            # `for key, value in step(model, x, h).items():`)
+            loop = next((l for l in reversed(loops) if (l, old) in self._fed), loops[-1]) if old is not None else loops[-1]
             if not holds_graph(new.value) or self._restarted(loop, name, node):
                 # (a state set back each iteration to a value made before the loop - PPLM's
                 # `curr_unpert_past = unpert_past` - starts over: its graph does not grow)
                 if not self._conditional_reset(loop, name, node):
                     self._cleared.add((loop, name))
                 continue
-            fed = self._fed.get((loop, old)) if old is not None else None
+            calls = self._fed.get((loop, old), []) if old is not None else []
             # the call's graph is in the new state; a method of the file returns its own nodes' graph
             # (a helper of the file that runs the model, `out, h = step(model, x, h)`, returns its graph,
-            # and `state = outputs["state"]` after `outputs = step(model, x, state)` reads part of it)
-            if fed is not None and (fed[0] in all_origins(new.value) or new.node is fed[0] or node.value is fed[0]
-                                    or self._part_of(node.value, fed[0])):
-                loops = tuple(self.flow.frame.loops)
+            # and `state = outputs["state"]` after `outputs = step(model, x, state)` reads part of it);
+            # failing those, the first call whose own graph the new state holds (read back from a dict it
+            # returned, through `.items()`)
+            given = self.flow.handed_on(node.value)  # (`as_pair(model(x, h))[0]` is the call's result)
+            fed = next((f for f in calls if f[0] in all_origins(new.value) or new.node is f[0] or given is f[0]
+                        or self._part_of(given, f[0])), None) or next(
+                (f for f in calls if self._made_by(f[0]) & all_origins(new.value)), None)
+            if fed is not None:
+                outer = loops[:loops.index(loop) + 1]  # (an inner loop runs within one of its iterations)
                 mode = self.flow.frame.mode if self.flow.frame.mode_nodes[-1] is None else None  # None: enable_grad
-                self._candidates.append((loops, name, old, new.value, fed[0], fed[1], self.stamp(), mode))
+                self._candidates.append((outer, name, old, new.value, fed[0], fed[1], self.stamp(), mode))
+
+    def _made_by(self, call: cst.Call) -> frozenset:
+        """The graphs `call` returns that none of its arguments carried in: its own (a helper's
+        `cell(x, h)`, in the dict it returns or read back through `.items()`)."""
+        given = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in call.args))
+        return all_origins(self.flow.value(call)) - given
 
     def _part_of(self, expr, call) -> bool:
         """Is `expr` a part of what `call` returned (`outputs["state"]` after `outputs = call`)?"""
@@ -555,6 +570,58 @@ def train_pair(input_tensor, target_tensor, encoder, decoder, encoder_optimizer,
 """,
             note="the decoder's hidden state carried across the decoding steps of one sequence, with one backward after the loop: back-propagation through time, as sequence models train",
             runtime='class Enc(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cell = nn.GRUCell(4, 4)\n    def init_hidden(self):\n        return torch.zeros(1, 4)\n    def forward(self, x, h):\n        h = self.cell(x.view(1, 4), h)\n        return h, h\nenc, dec = Enc(), Enc()\nvalue = train_pair(torch.randn(3, 4), torch.randn(2, 1, 4), enc, dec, torch.optim.SGD(enc.parameters(), lr=0.1),\n                   torch.optim.SGD(dec.parameters(), lr=0.1), nn.functional.mse_loss)\nassert isinstance(value, float) and enc.cell.weight_ih.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def step(cell, x, h):
+    return {"hidden": cell(x, h)}
+
+
+def train(cell, head, batches, opt):
+    h = torch.zeros(2, 4)
+    for x, y in batches:
+        opt.zero_grad()
+        for name, value in step(cell, x, h).items():
+            h = value
+        loss = (head(h) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+        h = h.detach()
+
+
+cell, head = nn.RNNCell(3, 4), nn.Linear(4, 1)
+opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.1)
+train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], opt)
+""",
+            note="the same loop detaching the state at the end of each iteration",
+            runtime="assert cell.weight_hh.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def train(rnn, batches, opt):
+    hidden = None
+    for x in batches:
+        out, hidden = tagged(rnn(x, hidden), "step")[0]
+        loss = out.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hidden = hidden.detach()
+""",
+            note="the same loop detaching the state after each step",
+            runtime='rnn = nn.RNN(3, 4)\ntrain(rnn, [torch.randn(5, 2, 3) for _ in range(3)], torch.optim.SGD(rnn.parameters(), lr=0.1))\nassert rnn.weight_hh_l0.grad is not None',
         ),
     ]
 
@@ -1025,6 +1092,124 @@ def stream_tokens(model, tokens, steps):
             note="the model run through a helper of the file (`run_step`), its state read back from the dict it returns: "
             "a decoding loop that feeds the model its own state with grad on",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def step(cell, x, h):
+    return {"hidden": cell(x, h)}
+
+
+def train(cell, head, batches, opt):
+    h = torch.zeros(2, 4)
+    for x, y in batches:
+        opt.zero_grad()
+        for name, value in step(cell, x, h).items():
+            h = value
+        loss = (head(h) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+
+
+cell, head = nn.RNNCell(3, 4), nn.Linear(4, 1)
+opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.1)
+train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], opt)
+""",
+            range=(14, 41, 14, 42),
+            message="`h` carries the previous iteration's graph into `step(cell, x, h)`: without `h.detach()` "
+            "at the start of the iteration the graph grows with every batch, and the next "
+            '`.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef step(cell, x, h):\n"
+                '    return {"hidden": cell(x, h)}\n\n\ndef train(cell, head, batches, opt):\n'
+                "    h = torch.zeros(2, 4)\n    for x, y in batches:\n        h = h.detach()\n"
+                "        opt.zero_grad()\n        for name, value in step(cell, x, h).items():\n"
+                "            h = value\n        loss = (head(h) - y).pow(2).mean()\n        loss.backward()\n"
+                "        opt.step()\n\n\ncell, head = nn.RNNCell(3, 4), nn.Linear(4, 1)\n"
+                "opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.1)\n"
+                "train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], opt)\n",
+            ),
+            raises=SECOND_TIME,
+            note="the state rebound in an inner loop over `.items()` of the dict a helper returns: the loop that carries it is the one that feeds it to the cell",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def step(cell, x, h):
+    return {"hidden": cell(x, h)}
+
+
+def train(cell, head, batches, opt):
+    h = torch.zeros(2, 4)
+    for x, y in batches:
+        opt.zero_grad()
+        h = step(cell, x, h)["hidden"]
+        loss = (head(h) - y).pow(2).mean()
+        loss.backward()
+        opt.step()
+
+
+cell, head = nn.RNNCell(3, 4), nn.Linear(4, 1)
+opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.1)
+train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], opt)
+""",
+            range=(14, 26, 14, 27),
+            message="`h` carries the previous iteration's graph into `step(cell, x, h)`: without `h.detach()` "
+            "at the start of the iteration the graph grows with every batch, and the next "
+            '`.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef step(cell, x, h):\n"
+                '    return {"hidden": cell(x, h)}\n\n\ndef train(cell, head, batches, opt):\n'
+                "    h = torch.zeros(2, 4)\n    for x, y in batches:\n        h = h.detach()\n"
+                '        opt.zero_grad()\n        h = step(cell, x, h)["hidden"]\n'
+                "        loss = (head(h) - y).pow(2).mean()\n        loss.backward()\n        opt.step()\n\n\n"
+                "cell, head = nn.RNNCell(3, 4), nn.Linear(4, 1)\n"
+                "opt = torch.optim.SGD(list(cell.parameters()) + list(head.parameters()), lr=0.1)\n"
+                "train(cell, head, [(torch.randn(2, 3), torch.randn(2, 1)) for _ in range(3)], opt)\n",
+            ),
+            raises=SECOND_TIME,
+            note="the new state read from the dict a helper returns: the graph the helper's call made is in it",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+def train(rnn, batches, opt):
+    hidden = None
+    for x in batches:
+        out, hidden = tagged(rnn(x, hidden), "step")[0]
+        loss = out.pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            range=(13, 36, 13, 42),
+            message="`hidden` carries the previous iteration's graph into `rnn(x, hidden)`: without "
+            "`hidden.detach()` at the start of the iteration the graph grows with every batch, and the "
+            'next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\n"
+                "def train(rnn, batches, opt):\n    hidden = None\n    for x in batches:\n"
+                "        if isinstance(hidden, tuple):\n"
+                '            hidden = type(hidden)(*(s.detach() for s in hidden)) if hasattr(hidden, "_fields") else tuple(s.detach() for s in hidden)\n'
+                "        elif hidden is not None:\n            hidden = hidden.detach()\n"
+                '        out, hidden = tagged(rnn(x, hidden), "step")[0]\n        loss = out.pow(2).mean()\n'
+                "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n",
+            ),
+            note="a function no code of the file calls: `rnn` is a model because it is fed back its own state, through a helper that hands the call's result on (`tagged(...)[0]`)",
+            runtime='rnn = nn.RNN(3, 4)\ntry:\n    train(rnn, [torch.randn(5, 2, 3) for _ in range(3)], torch.optim.SGD(rnn.parameters(), lr=0.1))\nexcept RuntimeError as error:\n    assert "backward through the graph a second time" in str(error)\nelse:\n    raise AssertionError("the second batch back-propagated")',
+        ),
     ]
 
 
@@ -1063,6 +1248,9 @@ def _depends_on(loop, source: str, name: str) -> bool:
                     defs.setdefault(place_key(p), []).append(node.value)
         elif isinstance(node, cst.AugAssign) and place_key(node.target) is not None:
             defs.setdefault(place_key(node.target), []).append(node.value)
+        elif isinstance(node, cst.For):  # `for key, value in step(model, x, h).items():` binds from its iterable
+            for p in _places(node.target):
+                defs.setdefault(place_key(p), []).append(node.iter)
     todo, seen = [source], set()
     while todo:
         current = todo.pop()

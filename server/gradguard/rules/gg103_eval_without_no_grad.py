@@ -1275,6 +1275,63 @@ def validate(model, batches):
             runtime="model = nn.Linear(4, 3)\nfit(model, [torch.randn(2, 4)], torch.optim.SGD(model.parameters(), lr=0.1))\n"
                     "assert model.weight.grad is not None\nassert len(validate(model, [torch.randn(2, 4)])) == 1",
         ),
+        Valid(
+            """
+import torch
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+class Evaluator:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def run(self, data):
+        total = 0.0
+        with torch.no_grad():
+            for x, target in data:
+                out = tagged(self.model(x), "logits")[0]
+                total += self.criterion(out, target).item()
+        return total / len(data)
+""",
+            note="the same evaluation under `torch.no_grad()`",
+            runtime='model, outs = torch.nn.Linear(5, 4), []\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\nEvaluator(model, torch.nn.CrossEntropyLoss()).run([(torch.randn(2, 5), torch.randint(0, 4, (2,)))])\nassert not has_graph(outs[0])',
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 4, 3, padding=1)
+        self.heatmap = nn.Conv2d(4, 1, 1)
+        self.box = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.backbone(x))
+        return self.heatmap(x).sigmoid(), self.box(x)
+
+
+@torch.no_grad()
+def detect(net, image):
+    heatmap, box = tagged(net(torch.from_numpy(image)[None]), "raw")[0]
+    peak = heatmap.flatten().argmax().item()
+    return box.flatten(2)[0, :, peak].data.numpy()
+""",
+            note="the same detect() under `@torch.no_grad()`",
+            runtime='image = np.random.rand(3, 8, 8).astype(np.float32)\nassert detect(Detector(), image).shape == (4,)',
+        ),
     ]
 
     INVALID = [
@@ -1839,6 +1896,88 @@ def predict(model, batches):
             note="eval mode travels with the module: the helper its caller hands it to runs it in eval mode",
             runtime="model = nn.Linear(4, 3)\npredict(model, [torch.randn(2, 4)])\n"
                     "assert not model.training and has_graph(run_model(model, torch.randn(2, 4)))",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+class Evaluator:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def run(self, data):
+        total = 0.0
+        for x, target in data:
+            out = tagged(self.model(x), "logits")[0]
+            total += self.criterion(out, target).item()
+        return total / len(data)
+""",
+            range=(17, 25, 17, 38),
+            message="`self.model(x)` runs with grad enabled in `run()` and its output never reaches a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=(
+                "\nimport torch\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\nclass Evaluator:\n"
+                "    def __init__(self, model, criterion):\n        self.model = model\n"
+                "        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, data):\n"
+                "        total = 0.0\n        for x, target in data:\n"
+                '            out = tagged(self.model(x), "logits")[0]\n'
+                "            total += self.criterion(out, target).item()\n        return total / len(data)\n",
+            ),
+            note="the model's output handed through a helper's tuple (`tagged(...)[0]`) before the loss: still a prediction, never back-propagated",
+            runtime="model, outs = torch.nn.Linear(5, 4), []\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\nEvaluator(model, torch.nn.CrossEntropyLoss()).run([(torch.randn(2, 5), torch.randint(0, 4, (2,)))])\nassert has_graph(outs[0])",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2d(3, 4, 3, padding=1)
+        self.heatmap = nn.Conv2d(4, 1, 1)
+        self.box = nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        x = torch.relu(self.backbone(x))
+        return self.heatmap(x).sigmoid(), self.box(x)
+
+
+def detect(net, image):
+    heatmap, box = tagged(net(torch.from_numpy(image)[None]), "raw")[0]
+    peak = heatmap.flatten().argmax().item()
+    return box.flatten(2)[0, :, peak].data.numpy()
+""",
+            range=(24, 26, 24, 60),
+            message="`net(torch.from_numpy(image)[None])` runs with grad enabled in `detect()`, which turns "
+            "its results into NumPy, in a file that never trains: autograd records the graph and keeps "
+            "its activations for nothing",
+            fixes=(
+                "\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\ndef tagged(value, tag):\n"
+                "    return value, tag\n\n\nclass Detector(nn.Module):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.backbone = nn.Conv2d(3, 4, 3, padding=1)\n"
+                "        self.heatmap = nn.Conv2d(4, 1, 1)\n        self.box = nn.Conv2d(4, 4, 1)\n\n"
+                "    def forward(self, x):\n        x = torch.relu(self.backbone(x))\n"
+                "        return self.heatmap(x).sigmoid(), self.box(x)\n\n\n@torch.no_grad()\n"
+                "def detect(net, image):\n"
+                '    heatmap, box = tagged(net(torch.from_numpy(image)[None]), "raw")[0]\n'
+                "    peak = heatmap.flatten().argmax().item()\n"
+                "    return box.flatten(2)[0, :, peak].data.numpy()\n",
+            ),
+            note="DBFace's detect() with the model's results handed through a helper's tuple before they are unpacked: `net` is still known as the file's `Detector`",
+            runtime="heatmap, box = Detector()(torch.randn(1, 3, 8, 8))\nassert has_graph(box) and activations_alive(box)",
         ),
     ]
 

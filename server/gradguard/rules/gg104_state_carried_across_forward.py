@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted, returned_names
 from gradguard.engine.model import GradMode
 from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
@@ -130,7 +131,7 @@ class StateCarriedAcrossForward(Rule):
         fn = self.flow.function
         if fn is None or not _owner(fn).name.endswith("forward") or not isinstance(node, (cst.Assign, cst.AugAssign)):
             return False
-        value = node.value
+        value = self.flow.handed_on(node.value)  # (through a helper that hands it on: `as_pair(m * self.avg + ...)[0]`)
         if not isinstance(value, cst.BinaryOperation) and not isinstance(node, cst.AugAssign):
             return False
         if isinstance(node, cst.Assign) and not _reads_attr(value, attr):
@@ -225,9 +226,9 @@ class StateCarriedAcrossForward(Rule):
     def _updated_in_place(self, node: cst.Call) -> None:
         """`self.running_mean.mul_(1 - m).add_(m * mean)` in a forward: the state accumulates, in
         place, a value with a graph (or a reduction of the input: the graph of the layers before)."""
-        root = node.func.value
+        root = self.flow.handed_on(node.func.value)
         while isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute) and root.func.attr.value in INPLACE_UPDATES:
-            root = root.func.value
+            root = self.flow.handed_on(root.func.value)
         attr = self._self_attr(root)
         fn = self.flow.function
         if attr is None or self.flow.frame.mode is not GradMode.ON or not _owner(fn).name.endswith("forward"):
@@ -247,10 +248,11 @@ class StateCarriedAcrossForward(Rule):
 
     def leave_Assign(self, node: cst.Assign) -> None:
         value = self.flow.value(node.value)
+        given = self.flow.handed_on(node.value)
         for t in node.targets:
-            if isinstance(t.target, (cst.Tuple, cst.List)) and isinstance(node.value, cst.Call) and any(
+            if isinstance(t.target, (cst.Tuple, cst.List)) and isinstance(given, cst.Call) and any(
                     self._self_attr(e.value) is not None for e in t.target.elements):
-                value = self._helper_statistics(node.value, value, len(t.target.elements))
+                value = self._helper_statistics(given, value, len(t.target.elements))
             self._assigned(node, t.target, value, tuple_target=False)
 
     def _helper_statistics(self, call: cst.Call, value: Value, n: int) -> Value:
@@ -312,7 +314,7 @@ class StateCarriedAcrossForward(Rule):
             # Reset (on every path) or detached (`self.h = self.h.detach()`, on any path): later
             # reads see no past graph. A reset in a branch (`if self.h is None: self.h = ...`) is not,
             # nor a move (`self.m = self.m.to(x.device)`: it keeps the previous call's graph).
-            rhs = node.value if isinstance(node, (cst.Assign, cst.AugAssign)) else None
+            rhs = self.flow.handed_on(node.value) if isinstance(node, (cst.Assign, cst.AugAssign)) else None
             if _moved(rhs, attr):
                 # the value read next is still the previous call's: the fix detaches before that read
                 # (this one may sit in a branch: `if self.m.device != x.device:`)
@@ -330,7 +332,7 @@ class StateCarriedAcrossForward(Rule):
                 self.fresh.add(key)
             return
         self.flow.top_of.setdefault(target, self.flow.top)  # its range is resolved with its statement's
-        grows_only = isinstance(node, cst.Assign) and node.value in self._helper_calls
+        grows_only = isinstance(node, cst.Assign) and self.flow.handed_on(node.value) in self._helper_calls
         self.candidates.append(Carried(node, target, attr, value, read[0], read[1], self.flow.function, self.stamp(),
                                        grows_only=grows_only, owner=key[0]))
 
@@ -729,6 +731,62 @@ import torch
 from torch import nn
 
 
+def with_count(value, n):
+    return value, n
+
+
+class RunningNorm(nn.Module):
+    def __init__(self, n=4, momentum=0.1):
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("mean", torch.zeros(n))
+
+    def forward(self, x):
+        self.mean = with_count((1 - self.momentum) * self.mean + self.momentum * x.mean(0).detach(), x.shape[0])[0]
+        return x - self.mean
+
+
+net = nn.Sequential(nn.Linear(4, 4), RunningNorm())
+for _ in range(2):
+    net(torch.randn(8, 4)).pow(2).mean().backward()
+""",
+            note="the same update from a detached reduction of the input",
+            runtime="assert net[1].mean.grad_fn is None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def with_count(value, n):
+    return value, n
+
+
+class RunningNorm(nn.Module):
+    def __init__(self, n=4, momentum=0.1):
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("mean", torch.zeros(n))
+
+    def forward(self, x):
+        self.mean = (1 - self.momentum) * self.mean + self.momentum * x.mean(0).detach()
+        return x - self.mean
+
+
+net = nn.Sequential(nn.Linear(4, 4), RunningNorm())
+for _ in range(2):
+    net(torch.randn(8, 4)).pow(2).mean().backward()
+""",
+            note="regression: a running mean updated from `x.mean(0).detach()` holds no graph of the input",
+            runtime="assert net[1].mean.grad_fn is None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
 class Memory(nn.Module):
     def __init__(self, n, m):
         super().__init__()
@@ -1012,6 +1070,48 @@ class RunningNorm(nn.Module):
             runtime="lin, norm, sizes = nn.Linear(3, 3), RunningNorm(3), []\nfor _ in range(3):\n    out = norm(lin(torch.randn(8, 3)))\n    sizes.append(graph_size(norm.running_mean))\nassert sizes[0] < sizes[1] < sizes[2]\nout.sum().backward()\ntry:\n    norm(lin(torch.randn(8, 3))).sum().backward()\n    raised = ''\nexcept RuntimeError as e:\n    raised = str(e)\nassert 'Trying to backward through the graph a second time' in raised",
             note="the running-statistics update moved into a method forward() calls, given the batch mean: it is part of forward()'s computation, as inline; forward() reads the statistic again after the call, so the fix is unsafe",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def with_count(value, n):
+    return value, n
+
+
+class RunningNorm(nn.Module):
+    def __init__(self, n=4, momentum=0.1):
+        super().__init__()
+        self.momentum = momentum
+        self.register_buffer("mean", torch.zeros(n))
+
+    def forward(self, x):
+        self.mean = with_count((1 - self.momentum) * self.mean + self.momentum * x.mean(0), x.shape[0])[0]
+        return x - self.mean
+
+
+net = nn.Sequential(nn.Linear(4, 4), RunningNorm())
+for _ in range(2):
+    net(torch.randn(8, 4)).pow(2).mean().backward()
+""",
+            range=(17, 8, 17, 17),
+            message="`self.mean` is assigned a value with a graph in `forward()` after reading the previous "
+            "call's `self.mean` (line 17): every past batch's graph stays reachable, memory grows with "
+            'every call, and the next `.backward()` fails with "Trying to backward through the graph a '
+            'second time"; detach it when storing it',
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef with_count(value, n):\n    return value, n\n\n\n"
+                "class RunningNorm(nn.Module):\n    def __init__(self, n=4, momentum=0.1):\n"
+                "        super().__init__()\n        self.momentum = momentum\n"
+                '        self.register_buffer("mean", torch.zeros(n))\n\n    def forward(self, x):\n'
+                "        self.mean = with_count((1 - self.momentum) * self.mean + self.momentum * x.mean(0), x.shape[0])[0].detach()\n"
+                "        return x - self.mean\n\n\nnet = nn.Sequential(nn.Linear(4, 4), RunningNorm())\n"
+                "for _ in range(2):\n    net(torch.randn(8, 4)).pow(2).mean().backward()\n",
+            ),
+            raises=SECOND_TIME,
+            note="a running mean updated from the input and handed through a helper's tuple (`with_count(...)[0]`): the value is the update itself",
+        ),
     ]
 
 
@@ -1247,12 +1347,18 @@ class _Reduction(cst.CSTVisitor):
         self.derived = derived
         self.found = False
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
         func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in K.NEVER_GRAD_METHODS:
+            return False  # `x.mean(0).detach()`, `.item()`: no graph of the input left in it
         if isinstance(func, cst.Attribute) and func.attr.value in REDUCTIONS:
             operands = [func.value] + ([node.args[0].value] if node.args and _is_torch(func.value) else [])
             if any(n.value in self.derived for o in operands for n in _names_in(o) if n.value != "torch"):
                 self.found = True
+        return None
+
+    def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
+        return False if node.attr.value == "data" else None
 
 
 def _is_torch(node) -> bool:

@@ -95,10 +95,13 @@ class InplaceThroughDetachAlias(Rule):
                 self._write(node, t.target.value, "the indexed assignment")
 
     def _write(self, node, target: cst.BaseExpression, op: str) -> None:
-        if not (isinstance(target, cst.Name) or self.flow.place_binding(target) is not None):
-            return  # x.detach().mul_(...) writes to x on purpose
         alias = self.flow.value(target).alias
         if alias is None or alias.how != "detach" or alias.binding is None:
+            return
+        if not (isinstance(target, cst.Name) or self.flow.place_binding(target) is not None) and (
+                any(n is alias.node for n in descendants(target)) or self.flow.lookup(alias.name) is not alias.binding):
+            # x.detach().mul_(...) writes to x on purpose, as does a write to what a helper returns detached;
+            # an alias this scope made earlier and kept is written unawares (`parts["p"].clamp_()`)
             return
         if self._integer(alias.binding.node):
             return  # no autograd on integer tensors: their `.detach()` is a plain alias, meant as one
@@ -332,6 +335,30 @@ opt.step()
                  "detach under no_grad; `param_groups` hold the parameters",
             runtime="assert not torch.equal(net.weight, before)",
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_step(model, opt, x, y):
+    opt.zero_grad()
+    probs = torch.sigmoid(model(x)).squeeze(-1)
+    parts = {"p": probs.detach().clone()}
+    parts["p"].clamp_(1e-6, 1 - 1e-6)
+    loss = F.binary_cross_entropy(probs, y)
+    loss.backward()
+    opt.step()
+    return parts
+
+
+model = nn.Linear(6, 1)
+train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6), torch.randint(0, 2, (8,)).float())
+""",
+            note="the dict entry is a copy (`.detach().clone()`): clamping it leaves `probs` alone",
+            runtime="assert model.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -541,5 +568,40 @@ class Normalizer:
             runtime="scores = torch.rand(2, 3) + 0.1\nkept = scores.clone()\nNormalizer().normalized(scores)\n"
                     "assert not torch.equal(scores, kept)",
             note="a method's `self.x` is a place like a local: the alias lives there",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_step(model, opt, x, y):
+    opt.zero_grad()
+    probs = torch.sigmoid(model(x)).squeeze(-1)
+    parts = {"p": probs.detach()}
+    parts["p"].clamp_(1e-6, 1 - 1e-6)
+    loss = F.binary_cross_entropy(probs, y)
+    loss.backward()
+    opt.step()
+    return parts
+
+
+model = nn.Linear(6, 1)
+train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6), torch.randint(0, 2, (8,)).float())
+""",
+            range=(11, 4, 11, 37),
+            message='`parts["p"]` shares storage with `probs` (from `probs.detach()` on line 10): `.clamp_()` '
+            'on `parts["p"]` silently changes `probs` too, which is used again on line 12',
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def train_step(model, opt, x, y):\n    opt.zero_grad()\n"
+                '    probs = torch.sigmoid(model(x)).squeeze(-1)\n    parts = {"p": probs.clone().detach()}\n'
+                '    parts["p"].clamp_(1e-6, 1 - 1e-6)\n    loss = F.binary_cross_entropy(probs, y)\n'
+                "    loss.backward()\n    opt.step()\n    return parts\n\n\nmodel = nn.Linear(6, 1)\n"
+                "train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6), torch.randint(0, 2, (8,)).float())\n",
+            ),
+            raises=SAVED,
+            note="a detached alias kept in a dict entry and written in place there: the entry is the alias this function made",
         ),
     ]

@@ -85,7 +85,7 @@ class DataAttribute(Rule):
         super().__init__(*args)
         self._tick = 0
         self._reads: list = []  # [(attribute node, statement, grad mode, stamp)]
-        self._writes: dict = {}  # `.data` node -> tick of the write
+        self._writes: dict = {}  # `.data` node -> (tick of the write, origins saved with it, the write's statement)
         self._meta: set = set()  # `.data` nodes only read for metadata
         self._indexed: list = []  # [(subscript node, `.data` node, stamp)]: `loss.data[0]`
         self._saved: list = []  # [(stamp: function and its analysis, tick, code of what was saved, origins of the graph that saved it)]
@@ -130,8 +130,13 @@ class DataAttribute(Rule):
             if isinstance(func, cst.Attribute) and self.flow.value(func.value).kind is Kind.TENSOR:
                 operands.append(func.value)
             self._saving_inputs(node, operands)
-        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value) and _is_data(func.value):
-            self._write_at(func.value)
+        if isinstance(func, cst.Attribute) and K.is_inplace_method(func.attr.value):
+            if _is_data(func.value):
+                self._write_at(func.value)
+            else:  # through the `.data` alias itself, however it came here (`as_pair(p.data)[0].clamp_()`)
+                alias = self.flow.value(func.value).alias
+                if alias is not None and alias.how == "data" and _is_data(alias.node):
+                    self._write_at(alias.node)
 
     def _saving_inputs(self, op, operands) -> None:
         result = self.flow.value(op)
@@ -178,7 +183,7 @@ class DataAttribute(Rule):
             rhs = _through_views(b.node) if b is not None else None
             if isinstance(rhs, cst.Call) and (dotted(rhs.func) or "").rsplit(".", 1)[-1] in K.OUTPUT_SAVING and v.has_graph:
                 own = v.origins
-        self._writes[data] = (self._tick, own)
+        self._writes[data] = (self._tick, own, self.flow.statement)
 
     # ----------------------------------------------------------------- findings
     def finish(self) -> None:
@@ -219,7 +224,7 @@ class DataAttribute(Rule):
     def _corrupts(self, node: cst.Attribute, stamp) -> bool:
         """Was the written tensor saved for backward before the write, by a graph that is
         back-propagated after it (or handed to the caller of a model's forward)?"""
-        fn, (tick, own) = stamp[0], self._writes[node]
+        fn, (tick, own, _) = stamp[0], self._writes[node]
         base = node.value
         names = _prefixes(self, base)
         if isinstance(base, cst.Name) and base.value in self._owners and self._owners[base.value][0] is fn:
@@ -236,7 +241,8 @@ class DataAttribute(Rule):
     def _write(self, node: cst.Attribute, stmt, mode, base: str, stamp) -> None:
         fixes = []
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if small is not None and not has_multiline_string(self.code_of(stmt)):
+        if small is not None and self._writes[node][2] is stmt and not has_multiline_string(self.code_of(stmt)):
+            # (the write in the statement that reads `.data`: the one to drop `.data` from and wrap)
             code = self.flow.module.code_for_node(small.deep_replace(node, node.value))
             if mode is GradMode.OFF:  # already under no_grad: just drop .data
                 fixes.append(PendingFix("Write through the tensor itself (drop `.data`)", Safety.UNSAFE, [(small, code)]))
@@ -993,6 +999,23 @@ for step in range(2):
             severity=Severity.ERROR,
             note="`[-1]`, the last (and only) element of a loss before torch 0.4",
             raises="index -1 is out of bounds for dimension 0 with size 0",
+        ),
+        Invalid(
+            """
+import torch
+
+w = torch.ones(3, requires_grad=True)
+y = (w * w).sum()
+view = w.data
+view.mul_(2)  # rescale
+y.backward()
+""",
+            range=(6, 7, 6, 13),
+            message="in-place write through `w.data` after `w` was saved for backward: autograd never sees it, "
+            "and the backward that follows computes silently wrong gradients",
+            severity=Severity.WARNING,
+            note="the `.data` alias kept in a name and written in place later: the same unseen write (no fix: the read and the write are separate statements)",
+            runtime="assert w.grad.tolist() == [4.0, 4.0, 4.0]",
         ),
     ]
 

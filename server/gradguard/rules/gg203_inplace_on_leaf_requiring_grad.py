@@ -89,6 +89,7 @@ class InplaceOnLeafRequiringGrad(Rule):
     def _check(self, node, tensor: cst.BaseExpression, op: str, error: str) -> None:
         if self.flow.frame.mode is not GradMode.ON:
             return
+        tensor = self.flow.handed_on(tensor)  # the tensor itself, however it came: `as_pair(p)[0].add_(...)`
         fn = self.flow.function
         # A function that back-propagates itself cannot be running under its caller's no_grad.
         # A model's constructor is not run under no_grad (and if it wrote its parameters in place
@@ -175,7 +176,7 @@ class InplaceOnLeafRequiringGrad(Rule):
             update = node
         else:
             return False
-        if not any(isinstance(a, cst.Attribute) and self.code_of(a) == grad for a in _operands(update)):
+        if not any(isinstance(a, cst.Attribute) and self.code_of(a) == grad for a in _operands(update, self.flow.handed_on)):
             return False
         fn = self.flow.function
         body = self.code_of(fn.node if fn is not None else self.flow.module)
@@ -320,6 +321,25 @@ class DDPGAgent:
 """,
             runtime="agent = DDPGAgent()\nbefore = agent.target_network.weight.detach().clone()\nagent.step()  # no error: the copy is allowed\nassert not torch.equal(agent.target_network.weight.detach(), before)",
             note="DeepRL's DDPG target update: `detach_()` makes each target parameter a leaf that no longer requires grad, so the in-place copy is allowed",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+model = nn.Linear(3, 1)
+model(torch.randn(4, 3)).sum().backward()
+with torch.no_grad():
+    for p in model.parameters():
+        tagged(p, "sgd")[0].sub_(0.1 * p.grad)
+""",
+            note="the same step through a helper's tuple under `no_grad`",
+            runtime="assert model.weight.is_leaf and model.weight.requires_grad",
         ),
     ]
 
@@ -597,18 +617,46 @@ class FusedBlock(nn.Module):
             runtime='try:\n    FusedBlock().load_from(FusedBlock())\nexcept RuntimeError as e:\n    assert "a leaf Variable that requires grad is being used" in str(e), e\nelse:\n    raise AssertionError("the copy ran")',
             note="a module's own weights overwritten in a method no code of the file calls (HarDNet's transform); `w[:] = x` writes the whole leaf, and PyTorch names the leaf, not a view",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+model = nn.Linear(3, 1)
+model(torch.randn(4, 3)).sum().backward()
+for p in model.parameters():
+    tagged(p, "sgd")[0].sub_(0.1 * p.grad)
+""",
+            range=(13, 4, 13, 42),
+            message="`p` is a leaf tensor that requires grad (a parameter on line 12); `.sub_()` on it raises "
+            '"a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                "\nimport torch\nfrom torch import nn\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\n"
+                "model = nn.Linear(3, 1)\nmodel(torch.randn(4, 3)).sum().backward()\n"
+                "for p in model.parameters():\n    with torch.no_grad():\n"
+                '        tagged(p, "sgd")[0].sub_(0.1 * p.grad)\n',
+            ),
+            raises=LEAF,
+            note="the parameter handed through a helper's tuple (`tagged(p, ...)[0]`) is the parameter itself",
+        ),
     ]
 
 
-def _operands(expr: cst.BaseExpression) -> list:
+def _operands(expr: cst.BaseExpression, handed) -> list:
     """The leaves of an arithmetic expression: `lr * s.grad` -> [lr, s.grad]; a method call's
-    arguments (`s.sub_(s.grad, alpha=lr)`)."""
+    arguments (`s.sub_(s.grad, alpha=lr)`); through what hands them on (`handed`: flow.handed_on)."""
+    expr = handed(expr)
     if isinstance(expr, cst.BinaryOperation):
-        return _operands(expr.left) + _operands(expr.right)
+        return _operands(expr.left, handed) + _operands(expr.right, handed)
     if isinstance(expr, cst.UnaryOperation):
-        return _operands(expr.expression)
+        return _operands(expr.expression, handed)
     if isinstance(expr, cst.Call):
-        return [x for a in expr.args for x in _operands(a.value)]
+        return [x for a in expr.args for x in _operands(a.value, handed)]
     return [expr]
 
 

@@ -409,14 +409,15 @@ class DetachedPredictionInLoss(Rule):
 
     def _bound(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
         """The expression a place (a name, or a method's own `self.x`) was last bound to; for a
-        parameter, its default; any other expression is itself."""
+        parameter, its default; any other expression is itself - each through what hands it on
+        unchanged (`as_pair(loss + aux.item())[0]` is the sum)."""
         if not isinstance(expr, cst.Name) and not is_self_attribute(expr):
-            return expr
+            return self.flow.handed_on(expr)
         found = self.flow.place_binding(expr)
         node = found.node if found is not None else None
         if isinstance(node, cst.Param):
             node = node.default
-        return node if isinstance(node, cst.BaseExpression) else None
+        return self.flow.handed_on(node) if isinstance(node, cst.BaseExpression) else None
 
     def _cut_terms(self, loss: cst.BinaryOperation) -> list:
         """(term, where it was cut) for each term of the sum `loss` that is a cut value."""
@@ -996,6 +997,26 @@ update(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(3, 4), to
 """,
             note="RL-Adventure's actor-critic: the actor loss weights a distribution's log-probabilities (whose graph the engine cannot see) by the detached advantage - a baseline, not a cut prediction",
             runtime='assert model.actor.weight.grad is not None and model.critic.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+model, aux = nn.Linear(3, 1), nn.Linear(3, 1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+loss = nn.functional.mse_loss(model(x), y)
+aux_loss = tagged(nn.functional.mse_loss(aux(x), y), "aux")[0]
+loss = tagged(loss + aux_loss, "total")[0]
+loss.backward()
+""",
+            note="the auxiliary loss added with its graph through the same helper",
+            runtime="assert aux.weight.grad is not None",
         ),
     ]
 
@@ -1614,6 +1635,29 @@ def compute_loss(model, points, cage, target, reg=1.0):
             "compute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
             note="deep_cage with the detach in a helper: the weights' value carries the helper's cut, so the penalty "
             "of them changes no gradient (the same with reg=100 and reg=0)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+model, aux = nn.Linear(3, 1), nn.Linear(3, 1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+loss = nn.functional.mse_loss(model(x), y)
+aux_loss = tagged(nn.functional.mse_loss(aux(x), y), "aux")[0]
+loss = tagged(loss + aux_loss.detach().item(), "total")[0]
+loss.backward()
+""",
+            range=(14, 21, 14, 38),
+            message="`.detach()` cuts a term of the loss on line 14 from its model: the `.backward()` on line "
+            "15 sends no gradient through it",
+            note="the sum handed through a helper called twice: the value at this call is this call's argument, not a join of both calls",
+            runtime="assert aux.weight.grad is None and model.weight.grad is not None",
         ),
     ]
 

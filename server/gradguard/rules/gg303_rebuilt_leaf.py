@@ -115,13 +115,14 @@ class RebuiltLeaf(Rule):
             return
         self._uses(node)
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
-            flag = literal_bool(node.args[0].value) if node.args else True
+            flag = literal_bool(self.flow.handed_on(node.args[0].value)) if node.args else True
             if flag is not False:
-                self._made(node, func.value, self.flow.value(func.value))
+                # (the tensor itself, however it reached the call: `as_pair(loss)[0].requires_grad_()`)
+                self._made(node, self.flow.handed_on(func.value), self.flow.value(func.value))
             return
         if (self.flow._qualname(func) or "") in REBUILDERS and node.args:
             rg = keyword(node, "requires_grad")
-            if rg is not None and literal_bool(rg.value) is True:
+            if rg is not None and literal_bool(self.flow.handed_on(rg.value)) is True:
                 self._made(node, node.args[0].value, self.flow.value(node.args[0].value), copies=True)
 
     def _note_no_grad(self, node: cst.Call) -> None:
@@ -208,7 +209,7 @@ class RebuiltLeaf(Rule):
                 self.bound[key] = node.value
         target = node.targets[0].target
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
-                and place_key(target.value) is not None and literal_bool(node.value) is True:
+                and place_key(target.value) is not None and literal_bool(self.flow.handed_on(node.value)) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
             if node not in self.open and isinstance(target.value, cst.Name):
@@ -234,11 +235,13 @@ class RebuiltLeaf(Rule):
                 r.names |= names
             else:
                 r.names -= names  # rebound to something else
-        self.pending.clear()
+        # this function's statement is done (a callee's, walked in the middle of its caller's statement -
+        # `Record(out=Variable(...))` runs `__init__` - leaves the caller's pending)
+        self.pending = {n: r for n, r in self.pending.items() if r.stamp[0] is not self.flow.function}
 
     def _outer_rebuild(self, value: cst.BaseExpression) -> Optional[Rebuilt]:
         """The rebuilt leaf a statement's value is (`torch.tensor(...).to(device)` too)."""
-        node = value
+        node = self.flow.handed_on(value)
         while True:
             if node in self.pending:
                 return self.pending[node]
@@ -557,6 +560,25 @@ class MaskedMSELoss(nn.Module):
             note="a loss module's zero loss for an empty batch: a fresh tensor made a leaf, not a loss computed from the prediction",
             runtime="loss = MaskedMSELoss()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+model = nn.Linear(3, 1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+loss = nn.functional.mse_loss(model(x), y)
+tagged(loss, "loss")[0].requires_grad_()
+loss.backward()
+""",
+            note="`requires_grad_()` through a helper's tuple on a loss that kept its graph: a no-op",
+            runtime="assert model.weight.grad is not None",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -802,6 +824,30 @@ class Trainer:
             runtime="model = nn.Linear(4, 3)\nTrainer().train_step(model, torch.randn(5, 4), torch.randn(5))\n"
                     "assert model.weight.grad is None",
             note="the loss kept on `self`: its backward is evidence about what it was computed from, as for a local",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def tagged(value, tag):
+    return value, tag
+
+
+model = nn.Linear(3, 1)
+x, y = torch.randn(4, 3), torch.randn(4, 1)
+loss = nn.functional.mse_loss(model(x).detach(), y)
+tagged(loss, "loss")[0].requires_grad_()
+loss.backward()
+""",
+            range=(13, 0, 13, 40),
+            message='`tagged(loss, "loss")[0].requires_grad_()` makes `loss` a new leaf, but its graph was cut '
+            "(`.detach()` on line 12): `.backward()` on line 14 runs without error, but no gradient "
+            "reaches what computed it, so the model never learns; remove the cut and back-propagate "
+            "the original tensor",
+            note="the loss handed through a helper's tuple is the loss itself: `requires_grad_()` makes it the leaf",
+            runtime="assert model.weight.grad is None",
         ),
     ]
 
