@@ -408,6 +408,24 @@ def _listed(findings, origin=None) -> str:
     return ", ".join(one(f) for f in findings) or "nothing"
 
 
+def converging(variants: list[Variant]) -> str:
+    """Fix convergence (every safe fix applied parses, adds no finding, and a second --fix changes
+    nothing) on every kept variant's program, as `--fix` sees it (a split program's main file)."""
+    sys.path.insert(0, str(HERE.parent / "tests" / "robustness"))
+    from properties import check_convergence
+
+    kept = [v for v in variants if v.discarded is None and v.source is not None]
+    failed = []
+    for v in kept:
+        try:
+            check_convergence(oracle.stripped(v.source), Settings())
+        except AssertionError as e:
+            failed.append(f"  {v.name} {v.program.name}: {str(e).splitlines()[0]}")
+        except Exception as e:  # noqa: BLE001 - a fix that broke the file raises from the parse
+            failed.append(f"  {v.name} {v.program.name}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    return "\n".join([f"fix convergence: {len(kept)} variants, {len(failed)} failed", *failed])
+
+
 def write(variants: list[Variant], root: Path) -> None:
     for v in variants:
         if v.discarded is None:
@@ -426,6 +444,8 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
     parser.add_argument("--write", type=Path, help="write the kept variants under this directory")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where oracle verdicts are cached")
+    parser.add_argument("--fixes", action="store_true",
+                        help="also check fix convergence on every kept variant (tests/robustness/properties.py)")
     args = parser.parse_args(argv)
     names = [args.only] if args.only else list(TRANSFORMS)
     programs = oracle.programs(args.root)
@@ -465,6 +485,8 @@ def main(argv=None) -> int:
                       f"{','.join(map(str, sorted(v.lines)))}; original {was}); reported: {got}")
             elif v.discarded is None and v.program.lookalike and v.found:
                 print(f"  false positive {v.name} {v.program.name}: {got}")
+    if args.fixes:
+        print(converging(variants))
     print(f"({ran} variants run, the rest cached; {time.monotonic() - started:.0f} s)", file=sys.stderr)
     if args.json:
         args.json.write_text(json.dumps({"originals": {"bugs": len(bugs), "found": sum(o.found for o in bugs)},

@@ -607,3 +607,8 @@ def test_a_split_program_runs_as_a_package_and_is_checked_as_one(tmp_path):
     assert v.discarded is None  # the oracle, with gg_steps importable beside the program, still sees the graph kept
     variants.judge([v], {})
     assert v.found and [(f.code, f.range.start.line) for f in v.findings] == [("GG101", 10)]
+
+
+def test_fix_convergence_is_checked_on_kept_variants():
+    v = _variant("faq", FAQ)
+    assert variants.converging([v]) == "fix convergence: 1 variants, 0 failed"
