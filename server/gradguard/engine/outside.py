@@ -20,12 +20,12 @@ from gradguard.engine.knowledge import AUTOGRAD_NAMES
 from gradguard.engine.model import FunctionInfo, GradMode, Store
 from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, holds_graph
 
-# Where a call's callee comes from a library, never from the project: not worth exporting.
+# Where a call's callee comes from torch or the standard library, never from the project: not
+# exported. (Other packages are left to the index: checking timm itself, `timm.layers` is the project.)
 LIBRARIES = frozenset({
-    "torch", "torchvision", "torchaudio", "torchtext", "numpy", "scipy", "pandas", "sklearn", "matplotlib",
-    "math", "os", "sys", "re", "json", "time", "random", "collections", "itertools", "functools", "logging",
-    "argparse", "pathlib", "typing", "copy", "pickle", "shutil", "glob", "datetime", "builtins", "tqdm",
-    "transformers", "PIL", "cv2", "wandb", "tensorboardX", "einops", "timm", "lightning", "pytorch_lightning",
+    "torch", "numpy", "math", "os", "sys", "re", "json", "time", "random", "collections", "itertools",
+    "functools", "logging", "argparse", "pathlib", "typing", "copy", "pickle", "shutil", "glob", "datetime",
+    "builtins", "warnings", "contextlib", "dataclasses", "inspect", "subprocess", "tempfile",
 })
 # `Net(...).to(device).eval()`: still the instance `Net(...)` built
 _SAME_INSTANCE = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "double", "half", "bfloat16",
