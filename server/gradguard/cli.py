@@ -380,7 +380,7 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown] for c in result.calls]
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch] for c in result.calls]
     summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
                  else ["builds", v.parameterized, v.where, list(v.forwards)] for k, v in result.summaries.items()}
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]
@@ -460,7 +460,8 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
         told, uses = outside.get(os.path.abspath(path)), callees.get(path)
-        if job.mode != "check" or uses or (told and first[i].findings):
+        # (a reset another file never runs per training step can add a GG104 finding)
+        if job.mode != "check" or uses or (told and (first[i].findings or any(o.per_batch is False for o in told.values()))):
             again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
                                       imported=tuple(sorted(uses.items())) if uses else ()), s)
     if stats is not None:  # for bench/project_cost.py

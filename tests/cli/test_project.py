@@ -318,3 +318,90 @@ def test_a_method_of_another_files_model_that_returns_its_graph_is_a_forward(gra
         "nothing\nFound 1 finding (1 fixable with --fix). 1 file checked.\n")
     assert gradguard("check", "--no-cache", "--no-project", "ganpkg/show.py").stdout == (
         "All checks passed! 1 file checked.\n")
+
+
+MEMORY = """\
+import torch
+from torch import nn
+
+
+class Memory(nn.Module):
+    def __init__(self, n, m):
+        super().__init__()
+        self.register_buffer("bias", torch.full((n, m), 1e-6))
+
+    def reset(self, batch_size):
+        self.memory = self.bias.clone().repeat(batch_size, 1, 1)
+
+    def write(self, w, add):
+        self.memory = self.memory + torch.matmul(w.unsqueeze(-1), add.unsqueeze(1))
+
+
+class Controller(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.memory = Memory(6, 5)
+        self.address = nn.Linear(4, 6)
+        self.add = nn.Linear(4, 5)
+
+    def init_sequence(self, batch_size):
+        self.memory.reset(batch_size)
+
+    def forward(self, x):
+        self.memory.write(self.address(x).softmax(1), self.add(x))
+        return self.memory.memory.sum((1, 2))
+"""
+
+SEQUENCES = """\
+import torch
+
+from ganpkg.memory import Controller
+
+
+def train(net, steps=3):
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    net.init_sequence(2)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        sum(net(torch.randn(2, 4)) for _ in range(3)).sum().backward()
+        optimizer.step()
+
+
+if __name__ == "__main__":
+    train(Controller())
+"""
+
+GG104 = (
+    "ganpkg/memory.py:14:9: warning: GG104 `self.memory` is assigned a value with a graph in `write()` after reading "
+    "the previous call's `self.memory` (line 14): every past batch's graph stays reachable, memory grows with every "
+    "call, and the next `.backward()` fails with \"Trying to backward through the graph a second time\"; detach it "
+    "when storing it\n"
+)
+
+
+def per_batch(text: str) -> str:
+    return text.replace("    net.init_sequence(2)\n    for _ in range(steps):\n",
+                        "    for _ in range(steps):\n        net.init_sequence(2)\n")
+
+
+def test_a_reset_another_file_calls_once_is_no_reset_per_batch(gradguard, package):
+    """The model file alone cannot tell (its reset may run every batch elsewhere: not reported); the
+    project says the only caller resets once, before the loop."""
+    (package / "ganpkg/memory.py").write_text(MEMORY)
+    (package / "ganpkg/sequences.py").write_text(SEQUENCES)
+    assert gradguard("check", "--no-cache", "ganpkg/memory.py").stdout == (
+        GG104 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    assert gradguard("check", "--no-cache", "--no-project", "ganpkg/memory.py").stdout == (
+        "All checks passed! 1 file checked.\n")
+    (package / "ganpkg/sequences.py").write_text(per_batch(SEQUENCES))
+    assert gradguard("check", "--no-cache", "ganpkg/memory.py").stdout == "All checks passed! 1 file checked.\n"
+
+
+def test_runtime_truth_of_the_reset(package):
+    (package / "ganpkg/memory.py").write_text(MEMORY)
+    (package / "ganpkg/sequences.py").write_text(SEQUENCES)
+    run = [sys.executable, "-m", "ganpkg.sequences"]
+    once = subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120)
+    assert "Trying to backward through the graph a second time" in once.stderr
+    (package / "ganpkg/sequences.py").write_text(per_batch(SEQUENCES))
+    assert subprocess.run(run, cwd=package, capture_output=True, timeout=120).returncode == 0

@@ -133,7 +133,7 @@ class GradModes:
         if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:
             return True  # a function that trains runs with grad on
         outside = self.outside_of(fn)
-        if outside is not None:
+        if outside is not None and outside.mode is not None:
             return outside.proved  # every call in the other files of the project runs with grad on for certain
         if not fn.call_sites or fn.call_modes != {GradMode.ON} or fn in seen:
             return False

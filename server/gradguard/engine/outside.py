@@ -43,16 +43,18 @@ class Call:
     how: str  # where it is and why the mode is what it is: "in `test()`, decorated `@t.no_grad()`"
     in_loop: bool = False  # in a loop, handed a value with a graph: what the callee keeps piles up
     unknown: bool = False  # its result, bound to a name, is unknown here: another file may say it is a model
+    per_batch: bool = False  # every training step runs it: in a forward, or in the loop body of each backward
 
 
 @dataclass(frozen=True)
 class Outside:
     """How every other file of the project calls a function of this file, where they agree."""
 
-    mode: GradMode
+    mode: Optional[GradMode]  # None: the calls disagree
     proved: bool  # ON only: every call runs with grad on for certain
     why: str  # "called only with grad off: main.py, in `test()`, decorated `@t.no_grad()`"
     guessed: bool = False  # only calls of objects nothing tells, matched by the method's name
+    per_batch: Optional[bool] = None  # every call runs once per training step (True), none does (False)
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,17 @@ class Builds:
     parameterized: bool  # its calls build a graph by themselves (it has weights)
     where: str  # "nn.Module subclass `Net`", "returns an nn.Module"
     forwards: tuple = ()  # a class's methods that return what the model computes (`inference()`): forward passes
+
+
+def _per_batch(fn: Optional[FunctionInfo], loops: tuple) -> bool:
+    """Does a call in `fn`, inside `loops`, run once per training step: in a forward, or in the loop
+    body of every backward `fn` runs (GG104 asks it of a reset called from another file)."""
+    if fn is None:
+        return False
+    if fn.name.endswith("forward"):
+        return True
+    backs = [b.loops for b in fn.backwards]
+    return bool(backs) and all(set(b) <= set(loops) for b in backs)
 
 
 def symbol_of(fn: FunctionInfo) -> Optional[str]:
@@ -110,7 +123,8 @@ class Border:
         if self.outgoing is not None:
             in_loop = bool(self.frame.loops) and any(v.has_graph for _, v in args)
             named = not by_name and self._named(node)
-            self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop, node, named))
+            self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop, node, named,
+                                  self.frame.loops))
         summary = self.callee_summaries.get(target)
         if isinstance(summary, Keeps):
             self._kept_elsewhere(node, summary, args)
@@ -205,12 +219,12 @@ class Border:
         certain is read then, when every call of the file's own functions has been seen)."""
         proved: dict = {}
         calls = set()
-        for fn, target, by_name, mode, how, in_loop, node, named in self.outgoing or ():
+        for fn, target, by_name, mode, how, in_loop, node, named, loops in self.outgoing or ():
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
             unknown = named and self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
-            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown))
+            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown, _per_batch(fn, loops)))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
 
     def exported_summaries(self) -> dict:

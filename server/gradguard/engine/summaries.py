@@ -300,7 +300,7 @@ class Functions:
             mode = fn.decorated_mode
         elif not fn.call_modes:
             outside = self.outside_of(fn)  # the other files' calls, where they agree
-            mode = outside.mode if outside is not None else GradMode.ON
+            mode = outside.mode if outside is not None and outside.mode is not None else GradMode.ON
         elif len(fn.call_modes) == 1:
             mode = next(iter(fn.call_modes))
         elif GradMode.ON in fn.call_modes and fn.cls is not None and fn.cls.module_like:

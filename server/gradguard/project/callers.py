@@ -50,11 +50,16 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: f
 
 def _agreed(index: ProjectIndex, found: list) -> Outside | None:
     modes = {call.mode for _, call in found}
+    steps = {call.per_batch for _, call in found}
+    per_batch = steps.pop() if len(steps) == 1 else None
     if modes == {GradMode.OFF.value}:
         guessed = all(call.by_name for _, call in found)
-        return Outside(GradMode.OFF, False, "called only with grad off: " + _where(index, found), guessed)
+        return Outside(GradMode.OFF, False, "called only with grad off: " + _where(index, found), guessed, per_batch)
     if modes == {GradMode.ON.value} and all(call.proved and not call.by_name for _, call in found):
-        return Outside(GradMode.ON, True, "called with grad on: " + _where(index, found))
+        return Outside(GradMode.ON, True, "called with grad on: " + _where(index, found), per_batch=per_batch)
+    if per_batch is not None:  # (GG104: a reset every training step runs, or one none does)
+        return Outside(None, False, "called " + ("once per training step" if per_batch else "outside the training steps")
+                       + ": " + _where(index, found), per_batch=per_batch)
     return None
 
 

@@ -398,7 +398,11 @@ class StateCarriedAcrossForward(Rule):
         # a resetter calling another (`init_sequence()` calling `self.memory.reset()`): its own callers decide
         sites = [(fn, loops, backs) for fn, loops, backs in sites if fn is None or fn.name.value not in names]
         if not sites:
-            return True  # a reset nobody here calls: the training code elsewhere may call it every batch
+            # a reset nobody here calls: the training code elsewhere may call it every batch - unless the
+            # project's other files, which call it, never do
+            told = [self.flow.outside_of(f) for f in self.flow.functions if f.name in names and f.cls is not None]
+            return not any(o is not None and o.per_batch is False for o in told) \
+                or any(o is not None and o.per_batch for o in told)
         for fn, loops, backs in sites:
             if fn is None:
                 continue
