@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import traceback
 from typing import Optional
 
 from lsprotocol import types
@@ -21,7 +22,7 @@ from pygls.uris import to_fs_path
 
 from gradguard.engine import Incremental
 from gradguard.lsp.documents import Snapshot
-from gradguard.lsp.projects import Project, Projects, digest, entry, examine
+from gradguard.lsp.projects import Project, Projects, digest, entry, examine, outside
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ class Indexer:
         self._stale: set[str] = set()  # files changed on disk, to read again
         self._reading: Optional[asyncio.Task] = None
         self._watching = False
+        self._settling: set[asyncio.Task] = set()  # kept: the loop holds only weak references to tasks
 
     # ---------------------------------------------------------------- settings
     def configure(self, on: bool) -> None:
@@ -121,18 +123,21 @@ class Indexer:
     async def _index(self, projects: Projects) -> None:
         try:
             await self.session.configured.wait()
-            await self._watch()
+            if projects.folders:
+                await self._watch()
             members = await asyncio.to_thread(projects.members)
             progress = await self._progress(len(members))
             for done, (_, path) in enumerate(members, 1):
                 await self._read(projects, path)
                 progress(done)
+            changed: set = set()
+            for project in list(projects.by_root.values()):
+                changed |= project.settled(await self.session.worker.run(outside, project.root, dict(project.entries)))
             projects.ready = True
-            changed = [p for project in list(projects.by_root.values()) for p in project.settle()]
             progress(None)
             roots = ", ".join(sorted(projects.by_root)) or "none"
             self.session.log(types.MessageType.Log, f"GradGuard indexed {len(members)} Python files (projects: {roots})")
-            self._reschedule(set(changed))
+            self._reschedule(changed)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - each file is then analysed alone, as with the setting off
@@ -182,8 +187,22 @@ class Indexer:
 
     # ---------------------------------------------------------------- helpers
     def _settle(self, project: Optional[Project]) -> None:
+        """Recompute the project's `outside` in a task of its own (a newer edit cancels the
+        document's run, never this), and re-analyse the open documents it changes."""
         if project is not None and self.projects is not None and self.projects.ready:
-            self._reschedule(project.settle())
+            task = asyncio.ensure_future(self._settle_now(self.projects, project))
+            self._settling.add(task)
+            task.add_done_callback(self._settling.discard)
+
+    async def _settle_now(self, projects: Projects, project: Project) -> None:
+        try:
+            found = await self.session.worker.run(outside, project.root, dict(project.entries))
+        except Exception:  # noqa: BLE001 - the files keep the `outside` they had
+            log.exception("project-wide analysis failed")
+            self.session.log(types.MessageType.Error, f"GradGuard: the project's calls could not be gathered:\n{traceback.format_exc()}")
+            return
+        if projects is self.projects:  # FIFO on the one thread: the last computed is the newest
+            self._reschedule(project.settled(found))
 
     def _reschedule(self, paths: set[str]) -> None:
         """Analyse again the open documents whose `outside` changed."""

@@ -71,15 +71,19 @@ class Project:
         self.entries: dict[str, Entry] = {}  # absolute path -> Entry
         self.outside: dict[str, dict] = {}  # absolute path -> {symbol: engine.outside.Outside}
 
-    def settle(self) -> set[str]:
-        """Recompute every file's `outside` from the entries; the paths whose `outside` changed."""
-        index = ProjectIndex(self.root, {p: e.module for p, e in self.entries.items()})
-        unread = frozenset().union(*(e.unread for e in self.entries.values()))
-        calls = {p: list(e.calls) for p, e in self.entries.items() if e.calls}
-        found = outside_by_file(index, calls, unread)
+    def settled(self, found: dict) -> set[str]:
+        """Keep every file's new `outside` (from `outside`); the paths whose `outside` changed."""
         changed = {p for p in found.keys() | self.outside.keys() if found.get(p) != self.outside.get(p)}
         self.outside = found
         return changed
+
+
+def outside(root: str, entries: dict[str, Entry]) -> dict[str, dict]:
+    """Every file's `outside` from the entries of its project (off the event loop: it reads
+    every call of the project)."""
+    index = ProjectIndex(root, {p: e.module for p, e in entries.items()})
+    unread = frozenset().union(*(e.unread for e in entries.values()))
+    return outside_by_file(index, {p: list(e.calls) for p, e in entries.items() if e.calls}, unread)
 
 
 class Projects:
