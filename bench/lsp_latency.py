@@ -451,6 +451,7 @@ class Model{k}(nn.Module):
         return self.forward(torch.randn(n, 8)).numpy()
 """
 NO_GRAD = "@torch.no_grad()"
+PAUSE_S = 1.0  # between the kinds of edits, as when moving to another file
 
 
 def project_package(root: Path, lines: int) -> tuple[Path, list[Path]]:
@@ -498,31 +499,34 @@ async def run_project(edits: int) -> None:
                 model_col = model_lines[model_target].index("lr=0.0") + len("lr=0.0")
                 version, model_version = 1, 1
                 same, toggled, dependent, model = [], [], [], []
-                for k in range(edits):
-                    version += 1  # a number changed: what train.py calls stays the same
-                    same.append(await editor.edit(train.as_uri(), version, target, col, col + 1, str(1 + k % 9)))
-                    # the no_grad removed, then restored: every model file's `outside` changes
+                for k in range(edits):  # a number changed: what train.py calls stays the same
                     version += 1
-                    new = "#" if k % 2 == 0 else "@"
-                    republished = editor.expect(models[0].as_uri(), model_version, editor.seen[(models[0].as_uri(), model_version)] + 1)
+                    same.append(await editor.edit(train.as_uri(), version, target, col, col + 1, str(1 + k % 9)))
+                await asyncio.sleep(PAUSE_S)
+                for k in range(edits):  # a number changed in a model file train.py's calls tell
+                    model_version += 1
+                    model.append(await editor.edit(models[0].as_uri(), model_version, model_target, model_col,
+                                                   model_col + 1, str(1 + k % 9)))
+                await asyncio.sleep(PAUSE_S)
+                uri = models[0].as_uri()
+                for k in range(edits):  # the no_grad removed, then restored: every model file's `outside` changes
+                    version += 1
+                    republished = editor.expect(uri, model_version, editor.seen[(uri, model_version)] + 1)
                     t = time.perf_counter()
-                    toggled.append(await editor.edit(train.as_uri(), version, decorator, 0, 1, new))
+                    toggled.append(await editor.edit(train.as_uri(), version, decorator, 0, 1, "#" if k % 2 == 0 else "@"))
                     if on:
                         dependent.append((await asyncio.wait_for(republished, 600) - t) * 1000)
                     else:
                         editor.waiters.clear()
-                    model_version += 1
-                    model.append(await editor.edit(models[0].as_uri(), model_version, model_target, model_col,
-                                                   model_col + 1, str(1 + k % 9)))
-                await asyncio.sleep(1.0)  # let the last re-analyses finish before reading the memory
+                await asyncio.sleep(PAUSE_S)  # let the last re-analyses finish before reading the memory
                 results[on] = dict(index=index_ms, same=same, toggled=toggled, dependent=dependent, model=model,
                                    rss=memory_mb(editor.pid)[0], findings=opened)
             finally:
                 await editor.stop()
     print(f"project-wide analysis: train.py ({len(lines) - 1} lines) calls the generate() of {DEPENDENTS} model files "
           f"({len(model_lines) - 1} lines each) under no_grad; train.py and one model file open; {edits} edits of each kind")
-    print(f"{'project':>7} {'findings':>8} {'index':>8} {'train.py edit p50':>17} {'p95':>7} {'no_grad edit p50':>16} "
-          f"{'p95':>7} {'model re-published p50':>22} {'p95':>7} {'model edit p50':>14} {'p95':>7} {'RSS MB':>7}")
+    print(f"{'project':>7} {'findings':>8} {'index':>8} {'train.py edit p50':>17} {'p95':>7} {'model edit p50':>14} "
+          f"{'p95':>7} {'no_grad edit p50':>16} {'p95':>7} {'model re-published p50':>22} {'p95':>7} {'RSS MB':>7}")
 
     def cell(values: list, width: int) -> str:
         if not values:
@@ -532,12 +536,13 @@ async def run_project(edits: int) -> None:
     for on in (False, True):
         r = results[on]
         index = f"{r['index']:>6.0f}ms" if on else f"{'-':>8}"
-        print(f"{'on' if on else 'off':>7} {r['findings']:>8} {index} {cell(r['same'], 17)} {cell(r['toggled'], 16)} "
-              f"{cell(r['dependent'], 22)} {cell(r['model'], 14)} {r['rss']:>7.0f}")
+        print(f"{'on' if on else 'off':>7} {r['findings']:>8} {index} {cell(r['same'], 17)} {cell(r['model'], 14)} "
+              f"{cell(r['toggled'], 16)} {cell(r['dependent'], 22)} {r['rss']:>7.0f}")
     print()
-    print("train.py edit: a number changed (its calls stay the same); no_grad edit: the decorator turned into a")
-    print("comment and back (its calls change); model re-published: from that edit to the open model file's new")
-    print("diagnostics; model edit: a number changed in the model file, which train.py's calls tell (`outside`).")
+    print("train.py edit: a number changed (its calls stay the same); model edit: a number changed in the model")
+    print("file, which train.py's calls tell (`outside`); no_grad edit: the decorator turned into a comment and")
+    print("back (its calls change); model re-published: from that edit to the open model file's new diagnostics.")
+    print("Each kind in a row, each edit waiting for its diagnostics, a pause between kinds.")
     print("findings: in the open model file as opened (with the project, its generate()'s GG401 is gone).")
 
 

@@ -28,6 +28,9 @@ log = logging.getLogger(__name__)
 
 PROGRESS_TOKEN = "gradguard/index"
 WATCH_ID = "gradguard/python-files"
+# A document other files' calls shape is analysed again for its own calls once its text has
+# stayed the same this long (not on every keystroke).
+LEARN_IDLE_S = 0.5
 
 
 class Indexer:
@@ -38,7 +41,7 @@ class Indexer:
         self._stale: set[str] = set()  # files changed on disk, to read again
         self._reading: Optional[asyncio.Task] = None
         self._watching = False
-        self._settling: set[asyncio.Task] = set()  # kept: the loop holds only weak references to tasks
+        self._jobs: set[asyncio.Task] = set()  # kept: the loop holds only weak references to tasks
 
     # ---------------------------------------------------------------- settings
     def configure(self, on: bool) -> None:
@@ -62,18 +65,25 @@ class Indexer:
         return not told and self._project_file(snapshot) is not None
 
     # ---------------------------------------------------------------- open documents
-    async def learn(self, snapshot: Snapshot, calls: Optional[list], incremental: Incremental) -> None:
+    def learn(self, snapshot: Snapshot, calls: Optional[list], incremental: Incremental) -> None:
         """What an open document, just analysed and published, now calls of the others: from its
-        analysis (`calls`) or, when other files' calls shaped that one, from another."""
+        analysis (`calls`) or, when other files' calls shaped that one, from an analysis of its
+        own once the typing pauses (it would double the analysis thread's work on every edit)."""
         projects, path = self.projects, self._project_file(snapshot)
         if path is None or projects.known(path, digest(snapshot.source)):
             return
         if calls is not None:
-            new = entry(path, snapshot.source, calls)
+            self._settle(projects.learn(path, entry(path, snapshot.source, calls)))
         else:
-            settings = self.session.file_settings(path)
-            new = await self.session.worker.run(examine, path, snapshot.source, settings, incremental)
-        if projects is self.projects:
+            self._keep(self._learn_when_idle(projects, path, snapshot, incremental))
+
+    async def _learn_when_idle(self, projects: Projects, path: str, snapshot: Snapshot, incremental: Incremental) -> None:
+        await asyncio.sleep(LEARN_IDLE_S)
+        if self.session.current_version(snapshot.key) != snapshot.version:
+            return  # edited since: its own run learns
+        settings = self.session.file_settings(path)
+        new = await self.session.worker.run(examine, path, snapshot.source, settings, incremental)
+        if projects is self.projects and self.session.current_version(snapshot.key) == snapshot.version:
             self._settle(projects.learn(path, new))
 
     def closed(self, uri: str) -> None:
@@ -190,9 +200,12 @@ class Indexer:
         """Recompute the project's `outside` in a task of its own (a newer edit cancels the
         document's run, never this), and re-analyse the open documents it changes."""
         if project is not None and self.projects is not None and self.projects.ready:
-            task = asyncio.ensure_future(self._settle_now(self.projects, project))
-            self._settling.add(task)
-            task.add_done_callback(self._settling.discard)
+            self._keep(self._settle_now(self.projects, project))
+
+    def _keep(self, job) -> None:
+        task = asyncio.ensure_future(job)
+        self._jobs.add(task)
+        task.add_done_callback(self._jobs.discard)
 
     async def _settle_now(self, projects: Projects, project: Project) -> None:
         try:

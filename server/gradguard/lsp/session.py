@@ -262,7 +262,7 @@ class Session:
                 self._publish(key, outcome.published, snapshot)
                 if ask_types and self.types is not None and outcome.analysis.type_queries:
                     await self._refine(key, outcome, incremental)
-                await self.indexer.learn(snapshot, outcome.calls, incremental)  # after the publish: its dependents
+                self.indexer.learn(snapshot, outcome.calls, incremental)  # after the publish: its dependents
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
