@@ -133,8 +133,10 @@ class Indexer:
     async def _index(self, projects: Projects) -> None:
         try:
             await self.session.configured.wait()
-            if projects.folders:
-                await self._watch()
+            if not projects.folders:  # no workspace folder (a file opened alone): no project to index
+                projects.ready = True
+                return
+            await self._watch()
             members = await asyncio.to_thread(projects.members)
             progress = await self._progress(len(members))
             for done, (_, path) in enumerate(members, 1):
@@ -145,7 +147,7 @@ class Indexer:
                 changed |= project.settled(await self.session.worker.run(outside, project.root, dict(project.entries)))
             projects.ready = True
             progress(None)
-            roots = ", ".join(sorted(projects.by_root)) or "none"
+            roots = ", ".join(sorted(projects.by_root)) or "no Python files"
             self.session.log(types.MessageType.Log, f"GradGuard indexed {len(members)} Python files (projects: {roots})")
             self._reschedule(changed)
         except asyncio.CancelledError:
