@@ -200,3 +200,49 @@ async def test_turning_the_project_setting_on_indexes_the_workspace(client: Clie
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gradguard": OPTIONS}))
     # re-published at once as it is alone (the index is not ready yet), then once it is ready
     await client.wait_until(lambda: indexed(client) and client.publishes(net)[-1].diagnostics == [], "net.py told by sample.py")
+
+
+VIZ = """\
+import torch
+from torch import nn
+
+
+def render(n):
+    layer = nn.Linear(8, 4)
+    return layer(torch.randn(n, 8)).numpy()
+"""
+# net.py, which sample.py's calls tell, now calls render() only under no_grad
+NET_PREVIEWING = "from ganpkg.viz import render\n" + NET + "\n\n@torch.no_grad()\ndef preview():\n    return render(2)\n"
+
+
+async def test_a_file_told_by_others_tells_its_own_callees_once_its_edit_settles(client: Client, package: Path):
+    """net.py's analysis is shaped by sample.py's calls: what it calls itself comes from an analysis
+    of its own, once its text stays the same."""
+    (package / "ganpkg/viz.py").write_text(VIZ)
+    await start(client, package)
+    net, viz = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/viz.py").as_uri()
+    client.open(viz, VIZ)
+    render_alone = (
+        "`layer(torch.randn(n, 8))` requires grad when `render()` runs with grad enabled; "
+        f"`.numpy()` on it then raises {NUMPY}"
+    )
+    assert summary(await client.diagnostics_for(viz)) == [
+        ("GG401", diag((6, 11, 6, 43)), types.DiagnosticSeverity.Warning, render_alone)
+    ]
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    client.replace(net, NET_PREVIEWING)
+    assert await client.diagnostics_for(net) == []
+    assert await next_publish(client, viz, 1) == []
+
+
+async def test_a_caller_created_on_disk_that_disagrees_leaves_the_callee_reported(client: Client, package: Path):
+    await start(client, package)
+    net, show = package / "ganpkg/models/net.py", package / "ganpkg/show.py"
+    client.open(net.as_uri(), NET)
+    assert await client.diagnostics_for(net.as_uri()) == []
+    show.write_text("import torch\n\nfrom ganpkg.models.net import Generator\n\n\ndef show():\n    print(Generator().generate(2))\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(show.as_uri(), types.FileChangeType.Created)]
+    ))
+    assert summary(await next_publish(client, net.as_uri(), 1)) == [("GG401", AT, types.DiagnosticSeverity.Warning, ALONE)]
