@@ -246,3 +246,15 @@ async def test_a_caller_created_on_disk_that_disagrees_leaves_the_callee_reporte
         [types.FileEvent(show.as_uri(), types.FileChangeType.Created)]
     ))
     assert summary(await next_publish(client, net.as_uri(), 1)) == [("GG401", AT, types.DiagnosticSeverity.Warning, ALONE)]
+
+
+async def test_fix_all_makes_no_fix_for_what_the_project_takes_away(client: Client, package: Path):
+    await start(client, package)
+    net = (package / "ganpkg/models/net.py").as_uri()
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    fix_all = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=net), range=AT,
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+    ))
+    assert fix_all is None

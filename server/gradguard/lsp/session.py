@@ -388,9 +388,9 @@ class Session:
         published = [d for p in snapshot.parts for d in self.published.get(p.uri, (None, []))[1]]
         if current is not None and self.types is None and not actions.safe_edits(published):
             return []  # the cheap answer: nothing safe to fix in the current findings
-        cache_key = (key, snapshot.version, self.generation)
+        settings = self.settings_for(snapshot)
+        cache_key = (key, snapshot.version, self.generation, settings.outside)  # the other files' calls too
         if cache_key not in self._fix_all:
-            settings = self.settings_for(snapshot)
             name = key.rsplit("/", 1)[-1]
             if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:
                 edits, notes = await self._fixed_cells(snapshot, settings, current)
