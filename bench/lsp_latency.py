@@ -3,6 +3,7 @@ change-to-diagnostics latency, hover latency and the server's memory.
 
     .venv/bin/python bench/lsp_latency.py [--edits 20] [--hovers 40]
     .venv/bin/python bench/lsp_latency.py --types    # the jedi type layer
+    .venv/bin/python bench/lsp_latency.py --project  # project-wide analysis (the `project` setting)
 
 Files of 500, 2,000 and 10,000 lines of realistic training code are generated
 from varied training-loop functions, opened one after another in one server
@@ -188,6 +189,8 @@ class Editor:
         self.waiters: dict[tuple[str, int, int], asyncio.Future] = {}
         self.counts: dict[tuple[str, int], int] = {}
         self.seen: dict[tuple[str, int], int] = {}  # publishes per (uri, version): 2 once refined by types
+        self.logs: list[str] = []
+        self.logged = asyncio.Event()
 
         @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def published(params: types.PublishDiagnosticsParams):
@@ -200,6 +203,8 @@ class Editor:
 
         @self.client.feature(types.WINDOW_LOG_MESSAGE)
         def logged(params: types.LogMessageParams):
+            self.logs.append(params.message)
+            self.logged.set()
             if params.type == types.MessageType.Error:
                 print("server error:", params.message, file=sys.stderr)
 
@@ -427,13 +432,131 @@ async def run_types(edits: int, hovers: int) -> None:
     print(f"findings v1: without types {off['findings'][0]}, with types {on['findings'][0]} (refined)")
 
 
+# A package for --project: DEPENDENTS model files (2,000 lines of training code each, and a
+# model whose generate() calls .numpy()) and train.py (2,000 lines, and a sample() that calls
+# every model's generate() under no_grad): every model file's `outside` comes from train.py.
+DEPENDENTS = 20
+LINES = 2_000
+MODEL = """
+
+class Model{k}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, z):
+        return self.fc(z)
+
+    def generate(self, n):
+        return self.forward(torch.randn(n, 8)).numpy()
+"""
+NO_GRAD = "@torch.no_grad()"
+PAUSE_S = 1.0  # between the kinds of edits, as when moving to another file
+
+
+def project_package(root: Path, lines: int) -> tuple[Path, list[Path]]:
+    (root / "pkg/models").mkdir(parents=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1"\n')
+    (root / "pkg/__init__.py").write_text("")
+    (root / "pkg/models/__init__.py").write_text("")
+    models = []
+    for k in range(DEPENDENTS):
+        models.append(root / f"pkg/models/m{k}.py")
+        models[-1].write_text(training_code(lines) + MODEL.format(k=k))
+    imports = "".join(f"from pkg.models.m{k} import Model{k}\n" for k in range(DEPENDENTS))
+    calls = "".join(f"    model_{k} = Model{k}()\n    print(model_{k}.generate(4))\n" for k in range(DEPENDENTS))
+    train = root / "pkg/train.py"
+    train.write_text(imports + training_code(lines) + f"\n\n{NO_GRAD}\ndef sample():\n{calls}")
+    return train, models
+
+
+async def run_project(edits: int) -> None:
+    """The edited file's change-to-diagnostics with the `project` setting off and on; with it on,
+    the time from an edit of train.py that removes (or restores) its no_grad to the re-publish of
+    an open model file, and from an edit of a model file (told by train.py) to its own diagnostics."""
+    results = {}
+    with tempfile.TemporaryDirectory(prefix="gradguard-project-") as tmp:
+        train, models = project_package(Path(tmp), LINES)
+        for on in (False, True):
+            editor = Editor({"project": on}, root=Path(tmp))
+            await editor.start()
+            try:
+                t = time.perf_counter()
+                if on:
+                    while not any(m.startswith("GradGuard indexed") for m in editor.logs):
+                        editor.logged.clear()
+                        await asyncio.wait_for(editor.logged.wait(), 600)
+                index_ms = (time.perf_counter() - t) * 1000
+                text, model_text = train.read_text(), models[0].read_text()
+                await editor.open(train.as_uri(), text)
+                await editor.open(models[0].as_uri(), model_text)
+                opened = editor.counts.get((models[0].as_uri(), 1))
+                lines, model_lines = text.split("\n"), model_text.split("\n")
+                target = next(n for n in range(len(lines) // 2, len(lines)) if "lr=0.0" in lines[n])
+                col = lines[target].index("lr=0.0") + len("lr=0.0")
+                decorator = len(lines) - 1 - lines[::-1].index(NO_GRAD)  # sample()'s
+                model_target = next(n for n in range(len(model_lines) // 2, len(model_lines)) if "lr=0.0" in model_lines[n])
+                model_col = model_lines[model_target].index("lr=0.0") + len("lr=0.0")
+                version, model_version = 1, 1
+                same, toggled, dependent, model = [], [], [], []
+                for k in range(edits):  # a number changed: what train.py calls stays the same
+                    version += 1
+                    same.append(await editor.edit(train.as_uri(), version, target, col, col + 1, str(1 + k % 9)))
+                await asyncio.sleep(PAUSE_S)
+                for k in range(edits):  # a number changed in a model file train.py's calls tell
+                    model_version += 1
+                    model.append(await editor.edit(models[0].as_uri(), model_version, model_target, model_col,
+                                                   model_col + 1, str(1 + k % 9)))
+                await asyncio.sleep(PAUSE_S)
+                uri = models[0].as_uri()
+                for k in range(edits):  # the no_grad removed, then restored: every model file's `outside` changes
+                    version += 1
+                    republished = editor.expect(uri, model_version, editor.seen[(uri, model_version)] + 1)
+                    t = time.perf_counter()
+                    toggled.append(await editor.edit(train.as_uri(), version, decorator, 0, 1, "#" if k % 2 == 0 else "@"))
+                    if on:
+                        dependent.append((await asyncio.wait_for(republished, 600) - t) * 1000)
+                    else:
+                        editor.waiters.clear()
+                await asyncio.sleep(PAUSE_S)  # let the last re-analyses finish before reading the memory
+                results[on] = dict(index=index_ms, same=same, toggled=toggled, dependent=dependent, model=model,
+                                   rss=memory_mb(editor.pid)[0], findings=opened)
+            finally:
+                await editor.stop()
+    print(f"project-wide analysis: train.py ({len(lines) - 1} lines) calls the generate() of {DEPENDENTS} model files "
+          f"({len(model_lines) - 1} lines each) under no_grad; train.py and one model file open; {edits} edits of each kind")
+    print(f"{'project':>7} {'findings':>8} {'index':>8} {'train.py edit p50':>17} {'p95':>7} {'model edit p50':>14} "
+          f"{'p95':>7} {'no_grad edit p50':>16} {'p95':>7} {'model re-published p50':>22} {'p95':>7} {'RSS MB':>7}")
+
+    def cell(values: list, width: int) -> str:
+        if not values:
+            return f"{'-':>{width}} {'-':>7}"
+        return f"{statistics.median(values):>{width - 2}.0f}ms {percentile(values, 0.95):>5.0f}ms"
+
+    for on in (False, True):
+        r = results[on]
+        index = f"{r['index']:>6.0f}ms" if on else f"{'-':>8}"
+        print(f"{'on' if on else 'off':>7} {r['findings']:>8} {index} {cell(r['same'], 17)} {cell(r['model'], 14)} "
+              f"{cell(r['toggled'], 16)} {cell(r['dependent'], 22)} {r['rss']:>7.0f}")
+    print()
+    print("train.py edit: a number changed (its calls stay the same); model edit: a number changed in the model")
+    print("file, which train.py's calls tell (`outside`); no_grad edit: the decorator turned into a comment and")
+    print("back (its calls change); model re-published: from that edit to the open model file's new diagnostics.")
+    print("Each kind in a row, each edit waiting for its diagnostics, a pause between kinds.")
+    print("findings: in the open model file as opened (with the project, its generate()'s GG401 is gone).")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--edits", type=int, default=20, help="edits per file (a quarter of them on the largest)")
     parser.add_argument("--hovers", type=int, default=40, help="hovers per file")
     parser.add_argument("--types", action="store_true", help="measure the jedi type layer instead (a 500-line script)")
+    parser.add_argument("--project", action="store_true", help="measure project-wide analysis instead (2,000-line files)")
     args = parser.parse_args()
-    asyncio.run(run_types(args.edits, args.hovers) if args.types else run(args.edits, args.hovers))
+    if args.project:
+        asyncio.run(run_project(args.edits))
+    else:
+        asyncio.run(run_types(args.edits, args.hovers) if args.types else run(args.edits, args.hovers))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ import attrs
 from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, progress, register_lsp_features
 
 SERVER = [sys.executable, "-m", "gradguard.lsp"]
 # Only GG101 by default: rules added later must not change these tests' expectations.
@@ -34,6 +34,7 @@ class Client(LanguageClient):
         self.event = asyncio.Event()
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
+        self.registrations: list[types.Registration] = []
 
     def notify(self) -> None:
         self.event.set()
@@ -100,6 +101,16 @@ def _record_message(client: Client, params: types.ShowMessageParams) -> None:
     client.notify()
 
 
+def _record_progress(client: Client, params: types.ProgressParams) -> None:
+    progress(client, params)
+    client.notify()
+
+
+def _record_registration(client: Client, params: types.RegistrationParams) -> None:
+    client.registrations += params.registrations
+    client.notify()
+
+
 def make_client() -> Client:
     client = Client(converter_factory=default_converter)
     features = {
@@ -107,6 +118,8 @@ def make_client() -> Client:
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _record_publish,
         types.WINDOW_LOG_MESSAGE: _record_log,
         types.WINDOW_SHOW_MESSAGE: _record_message,
+        types.PROGRESS: _record_progress,
+        types.CLIENT_REGISTER_CAPABILITY: _record_registration,
     }
     register_lsp_features(client, features)
     return client

@@ -55,7 +55,7 @@ async def test_invalid_settings_are_named_and_defaults_used(client: Client, tmp_
         "using the default; "
         "invalid setting `gradguard.copyOrder`: expected one of 'clone-detach', 'detach-clone', got 'sideways'; "
         "using the default; "
-        "unknown setting `gradguard.bogus` (known: enable, debounceMs, types, interpreter, select, ignore, severity, strict, copyOrder); "
+        "unknown setting `gradguard.bogus` (known: enable, debounceMs, types, interpreter, project, select, ignore, severity, strict, copyOrder); "
         "invalid setting `gradguard.severity`: GG101: expected one of error, warning, info, got 'loud'; "
         "using the default"
     )
@@ -124,7 +124,7 @@ async def test_what_vs_code_sends_when_nothing_is_set_gives_the_manifest_default
     from pathlib import Path
 
     sent = {"enable": None, "debounceMs": None, "select": None, "ignore": None, "severity": None, "strict": None,
-            "copyOrder": None, "types": True}
+            "copyOrder": None, "types": True, "project": None}
     await initialize(client, options=sent)
     logged = await client.wait_until(
         lambda: [m for m in client.log_messages if m.message.startswith("GradGuard settings: ")], "the settings log")

@@ -6,7 +6,7 @@ import { SECTION } from './constants';
 // The keys the server reads (server/gradguard/lsp/options.py). Client-only settings
 // (`interpreter` as typed, `trace.server`) are not sent: the server names unknown keys
 // in a message.
-export const SERVER_KEYS = ['enable', 'debounceMs', 'select', 'ignore', 'severity', 'strict', 'copyOrder', 'types'] as const;
+export const SERVER_KEYS = ['enable', 'debounceMs', 'select', 'ignore', 'severity', 'strict', 'copyOrder', 'types', 'project'] as const;
 
 export type ServerSettings = { [key: string]: unknown };
 

@@ -6,7 +6,7 @@ import { changeEffect, configuredInterpreter, configurationMiddleware, SERVER_KE
 beforeEach(reset);
 
 // Unset keys are null (the project decides), except `types`: the manifest's default (on) is sent.
-const UNSET = { enable: null, debounceMs: null, select: null, ignore: null, severity: null, strict: null, copyOrder: null, types: true };
+const UNSET = { enable: null, debounceMs: null, select: null, ignore: null, severity: null, strict: null, copyOrder: null, types: true, project: null };
 
 test('nothing set: every server key is null (the project decides) but types, on as the manifest says; the resolved interpreter is sent', () => {
     assert.deepEqual(serverSettings(undefined, '/usr/bin/python3'), { ...UNSET, interpreter: '/usr/bin/python3' });

@@ -27,6 +27,7 @@ class Options:
     debounce_ms: int = DEFAULT_DEBOUNCE_MS
     types: bool = False  # the jedi type layer refines diagnostics and hovers (opt-in: it costs a subprocess)
     interpreter: Optional[str] = None  # the Python whose packages jedi reads; None: the server's
+    project: bool = True  # each file told how the rest of its project calls it (the CLI's --no-project: off)
     # Engine settings the editor set explicitly (field name -> value); the rest
     # come from the project (see `project_settings`).
     engine: dict[str, Any] = field(default_factory=dict)
@@ -55,6 +56,7 @@ def effective(opts: Options) -> dict[str, Any]:
         "enable": opts.enable,
         "debounceMs": opts.debounce_ms,
         "types": opts.types,
+        "project": opts.project,
         "select": [] if engine.select == Settings().select else list(engine.select),
         "ignore": list(engine.ignore),
         "severity": {code: level.value for code, level in engine.severity.items()},
@@ -126,6 +128,7 @@ _KEYS: dict[str, tuple[str, str, Callable[[Any], Any]]] = {
     "debounceMs": ("server", "debounce_ms", _debounce),
     "types": ("server", "types", _bool),
     "interpreter": ("server", "interpreter", _interpreter),
+    "project": ("server", "project", _bool),
     "select": ("engine", "select", _codes),
     "ignore": ("engine", "ignore", _codes),
     "severity": ("engine", "severity", _severities),

@@ -124,6 +124,12 @@ async def did_change_configuration(ls: LanguageServer, params: types.DidChangeCo
     session.schedule_all()
 
 
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: LanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    """Read the Python files changed on disk again (what they call of the others may have changed)."""
+    session.indexer.files_changed([change.uri for change in params.changes])
+
+
 # -------------------------------------------------------------------- text documents
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: LanguageServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -23,6 +23,7 @@ import logging
 import traceback
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from typing import Any, Optional
 
@@ -35,6 +36,7 @@ from gradguard import notebooks
 from gradguard.findings import Position
 from gradguard.lsp import actions, hover, notebook, options
 from gradguard.lsp.documents import PYTHON, Part, Snapshot, notebook_snapshot, text_snapshot
+from gradguard.lsp.indexing import Indexer
 from gradguard.lsp.positions import LineTables
 from gradguard.lsp.types import TypeService
 from gradguard.lsp.worker import Outcome, Worker, analyse, read
@@ -82,6 +84,7 @@ class Session:
         self._warmup: Optional[asyncio.Future] = None
         self._models: OrderedDict[str, None] = OrderedDict()  # keys whose outcome keeps its engine model
         self._fix_all: dict[tuple, list] = {}
+        self.indexer = Indexer(self)  # the workspace's projects: how the other files call each one
 
     # ---------------------------------------------------------------- configuration
     async def load_configuration(self) -> None:
@@ -101,6 +104,7 @@ class Session:
         self.options, problems = options.parse(raw)
         self.log(types.MessageType.Log, f"GradGuard settings: {json.dumps(options.effective(self.options))}")
         self._configure_types()
+        self.indexer.configure(self.options.project)
         self.generation += 1
         self._fix_all.clear()
         if problems:
@@ -134,10 +138,16 @@ class Session:
             self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=f"GradGuard: {message}"))
 
     def settings_for(self, snapshot: Snapshot) -> Settings:
+        """The file's settings, told how the other files of its project call it."""
+        settings = self.file_settings(snapshot.path)
+        told = self.indexer.outside_of(snapshot.path) if settings is not options.EXCLUDED else ()
+        return replace(settings, outside=told) if told else settings
+
+    def file_settings(self, path: Optional[str]) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);
         a bad project file is named once (not on every keystroke) and the defaults are used."""
         try:
-            project = options.project_settings(snapshot.path)
+            project = options.project_settings(path)
             self._config_problem = None
         except options.ConfigError as e:
             project = Settings()
@@ -235,7 +245,8 @@ class Session:
             incremental = self._incremental.setdefault(key, Incremental())
             ask_types = self.types is not None
             settings = self.settings_for(snapshot)
-            outcome = await self.worker.run(analyse, snapshot, settings, self.generation, incremental, ask_types)
+            export = self.indexer.wants_calls(snapshot, settings.outside)
+            outcome = await self.worker.run(analyse, snapshot, settings, self.generation, incremental, ask_types, export)
             for level, message in outcome.log:
                 self.log(level, message)
             if not self.is_current(outcome):
@@ -251,6 +262,7 @@ class Session:
                 self._publish(key, outcome.published, snapshot)
                 if ask_types and self.types is not None and outcome.analysis.type_queries:
                     await self._refine(key, outcome, incremental)
+                self.indexer.learn(snapshot, outcome.calls, incremental)  # after the publish: its dependents
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
@@ -316,6 +328,7 @@ class Session:
         self._incremental.pop(key, None)
         if self.types is not None:
             self.types.forget(key)
+        self.indexer.closed(key)
         for uri in self._published_by_key.pop(key, {key}):
             self.tables.drop(uri)
             self._send(uri, [], None)
@@ -375,9 +388,9 @@ class Session:
         published = [d for p in snapshot.parts for d in self.published.get(p.uri, (None, []))[1]]
         if current is not None and self.types is None and not actions.safe_edits(published):
             return []  # the cheap answer: nothing safe to fix in the current findings
-        cache_key = (key, snapshot.version, self.generation)
+        settings = self.settings_for(snapshot)
+        cache_key = (key, snapshot.version, self.generation, settings.outside)  # the other files' calls too
         if cache_key not in self._fix_all:
-            settings = self.settings_for(snapshot)
             name = key.rsplit("/", 1)[-1]
             if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:
                 edits, notes = await self._fixed_cells(snapshot, settings, current)

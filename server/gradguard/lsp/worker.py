@@ -101,6 +101,7 @@ class Outcome:
     settings: Settings
     analysis: Optional[engine.Analysis] = None
     published: Optional[dict[str, list[types.Diagnostic]]] = None  # None: nothing new to publish
+    calls: Optional[list] = None  # engine.outside.Call, when asked for (export_calls)
     model_dropped: bool = False  # the engine model was let go to save memory
     log: list[tuple[types.MessageType, str]] = field(default_factory=list)
 
@@ -111,9 +112,11 @@ def analyse(
     generation: int,
     incremental: Optional[engine.Incremental] = None,
     ask_types: bool = False,
+    export_calls: bool = False,
 ) -> Outcome:
     """The engine, then the translation to diagnostics (on the analysis thread).
-    `incremental`: the document's parse of its earlier versions, re-used where the edit left it alone."""
+    `incremental`: the document's parse of its earlier versions, re-used where the edit left it alone;
+    `export_calls`: keep the calls it makes of the project's other files (Outcome.calls)."""
     outcome = Outcome(snapshot, generation, settings)
     name = snapshot.key.rsplit("/", 1)[-1]
     try:
@@ -124,6 +127,7 @@ def analyse(
             line_label=snapshot.line_label,
             incremental=incremental,
             ask_types=ask_types,
+            export_calls=export_calls,
         )
     except Exception:  # noqa: BLE001 - an engine bug must not take the server down
         outcome.log.append((types.MessageType.Error, f"GradGuard failed on {name}:\n{traceback.format_exc()}"))
@@ -139,6 +143,7 @@ def analyse(
         else:  # not a typing mistake: say it where the user sees it
             outcome.log.append((types.MessageType.Warning, f"GradGuard skipped {name}: {e.message}"))
         return outcome
+    outcome.calls = analysis.calls if export_calls else None
     outcome.published = _without_skipped(snapshot, diagnostics.diagnostics(snapshot, analysis.findings), outcome.log)
     return outcome
 

@@ -1,0 +1,260 @@
+"""Project-wide analysis in the server: an open file knows how the other files of its project call it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+
+from lsp_harness import Client, diag, initialize
+
+pytestmark = pytest.mark.asyncio
+
+OPTIONS = {"select": ["GG401"], "debounceMs": 0}
+
+NET = """\
+import torch
+from torch import nn
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, z):
+        return self.fc(z)
+
+    def generate(self, n):
+        z = torch.randn(n, 8)
+        return self.forward(z).numpy()
+
+
+def create_model():
+    return Generator()
+"""
+
+SAMPLE = """\
+import torch
+
+from ganpkg.models import Generator
+
+
+@torch.no_grad()
+def main():
+    g = Generator()
+    print(g.generate(4))
+
+
+if __name__ == "__main__":
+    main()
+"""
+SAMPLE_WITH_GRAD = SAMPLE.replace("@torch.no_grad()\n", "")
+
+AT = diag((14, 15, 14, 38))  # `self.forward(z).numpy()`
+NUMPY = "\"Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\""
+ALONE = (
+    "`self.forward(z)` requires grad when `generate()` runs with grad enabled (from `self.fc(z)` on line 11); "
+    f"`.numpy()` on it then raises {NUMPY}"
+)
+# With the caller's no_grad gone, main() - run by the script - proves the crash: an error, and why.
+PROVED = (
+    f"`self.forward(z)` requires grad (from `self.fc(z)` on line 11); `.numpy()` on it raises {NUMPY} "
+    "(`generate()` is called with grad on: ganpkg/sample.py, in `main()`)"
+)
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    """A package: the model in ganpkg/models/net.py (re-exported by models/__init__.py), its only
+    caller in ganpkg/sample.py, under `@torch.no_grad()`."""
+    files = {
+        "pyproject.toml": '[project]\nname = "ganpkg"\nversion = "0.1"\n',
+        "ganpkg/__init__.py": "",
+        "ganpkg/models/__init__.py": "from .net import Generator, create_model\n",
+        "ganpkg/models/net.py": NET,
+        "ganpkg/sample.py": SAMPLE,
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+async def start(client: Client, package: Path, **options) -> None:
+    """initialize with the package as the workspace; wait until it is indexed."""
+    await initialize(client, options={**OPTIONS, **options}, root=package)
+    await client.wait_until(lambda: indexed(client), "the index")
+
+
+def indexed(client: Client) -> bool:
+    return any(m.message.startswith("GradGuard indexed") for m in client.log_messages)
+
+
+def summary(diagnostics: list[types.Diagnostic]) -> list[tuple]:
+    return [(d.code, d.range, d.severity, d.message) for d in diagnostics]
+
+
+async def next_publish(client: Client, uri: str, after: int) -> list[types.Diagnostic]:
+    """The diagnostics of the first publish for `uri` after the first `after` ones."""
+    found = await client.wait_until(lambda: client.publishes(uri)[after:], f"a new publish of {uri}")
+    return list(found[0].diagnostics)
+
+
+async def test_the_workspace_is_indexed_in_the_background_with_progress(client: Client, package: Path):
+    await start(client, package)
+    [(token, reports)] = client.progress_reports.items()
+    begin, *middle, end = reports
+    assert (token, begin.kind, begin.title, begin.percentage) == ("gradguard/index", "begin", "GradGuard: indexing", 0)
+    assert [r.message for r in middle] == [f"{n}/4 files" for n in range(1, 5)]
+    assert (end.kind, end.message) == ("end", "4 files")
+    [watch] = client.registrations
+    assert watch.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+    assert watch.register_options == {"watchers": [{"globPattern": "**/*.py"}]}
+    assert client.published == []  # nothing published for files not open
+
+
+async def test_a_method_called_only_under_no_grad_in_another_file_is_silent(client: Client, package: Path):
+    await start(client, package)
+    net = (package / "ganpkg/models/net.py").as_uri()
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+
+
+async def test_editing_the_caller_reports_the_callee_without_touching_it(client: Client, package: Path):
+    await start(client, package)
+    net, sample = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/sample.py").as_uri()
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    client.open(sample, SAMPLE)
+    assert await client.diagnostics_for(sample) == []
+    before = len(client.publishes(net))
+    client.replace(sample, SAMPLE_WITH_GRAD)  # not saved: the buffer is the truth
+    assert summary(await next_publish(client, net, before)) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
+    [edited] = [i for i, p in enumerate(client.published) if p.uri == sample and p.version == 2]
+    [callee] = [i for i, p in enumerate(client.published) if p.uri == net][before:]
+    assert edited < callee  # the edited document's own diagnostics come first
+    before = len(client.publishes(net))
+    client.replace(sample, SAMPLE)
+    assert await next_publish(client, net, before) == []
+    assert (package / "ganpkg/models/net.py").read_text() == NET
+
+
+async def test_closing_an_unsaved_caller_makes_the_disk_the_truth_again(client: Client, package: Path):
+    await start(client, package)
+    net, sample = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/sample.py").as_uri()
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    client.open(sample, SAMPLE_WITH_GRAD)  # an unsaved edit: the disk still has the no_grad
+    assert summary(await next_publish(client, net, 1)) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(sample)))
+    assert await next_publish(client, net, 2) == []
+
+
+async def test_a_caller_changed_on_disk_reports_the_callee(client: Client, package: Path):
+    await start(client, package)
+    net, sample = package / "ganpkg/models/net.py", package / "ganpkg/sample.py"
+    client.open(net.as_uri(), NET)
+    assert await client.diagnostics_for(net.as_uri()) == []
+
+    def changed() -> None:
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+            [types.FileEvent(sample.as_uri(), types.FileChangeType.Changed)]
+        ))
+
+    sample.write_text(SAMPLE_WITH_GRAD)
+    changed()
+    assert summary(await next_publish(client, net.as_uri(), 1)) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
+    sample.write_text(SAMPLE)
+    changed()
+    assert await next_publish(client, net.as_uri(), 2) == []
+
+
+async def test_a_caller_deleted_on_disk_leaves_the_callee_alone(client: Client, package: Path):
+    """Nothing else calls generate(): the file is analysed as it is alone."""
+    await start(client, package)
+    net, sample = package / "ganpkg/models/net.py", package / "ganpkg/sample.py"
+    client.open(net.as_uri(), NET)
+    assert await client.diagnostics_for(net.as_uri()) == []
+    sample.unlink()
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(sample.as_uri(), types.FileChangeType.Deleted)]
+    ))
+    assert summary(await next_publish(client, net.as_uri(), 1)) == [("GG401", AT, types.DiagnosticSeverity.Warning, ALONE)]
+
+
+async def test_the_project_setting_off_analyses_each_file_alone(client: Client, package: Path):
+    await initialize(client, options={**OPTIONS, "project": False}, root=package)
+    net = (package / "ganpkg/models/net.py").as_uri()
+    client.open(net, NET)
+    assert summary(await client.diagnostics_for(net)) == [("GG401", AT, types.DiagnosticSeverity.Warning, ALONE)]
+    assert client.progress_reports == {} and client.registrations == []
+
+
+async def test_turning_the_project_setting_on_indexes_the_workspace(client: Client, package: Path):
+    await initialize(client, options={**OPTIONS, "project": False}, configurable=False, root=package)
+    net = (package / "ganpkg/models/net.py").as_uri()
+    client.open(net, NET)
+    assert summary(await client.diagnostics_for(net)) == [("GG401", AT, types.DiagnosticSeverity.Warning, ALONE)]
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gradguard": OPTIONS}))
+    # re-published at once as it is alone (the index is not ready yet), then once it is ready
+    await client.wait_until(lambda: indexed(client) and client.publishes(net)[-1].diagnostics == [], "net.py told by sample.py")
+
+
+VIZ = """\
+import torch
+from torch import nn
+
+
+def render(n):
+    layer = nn.Linear(8, 4)
+    return layer(torch.randn(n, 8)).numpy()
+"""
+# net.py, which sample.py's calls tell, now calls render() only under no_grad
+NET_PREVIEWING = "from ganpkg.viz import render\n" + NET + "\n\n@torch.no_grad()\ndef preview():\n    return render(2)\n"
+
+
+async def test_a_file_told_by_others_tells_its_own_callees_once_its_edit_settles(client: Client, package: Path):
+    """net.py's analysis is shaped by sample.py's calls: what it calls itself comes from an analysis
+    of its own, once its text stays the same."""
+    (package / "ganpkg/viz.py").write_text(VIZ)
+    await start(client, package)
+    net, viz = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/viz.py").as_uri()
+    client.open(viz, VIZ)
+    render_alone = (
+        "`layer(torch.randn(n, 8))` requires grad when `render()` runs with grad enabled; "
+        f"`.numpy()` on it then raises {NUMPY}"
+    )
+    assert summary(await client.diagnostics_for(viz)) == [
+        ("GG401", diag((6, 11, 6, 43)), types.DiagnosticSeverity.Warning, render_alone)
+    ]
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    client.replace(net, NET_PREVIEWING)
+    assert await client.diagnostics_for(net) == []
+    assert await next_publish(client, viz, 1) == []
+
+
+async def test_a_caller_created_on_disk_that_disagrees_leaves_the_callee_reported(client: Client, package: Path):
+    await start(client, package)
+    net, show = package / "ganpkg/models/net.py", package / "ganpkg/show.py"
+    client.open(net.as_uri(), NET)
+    assert await client.diagnostics_for(net.as_uri()) == []
+    show.write_text("import torch\n\nfrom ganpkg.models.net import Generator\n\n\ndef show():\n    print(Generator().generate(2))\n")
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(show.as_uri(), types.FileChangeType.Created)]
+    ))
+    assert summary(await next_publish(client, net.as_uri(), 1)) == [("GG401", AT, types.DiagnosticSeverity.Warning, ALONE)]
+
+
+async def test_fix_all_makes_no_fix_for_what_the_project_takes_away(client: Client, package: Path):
+    await start(client, package)
+    net = (package / "ganpkg/models/net.py").as_uri()
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    fix_all = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=net), range=AT,
+        context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
+    ))
+    assert fix_all is None
