@@ -258,3 +258,54 @@ async def test_fix_all_makes_no_fix_for_what_the_project_takes_away(client: Clie
         context=types.CodeActionContext(diagnostics=[], only=["source.fixAll"]),
     ))
     assert fix_all is None
+
+
+METER = """\
+class AverageMeter:
+    def __init__(self):
+        self.sum = 0.0
+
+    def update(self, val):
+        self.sum += val
+"""
+
+TRAIN = """\
+import torch
+import torch.nn.functional as F
+
+from ganpkg.models import Generator
+from ganpkg.utils import AverageMeter
+
+
+def train(steps=5):
+    model = Generator()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    losses = AverageMeter()
+    for _ in range(steps):
+        loss = F.mse_loss(model(torch.randn(16, 8)), torch.zeros(16, 4))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.update(loss)
+    return losses.sum
+"""
+KEPT = (
+    "`loss` carries an autograd graph; `.backward()` on line 15 freed its activations, but storing it in "
+    "`losses.sum` (through `update()`) keeps the graph's nodes alive across iterations"
+)
+
+
+async def test_what_a_class_of_another_file_keeps_is_a_store_and_follows_its_buffer(client: Client, package: Path):
+    """utils.py never mentions torch; its meter keeps what it is given: train.py's loop stores the
+    graph through it - until an unsaved edit of utils.py keeps a number instead."""
+    (package / "ganpkg/utils.py").write_text(METER)
+    (package / "ganpkg/train.py").write_text(TRAIN)
+    await start(client, package, select=["GG101"])
+    train, utils = (package / "ganpkg/train.py").as_uri(), (package / "ganpkg/utils.py").as_uri()
+    client.open(train, TRAIN)
+    assert summary(await client.diagnostics_for(train)) == [
+        ("GG101", diag((16, 22, 16, 26)), types.DiagnosticSeverity.Warning, KEPT)]
+    client.open(utils, METER)
+    before = len(client.publishes(train))
+    client.replace(utils, METER.replace("self.sum += val", "self.sum += float(val)"))
+    assert await next_publish(client, train, before) == []

@@ -60,12 +60,16 @@ class Indexer:
         """`Settings.outside` for a document's file."""
         return self.projects.outside_of(path) if self.projects is not None and path is not None else ()
 
+    def imported_of(self, path: Optional[str]) -> tuple:
+        """`Settings.imported` for a document's file: what the functions it calls of other files build or keep."""
+        return self.projects.imported_of(path) if self.projects is not None and path is not None else ()
+
     def wants_calls(self, snapshot: Snapshot, told: tuple) -> bool:
         """The document's own analysis can give its calls: a project file told nothing."""
         return not told and self._project_file(snapshot) is not None
 
     # ---------------------------------------------------------------- open documents
-    def learn(self, snapshot: Snapshot, calls: Optional[list], incremental: Incremental) -> None:
+    def learn(self, snapshot: Snapshot, calls: Optional[list], summaries: Optional[dict], incremental: Incremental) -> None:
         """What an open document, just analysed and published, now calls of the others: from its
         analysis (`calls`) or, when other files' calls shaped that one, from an analysis of its
         own once the typing pauses (it would double the analysis thread's work on every edit)."""
@@ -73,7 +77,7 @@ class Indexer:
         if path is None or projects.known(path, digest(snapshot.source)):
             return
         if calls is not None:
-            self._settle(projects.learn(path, entry(path, snapshot.source, calls)))
+            self._settle(projects.learn(path, entry(path, snapshot.source, calls, summaries)))
         else:
             self._keep(self._learn_when_idle(projects, path, snapshot, incremental))
 

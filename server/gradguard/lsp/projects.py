@@ -21,7 +21,7 @@ from gradguard import project as text_index
 from gradguard.config import ConfigError, Resolver
 from gradguard.discovery import discover, is_environment, skipped_file
 from gradguard.engine import Incremental, analyze, mentions_torch
-from gradguard.project.callers import outside_by_file
+from gradguard.project.callers import callees_by_file, outside_by_file
 from gradguard.project.index import Module, ProjectIndex, scan
 from gradguard.settings import Settings
 
@@ -39,28 +39,36 @@ class Entry:
     calls: tuple  # engine.outside.Call: what it calls of the other files, with the grad mode of each
     unread: frozenset  # a file the engine does not analyse (no torch): every name it calls
     parsed: bool = True  # False: its text does not parse (a buffer mid-typing), so it says nothing
+    summaries: tuple = ()  # (symbol, engine.outside.Keeps | Builds): what its classes keep, what builds a model
 
     def says(self) -> tuple:
         """What the other files' analyses depend on (not the hash)."""
-        return self.module, self.calls, self.unread
+        return self.module, self.calls, self.unread, self.summaries
 
 
-def entry(path: str, text: str, calls: Optional[list]) -> Entry:
-    """The entry of a file from its text and the calls an analysis of it with `export_calls`
-    and no `outside` found (None: the text does not parse)."""
+def entry(path: str, text: str, calls: Optional[list], summaries: Optional[dict] = None) -> Entry:
+    """The entry of a file from its text and the calls and summaries an analysis of it with
+    `export_calls` and no `outside` found (calls None: the text does not parse)."""
     module = scan(os.path.abspath(path), text)
+    told = tuple(sorted((summaries or {}).items()))
     if not mentions_torch(text):
-        return Entry(digest(text), module, (), frozenset(text_index.called_names(text)))
-    return Entry(digest(text), module, tuple(calls or ()), frozenset(), parsed=calls is not None)
+        return Entry(digest(text), module, (), frozenset(text_index.called_names(text)), summaries=told)
+    return Entry(digest(text), module, tuple(calls or ()), frozenset(), parsed=calls is not None, summaries=told)
 
 
 def examine(path: str, text: str, settings: Settings, incremental: Optional[Incremental] = None) -> Entry:
-    """A file's entry, analysing it (on the analysis thread; `incremental`: an open document's)."""
+    """A file's entry, analysing it (on the analysis thread; `incremental`: an open document's).
+    A file that never mentions torch is analysed only for what its classes keep (a meter)."""
     calls: Optional[list] = []
+    summaries: Optional[dict] = None
+    alone = dataclasses.replace(settings, outside=(), imported=())
     if mentions_torch(text):
-        found = analyze(text, dataclasses.replace(settings, outside=()), incremental=incremental, export_calls=True)
-        calls = found.calls if found.error is None else None
-    return entry(path, text, calls)
+        found = analyze(text, alone, incremental=incremental, export_calls=True)
+        calls, summaries = (found.calls, found.summaries) if found.error is None else (None, None)
+    elif "class " in text:
+        found = analyze(text, alone, summarize=True)
+        summaries = found.summaries if found.error is None else None
+    return entry(path, text, calls, summaries)
 
 
 class Project:
@@ -69,7 +77,8 @@ class Project:
     def __init__(self, root: str):
         self.root = root
         self.entries: dict[str, Entry] = {}  # absolute path -> Entry
-        self.outside: dict[str, dict] = {}  # absolute path -> {symbol: engine.outside.Outside}
+        # absolute path -> ({symbol: engine.outside.Outside}, {target: engine.outside.Keeps | Builds})
+        self.outside: dict[str, tuple] = {}
 
     def settled(self, found: dict) -> set[str]:
         """Keep every file's new `outside` (from `outside`); the paths whose `outside` changed."""
@@ -78,12 +87,16 @@ class Project:
         return changed
 
 
-def outside(root: str, entries: dict[str, Entry]) -> dict[str, dict]:
-    """Every file's `outside` from the entries of its project (off the event loop: it reads
-    every call of the project)."""
+def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
+    """Every file's `outside` - how the others call it - and what the functions it calls of
+    theirs build or keep, from the entries of its project (off the event loop: it reads every
+    call of the project)."""
     index = ProjectIndex(root, {p: e.module for p, e in entries.items()})
     unread = frozenset().union(*(e.unread for e in entries.values()))
-    return outside_by_file(index, {p: list(e.calls) for p, e in entries.items() if e.calls}, unread)
+    calls = {p: list(e.calls) for p, e in entries.items() if e.calls}
+    told = outside_by_file(index, calls, unread)
+    uses = callees_by_file(index, calls, {p: dict(e.summaries) for p, e in entries.items() if e.summaries})
+    return {p: (told.get(p, {}), uses.get(p, {})) for p in told.keys() | uses.keys()}
 
 
 class Projects:
@@ -148,9 +161,16 @@ class Projects:
 
     def outside_of(self, path: str) -> tuple:
         """`Settings.outside` for a file: how the rest of its project calls it."""
+        return tuple(sorted(self._told(path)[0].items()))
+
+    def imported_of(self, path: str) -> tuple:
+        """`Settings.imported` for a file: what the functions it calls of other files build or keep."""
+        return tuple(sorted(self._told(path)[1].items()))
+
+    def _told(self, path: str) -> tuple:
         root = self.root_of(path) if self.ready else None
-        told = self.by_root[root].outside.get(os.path.abspath(path)) if root in self.by_root else None
-        return tuple(sorted(told.items())) if told else ()
+        found = self.by_root[root].outside.get(os.path.abspath(path)) if root in self.by_root else None
+        return found or ({}, {})
 
     def learn(self, path: str, new: Entry) -> Optional[Project]:
         """Keep a file's new entry; its project when what the file says of the others changed.

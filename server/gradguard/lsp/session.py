@@ -140,8 +140,10 @@ class Session:
     def settings_for(self, snapshot: Snapshot) -> Settings:
         """The file's settings, told how the other files of its project call it."""
         settings = self.file_settings(snapshot.path)
-        told = self.indexer.outside_of(snapshot.path) if settings is not options.EXCLUDED else ()
-        return replace(settings, outside=told) if told else settings
+        if settings is options.EXCLUDED:
+            return settings
+        told, uses = self.indexer.outside_of(snapshot.path), self.indexer.imported_of(snapshot.path)
+        return replace(settings, outside=told, imported=uses) if told or uses else settings
 
     def file_settings(self, path: Optional[str]) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);
@@ -245,7 +247,7 @@ class Session:
             incremental = self._incremental.setdefault(key, Incremental())
             ask_types = self.types is not None
             settings = self.settings_for(snapshot)
-            export = self.indexer.wants_calls(snapshot, settings.outside)
+            export = self.indexer.wants_calls(snapshot, settings.outside or settings.imported)
             outcome = await self.worker.run(analyse, snapshot, settings, self.generation, incremental, ask_types, export)
             for level, message in outcome.log:
                 self.log(level, message)
@@ -262,7 +264,7 @@ class Session:
                 self._publish(key, outcome.published, snapshot)
                 if ask_types and self.types is not None and outcome.analysis.type_queries:
                     await self._refine(key, outcome, incremental)
-                self.indexer.learn(snapshot, outcome.calls, incremental)  # after the publish: its dependents
+                self.indexer.learn(snapshot, outcome.calls, outcome.summaries, incremental)  # after the publish: its dependents
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
@@ -389,7 +391,7 @@ class Session:
         if current is not None and self.types is None and not actions.safe_edits(published):
             return []  # the cheap answer: nothing safe to fix in the current findings
         settings = self.settings_for(snapshot)
-        cache_key = (key, snapshot.version, self.generation, settings.outside)  # the other files' calls too
+        cache_key = (key, snapshot.version, self.generation, settings.outside, settings.imported)  # the other files too
         if cache_key not in self._fix_all:
             name = key.rsplit("/", 1)[-1]
             if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:

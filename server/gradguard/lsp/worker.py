@@ -102,6 +102,7 @@ class Outcome:
     analysis: Optional[engine.Analysis] = None
     published: Optional[dict[str, list[types.Diagnostic]]] = None  # None: nothing new to publish
     calls: Optional[list] = None  # engine.outside.Call, when asked for (export_calls)
+    summaries: Optional[dict] = None  # symbol -> engine.outside.Keeps | Builds, with the calls
     model_dropped: bool = False  # the engine model was let go to save memory
     log: list[tuple[types.MessageType, str]] = field(default_factory=list)
 
@@ -144,6 +145,7 @@ def analyse(
             outcome.log.append((types.MessageType.Warning, f"GradGuard skipped {name}: {e.message}"))
         return outcome
     outcome.calls = analysis.calls if export_calls else None
+    outcome.summaries = analysis.summaries if export_calls else None
     outcome.published = _without_skipped(snapshot, diagnostics.diagnostics(snapshot, analysis.findings), outcome.log)
     return outcome
 
