@@ -405,3 +405,47 @@ def test_runtime_truth_of_the_reset(package):
     assert "Trying to backward through the graph a second time" in once.stderr
     (package / "ganpkg/sequences.py").write_text(per_batch(SEQUENCES))
     assert subprocess.run(run, cwd=package, capture_output=True, timeout=120).returncode == 0
+
+
+AGENT = """\
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.actor = nn.Linear(4, 3)
+
+    def get_action_and_value(self, x):
+        dist = Categorical(logits=self.actor(x))
+        action = dist.sample()
+        return action, dist.log_prob(action)
+"""
+
+ENJOY = """\
+import torch
+
+from ganpkg.agent import Agent
+
+
+def enjoy(path):
+    agent = Agent()
+    agent.load_state_dict(torch.load(path))
+    action, _ = agent.get_action_and_value(torch.randn(1, 4))
+    return action.cpu().numpy()
+"""
+
+
+def test_a_method_of_another_files_model_returning_a_tuple_is_not_taken_for_a_forward(gradguard, package):
+    """cleanrl's enjoy.py: the first element is a sampled action, without a graph - `.numpy()` works."""
+    (package / "ganpkg/agent.py").write_text(AGENT)
+    (package / "ganpkg/enjoy.py").write_text(ENJOY)
+    assert gradguard("check", "--no-cache", "ganpkg/enjoy.py").stdout == "All checks passed! 1 file checked.\n"
+    check = (
+        "import torch\nfrom ganpkg.agent import Agent\nfrom ganpkg.enjoy import enjoy\n"
+        "torch.save(Agent().state_dict(), 'a.pt')\nprint(enjoy('a.pt').shape)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", check], cwd=package, capture_output=True, text=True, timeout=120)
+    assert run.stdout == "(1,)\n"

@@ -18,7 +18,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
 from gradguard.engine.model import FunctionInfo, GradMode, Store
-from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, holds_graph
+from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value
 
 # Where a call's callee comes from torch or the standard library, never from the project: not
 # exported. (Other packages are left to the index: checking timm itself, `timm.layers` is the project.)
@@ -73,7 +73,11 @@ class Builds:
 
     parameterized: bool  # its calls build a graph by themselves (it has weights)
     where: str  # "nn.Module subclass `Net`", "returns an nn.Module"
-    forwards: tuple = ()  # a class's methods that return what the model computes (`inference()`): forward passes
+    forwards: tuple = ()  # a class's methods that return one tensor the model computes (`sample()`): forward passes
+
+
+def _one_graph(v: Value) -> bool:
+    return v.kind is Kind.TENSOR and v.has_graph and v.elements is None and not v.guessed
 
 
 def _per_batch(fn: Optional[FunctionInfo], loops: tuple) -> bool:
@@ -234,9 +238,11 @@ class Border:
         out = {}
         for info in self.classes:
             if info.is_module and info.scope is not None and info.scope.kind == "module":
-                # a method that returns what the model computed with grad on is a forward pass
+                # a method that returns one tensor the model computed with grad on is a forward pass (not one
+                # returning a tuple: `action, log_prob, value = agent.get_action_and_value(x)` - a sampled
+                # action has no graph, and nothing here would say which element has one)
                 runs = tuple(sorted(name for name, fn in info.methods.items()
-                                    if fn.decorated_mode is None and holds_graph(fn.returns) and name != "forward"))
+                                    if fn.decorated_mode is None and _one_graph(fn.returns) and name != "forward"))
                 out[info.name] = Builds(info.parameterized, f"builds `{info.name}`, an nn.Module of another file", runs)
         for fn in self.functions:
             symbol = symbol_of(fn)
