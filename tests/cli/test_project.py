@@ -375,7 +375,8 @@ GG104 = (
     "ganpkg/memory.py:14:9: warning: GG104 `self.memory` is assigned a value with a graph in `write()` after reading "
     "the previous call's `self.memory` (line 14): every past batch's graph stays reachable, memory grows with every "
     "call, and the next `.backward()` fails with \"Trying to backward through the graph a second time\"; detach it "
-    "when storing it\n"
+    "when storing it (`init_sequence()`, its reset, is called only outside the training steps: ganpkg/sequences.py, "
+    "in `train()`)\n"
 )
 
 

@@ -55,6 +55,7 @@ class Outside:
     why: str  # "called only with grad off: main.py, in `test()`, decorated `@t.no_grad()`"
     guessed: bool = False  # only calls of objects nothing tells, matched by the method's name
     per_batch: Optional[bool] = None  # every call runs once per training step (True), none does (False)
+    where: str = ""  # the calls: "main.py, in `test()`, decorated `@t.no_grad()` (and 2 more calls)"
 
 
 @dataclass(frozen=True)

@@ -52,14 +52,15 @@ def _agreed(index: ProjectIndex, found: list) -> Outside | None:
     modes = {call.mode for _, call in found}
     steps = {call.per_batch for _, call in found}
     per_batch = steps.pop() if len(steps) == 1 else None
+    where = _where(index, found)
     if modes == {GradMode.OFF.value}:
         guessed = all(call.by_name for _, call in found)
-        return Outside(GradMode.OFF, False, "called only with grad off: " + _where(index, found), guessed, per_batch)
+        return Outside(GradMode.OFF, False, "called only with grad off: " + where, guessed, per_batch, where)
     if modes == {GradMode.ON.value} and all(call.proved and not call.by_name for _, call in found):
-        return Outside(GradMode.ON, True, "called with grad on: " + _where(index, found), per_batch=per_batch)
+        return Outside(GradMode.ON, True, "called with grad on: " + where, per_batch=per_batch, where=where)
     if per_batch is not None:  # (GG104: a reset every training step runs, or one none does)
         return Outside(None, False, "called " + ("once per training step" if per_batch else "outside the training steps")
-                       + ": " + _where(index, found), per_batch=per_batch)
+                       + ": " + where, per_batch=per_batch, where=where)
     return None
 
 

@@ -53,6 +53,7 @@ class Carried:
     grows_only: bool = False  # a statistic a helper returns: not known to reach the output (no backward claim)
     also: tuple = ()  # other attributes the same assignment carries (`Y, self.mean, self.var = f(...)`)
     owner: object = None  # the method whose call this one's events belong to (see _owner)
+    reset_elsewhere: str = ""  # its reset, as the project's other files call it: "`init_sequence()` ... (train.py, ...)"
 
 
 class StateCarriedAcrossForward(Rule):
@@ -400,9 +401,14 @@ class StateCarriedAcrossForward(Rule):
         if not sites:
             # a reset nobody here calls: the training code elsewhere may call it every batch - unless the
             # project's other files, which call it, never do
-            told = [self.flow.outside_of(f) for f in self.flow.functions if f.name in names and f.cls is not None]
-            return not any(o is not None and o.per_batch is False for o in told) \
-                or any(o is not None and o.per_batch for o in told)
+            told = [(f, self.flow.outside_of(f)) for f in self.flow.functions if f.name in names and f.cls is not None]
+            if any(o is not None and o.per_batch for _, o in told):
+                return True
+            never = [(f, o) for f, o in told if o is not None and o.per_batch is False]
+            if never:
+                f, o = never[0]
+                c.reset_elsewhere = f"`{f.name}()`, its reset, is called only outside the training steps: {o.where}"
+            return not never
         for fn, loops, backs in sites:
             if fn is None:
                 continue
@@ -447,10 +453,12 @@ class StateCarriedAcrossForward(Rule):
             shown = "`, `".join([name] + [f"self.{a}" for a in c.also])
             what = f"`{shown}` are assigned values" if c.also else f"`{name}` is assigned a value"
             fails = "" if c.grows_only else f", and the next `.backward()` fails with \"{SECOND_TIME}\""
+            elsewhere = f" ({c.reset_elsewhere})" if c.reset_elsewhere else ""
             return (
                 f"{what} with a graph in `{c.function.name}()` after reading the previous "
                 f"call's `{name}` (line {line_of(c.read)}): every past batch's graph stays reachable, memory grows "
                 f"with every call{fails}; detach {'them' if c.also else 'it'} when storing {'them' if c.also else 'it'}"
+                f"{elsewhere}"
             )
 
         related = [(c.read, "the previous call's value is read here")]
