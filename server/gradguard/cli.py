@@ -439,23 +439,24 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     groups = project.group(given)
     members = {root: discover([root], resolver).files if project.root_of(paths[0]) else paths  # a loose file's
                for root, paths in groups.items()}                                            # directory is not walked
+    texts = {os.path.abspath(p): project.read(p) for p in [*given, *(p for found in members.values() for p in found)]}
     beyond = [(p, resolver.for_path(p).settings_for(p), store)
-              for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root])]
+              for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
     first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
     calls = {r.path: r.calls for r in first}
     # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
-    summaries = {os.path.abspath(r.path): r.summaries for r in first if r.summaries or mentions_torch(project.read(r.path))}
+    summaries = {os.path.abspath(r.path): r.summaries for r in first
+                 if r.summaries or mentions_torch(texts[os.path.abspath(r.path)])}
     outside: dict = {}
     callees: dict = {}
     for root in groups:
-        texts = {p: project.read(p) for p in members[root]}
-        index = project.index(root, texts)
+        index = project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]})
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
-        unread = frozenset().union(*(project.called_names(texts.get(p) or project.read(p))
-                                     for p in mine if not mentions_torch(texts.get(p) or project.read(p))))
+        unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
+                                     for p in mine if not mentions_torch(texts[os.path.abspath(p)])))
         outside.update(outside_by_file(index, mine, unread))
         for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
-            summaries[path] = analyze(project.read(path), resolver.for_path(path).settings_for(path), summarize=True).summaries
+            summaries[path] = analyze(texts[path], resolver.for_path(path).settings_for(path), summarize=True).summaries
         callees.update(callees_by_file(index, mine, summaries))
     again = {}
     for i, (path, settings, s) in enumerate(tasks):

@@ -59,16 +59,16 @@ def read(path: str) -> str:
         return ""
 
 
-def callers_beyond(root: str, given: list[str], members: list[str]) -> list[str]:
+def callers_beyond(root: str, given: list[str], members: list[str], texts: dict[str, str]) -> list[str]:
     """The files of the project not given that may call what the given files define: they are
     analysed for their calls, not reported (`gradguard check models/` still hears train.py).
     Such a file names a module-level function or class of a given file, and the module or a
-    package above it (an import needs both)."""
+    package above it (an import needs both). `texts`: absolute path -> text, every file's."""
     names: set = set()
     modules: set = set()
     for path in given:
         if path.endswith(".py"):
-            names.update(s for s in scan(path, read(path)).defines if "." not in s)
+            names.update(s for s in scan(path, texts[os.path.abspath(path)]).defines if "." not in s)
             rel = os.path.relpath(os.path.abspath(path), root)
             modules.update(os.path.splitext(rel)[0].split(os.sep))
     if not names:
@@ -77,7 +77,7 @@ def callers_beyond(root: str, given: list[str], members: list[str]) -> list[str]
     out = []
     for p in members:
         if os.path.abspath(p) not in taken:
-            words = set(_WORD.findall(read(p)))
+            words = set(_WORD.findall(texts[os.path.abspath(p)]))
             if not names.isdisjoint(words) and not modules.isdisjoint(words):
                 out.append(p)
     return out
