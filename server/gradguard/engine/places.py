@@ -10,6 +10,7 @@ import libcst as cst
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Binding, ClassInfo, GradMode, Kept, Store
 from gradguard.engine.scratch import scratch_attributes
+from gradguard.engine.walk import descendants
 from gradguard.engine.syntax import SELF_PREFIX, is_self_attribute, literal_bool, literal_key, place_key
 from gradguard.engine.values import (
     UNKNOWN,
@@ -17,6 +18,7 @@ from gradguard.engine.values import (
     Grad,
     Kind,
     Value,
+    all_origins,
     join_grad,
     merge,
     reach,
@@ -312,7 +314,7 @@ class Places:
         return None
 
     def _store(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str) -> None:
-        if not self.frame.loops:
+        if not self.frame.loops or self._sorting_arguments(v):
             self._keep_past_call(target, stored, v, how)
             return
         where = self.outlives_iteration(target)
@@ -325,6 +327,26 @@ class Places:
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)
+
+    def _sorting_arguments(self, v: Value) -> bool:
+        """`def collect(self, **stats): for k, s in stats.items(): self.stats[k].append(s)`: loops that
+        only run over what the call was given, storing what came in with it, are one call's work - what
+        they keep is the function's summary, a store of each caller's loop (reported there), not a
+        pile-up across this function's own iterations."""
+        fn = self.function
+        if fn is None or not v.origins:
+            return False
+        params = {n for n in fn.param_values if n not in ("self", "cls")}
+        if all(loop is fn.node for loop in self.frame.loops):
+            return False
+        for loop in self.frame.loops:
+            if loop is fn.node:
+                continue
+            if not isinstance(loop, cst.For) or not params & _names_in(loop.iter):
+                return False
+        came = frozenset().union(*(_given(p) for n, p in fn.param_values.items() if n in params))
+        made = {o for o in v.origins if isinstance(o, cst.CSTNode)}
+        return bool(made) and made <= came
 
     def _keep_past_call(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str,
                         kept_at: Optional[cst.CSTNode] = None, suffix: str = "") -> None:
@@ -407,3 +429,15 @@ class Places:
         if old.grad is Grad.NO and v.grad is Grad.NO:
             return old
         return old.but(grad=Grad.UNKNOWN, why=None, origins=reach([old, v]))
+
+
+def _names_in(node: cst.BaseExpression) -> set:
+    """The names an expression reads (`stats` and `k` in `zip(stats.items(), k)`)."""
+    return {n.value for n in [node, *descendants(node)] if isinstance(n, cst.Name)}
+
+
+def _given(v: Value) -> frozenset:
+    """The graph identities an argument brings in, with those of the items and entries it holds."""
+    parts = [v.item] if v.item is not None else []
+    parts += [e for _, e in v.keyed or ()]
+    return all_origins(v).union(*(_given(p) for p in parts))

@@ -2081,6 +2081,46 @@ def fit(net, opt, x, y, epochs):
             note="the PyTorch FAQ's running total written out (`total = total + loss`) and handed through a helper's tuple: still the same loop-carried place",
             runtime="net = nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(8, 3), torch.randn(8, 1), 3)\nassert has_graph(mean)",
         ),
+        Invalid(
+            """
+from collections import defaultdict
+
+import torch
+from torch import nn
+
+
+class Collector:
+    def __init__(self):
+        self.stats = defaultdict(list)
+
+    def collect(self, **stats):
+        for key, value in stats.items():
+            self.stats[key].append(value)
+
+
+def train(model, batches, optimizer, collector):
+    for x, y in batches:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        collector.collect(loss=loss, size=len(x))
+
+
+net = nn.Linear(4, 1)
+col = Collector()
+train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), col)
+""",
+            range=(23, 31, 23, 35),
+            message="`loss` carries an autograd graph; `.backward()` on line 21 freed its activations, but storing it in `collector.stats` (through `collect()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nfrom collections import defaultdict\n\nimport torch\nfrom torch import nn\n\n\nclass Collector:\n    def __init__(self):\n        self.stats = defaultdict(list)\n\n    def collect(self, **stats):\n        for key, value in stats.items():\n            self.stats[key].append(value)\n\n\ndef train(model, batches, optimizer, collector):\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        collector.collect(loss=loss.detach(), size=len(x))\n\n\nnet = nn.Linear(4, 1)\ncol = Collector()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), col)\n',
+                '\nfrom collections import defaultdict\n\nimport torch\nfrom torch import nn\n\n\nclass Collector:\n    def __init__(self):\n        self.stats = defaultdict(list)\n\n    def collect(self, **stats):\n        for key, value in stats.items():\n            self.stats[key].append(value)\n\n\ndef train(model, batches, optimizer, collector):\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        collector.collect(loss=loss.detach().item(), size=len(x))\n\n\nnet = nn.Linear(4, 1)\ncol = Collector()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), col)\n',
+            ),
+            note='a collector that takes **kwargs and stores each value through `.items()`: the store is reported at the call that hands it the loss',
+            runtime="assert col.stats['loss'][0].grad_fn is not None",
+        ),
     ]
 
 

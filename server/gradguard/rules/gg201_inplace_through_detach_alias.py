@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Optional
+
 import libcst as cst
 
 from gradguard.engine import knowledge as K
@@ -108,10 +110,21 @@ class InplaceThroughDetachAlias(Rule):
         if self.flow.frame.mode is GradMode.OFF and alias.leaf:
             return  # EMA / weight decay through a parameter's detach
         self._tick += 1
-        self._writes.append((node, target, alias, op, self._tick, self.flow.frame.loops, self.stamp()))
+        self._writes.append((node, target, alias, op, self._tick, self.flow.frame.loops, self.stamp(), self._call_into(alias)))
+
+    def _call_into(self, alias) -> Optional[cst.Call]:
+        """The call, in the function that made the alias, whose callee writes it (`to_unit(emb.detach())`
+        with `def to_unit(v): return v.div_(...)`): the caller's line is where the bug is and the fix
+        goes; the write itself is a related location. None where this function made the alias."""
+        fn, call = self.flow.function, None
+        while fn is not None and not any(n is alias.node for n in descendants(fn.node)):
+            if fn.walked_at is None:
+                return None
+            call, fn = fn.walked_at
+        return call
 
     def finish(self) -> None:
-        for node, target, alias, op, tick, loops, stamp in self._writes:
+        for node, target, alias, op, tick, loops, stamp, call in self._writes:
             if not self.current(stamp):
                 continue
             later = [
@@ -120,11 +133,11 @@ class InplaceThroughDetachAlias(Rule):
             ]
             later = [n for n in later if n is not alias.node.func.value and n not in self._meta]
             if later:
-                self._report(node, target, alias, op, later[0])
+                self._report(node, target, alias, op, later[0], call=call)
             elif self._callers_tensor(node, alias, stamp):
                 self._report(node, target, alias, op, None)
             elif self._parameter_overwritten(node, alias, loops):
-                self._report(node, target, alias, op, None, parameter=True)
+                self._report(node, target, alias, op, None, parameter=True, call=call)
 
     def _callers_tensor(self, node, alias, stamp) -> bool:
         """Arithmetic through a detached alias of a parameter of a function no code of this file
@@ -183,7 +196,7 @@ class InplaceThroughDetachAlias(Rule):
             return node.func.attr.value in MASKING
         return isinstance(node, cst.Assign)  # an indexed assignment, not `d += x`
 
-    def _report(self, node, target, alias, op, read, parameter: bool = False) -> None:
+    def _report(self, node, target, alias, op, read, parameter: bool = False, call=None) -> None:
         y, x = self.code_of(target), alias.name
         detach = alias.node
         copy = method_chain(detach.func.value, *copy_methods(self.settings))
@@ -196,6 +209,12 @@ class InplaceThroughDetachAlias(Rule):
                     f"write to `{x}` inside `torch.no_grad()`, else bind a copy"
                 )
             where = f"which is used again on line {line_of(read)}" if read is not None else "the caller's tensor"
+            if call is not None:
+                return (
+                    f"`{short(self.code_of(call.func))}()` writes its argument in place ({op} on `{y}`, line "
+                    f"{line_of(node)}), and `{short(self.code_of(detach))}` shares storage with `{x}`: "
+                    f"`{x}` silently changes too, {where}"
+                )
             return (
                 f"`{y}` shares storage with `{x}` (from `{short(self.code_of(detach))}` on line {line_of(detach)}): "
                 f"{op} on `{y}` silently changes `{x}` too, {where}"
@@ -205,7 +224,9 @@ class InplaceThroughDetachAlias(Rule):
         safety = Safety.UNSAFE if parameter else Safety.SAFE
         fixes = [PendingFix(f"Bind `{short(self.code_of(copy))}` instead", safety, [(detach, copy)])]
         related = [(detach, "the alias is made here")] + ([(read, f"`{x}` is read here")] if read is not None else [])
-        self.report(node, message, fixes=fixes, related=related)
+        if call is not None:
+            related = [(node, "the argument is written in place here")] + related[1:]
+        self.report(call if call is not None else node, message, fixes=fixes, related=related)
 
     VALID = [
         Valid(
@@ -520,8 +541,8 @@ def train(model, loss, batches, opt):
 def to_unit(v):
     return v.div_(v.norm(dim=-1, keepdim=True))
 """,
-            range=(17, 11, 17, 47),
-            message='`v` shares storage with `emb` (from `emb.detach()` on line 9): `.div_()` on `v` silently changes `emb` too, which is used again on line 11',
+            range=(9, 19, 9, 40),
+            message="`to_unit()` writes its argument in place (`.div_()` on `v`, line 17), and `emb.detach()` shares storage with `emb`: `emb` silently changes too, which is used again on line 11",
             fixes=(
                 '\nimport torch\n\n\ndef train(model, loss, batches, opt):\n    log = []\n    for x in batches:\n        emb = model(x)\n        log.append(to_unit(emb.clone().detach()))\n        opt.zero_grad()\n        loss(emb).backward()\n        opt.step()\n    return log\n\n\ndef to_unit(v):\n    return v.div_(v.norm(dim=-1, keepdim=True))\n',
             ),
