@@ -312,8 +312,9 @@ def same_findings(v: Variant, o: Variant) -> bool:
         return v.origin.get(line, line)
 
     def keyed(findings, mapped):
-        def message(text):
-            return re.sub(r"line (\d+)", lambda m: f"line {back(int(m.group(1))) if mapped else m.group(1)}", text)
+        def message(text):  # "line 12", "lines 48, 51 and 60": each number mapped back
+            return re.sub(r"lines? \d+(?:(?:, | and )\d+)*", lambda m: re.sub(
+                r"\d+", lambda n: str(back(int(n.group())) if mapped else n.group()), m.group()), text)
         return sorted((f.code, back(f.range.start.line) if mapped else f.range.start.line, f.range.start.column,
                        message(f.message)) for f in findings)
 

@@ -612,3 +612,18 @@ def test_a_split_program_runs_as_a_package_and_is_checked_as_one(tmp_path):
 def test_fix_convergence_is_checked_on_kept_variants():
     v = _variant("faq", FAQ)
     assert variants.converging([v]) == "fix convergence: 1 variants, 0 failed"
+
+
+def test_reversed_findings_compare_with_every_line_of_their_messages_mapped_back():
+    def finding(line, message):
+        pos = dataclasses.make_dataclass("Pos", ["line", "column"])
+        span = dataclasses.make_dataclass("Span", ["start"])
+        return dataclasses.make_dataclass("F", ["code", "range", "message"])("GG103", span(pos(line, 16)), message)
+
+    p = program("evaluator")
+    original = variants.Variant(p, "reverse", findings=[finding(97, "reach only `.numpy()` (lines 48, 51 and 60)")])
+    moved = {60: 97, 68: 48, 71: 51, 80: 60}
+    same = variants.Variant(p, "reverse", origin=moved, findings=[finding(60, "reach only `.numpy()` (lines 68, 71 and 80)")])
+    other = variants.Variant(p, "reverse", origin=moved, findings=[finding(60, "reach only `.numpy()` (lines 68, 72 and 80)")])
+    assert variants.same_findings(same, original)
+    assert not variants.same_findings(other, original)
