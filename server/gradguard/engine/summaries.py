@@ -430,12 +430,17 @@ class Functions:
             cb(fns)
 
     def _kept_by_call(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
-        """Stores a call in a loop makes through a function that keeps its argument."""
-        if not self.frame.loops or not any(v.has_graph for _, v in args):
+        """Stores a call in a loop makes through a function that keeps its argument; outside a loop,
+        what this function keeps through it (its summary: `meter.update(loss)` in a helper that was
+        given `meter` keeps `loss` in what its caller passed)."""
+        if not any(v.has_graph for _, v in args):
             return
         if fn.keeps is None:
             fn.keeps = {name: (self.code_for(t), t) for name, t in evidence.kept_params(fn.node).items()}
         if not fn.keeps:
+            return
+        if not self.frame.loops:
+            self._keeps_through(fn, call, args, bound_self)
             return
         if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
             return  # `Meter().update(loss)` on an object of this iteration
@@ -461,11 +466,27 @@ class Functions:
                 where, token = place
             else:
                 token = self._place_token(fn, where)
+                if root == "self" and isinstance(call.func, cst.Attribute):
+                    where = self.code_for(call.func.value) + where[len("self"):]  # `meter.sum`, not `self.sum`
             s = Store(a.value, v, where, token, self.frame.loops[-1], "append", self.function, loops=self.frame.loops,
                       via=fn.name, kept_at=kept_at)
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):
                 hook(s)
+
+    def _keeps_through(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
+        """_kept_by_call outside any loop: each kept argument becomes part of this function's summary,
+        kept on the call's receiver (`meter`, suffix `.sum`) or in the container the caller passed."""
+        by_name = self._arguments(fn, args, bound_self)
+        for name, (where, kept_at) in fn.keeps.items():
+            a, v = by_name.get(name, (None, UNKNOWN))
+            if a is None or not v.has_graph:
+                continue
+            root, _, rest = where.partition(".")
+            if root == "self" and rest and isinstance(call.func, cst.Attribute):
+                self._keep_past_call(call.func.value, a.value, v, "append", kept_at, "." + rest)
+            elif root in by_name and root not in ("self", "cls"):
+                self._keep_past_call(by_name[root][0].value, a.value, v, "append", kept_at)
 
     def _kept_through(self, fn: FunctionInfo, call: cst.Call, args: list, bound_self: Optional[Value]) -> None:
         """Apply what `fn` keeps past a call (FunctionInfo.kept) at this call: a store in this loop,

@@ -2121,6 +2121,49 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.par
             note='a collector that takes **kwargs and stores each value through `.items()`: the store is reported at the call that hands it the loss',
             runtime="assert col.stats['loss'][0].grad_fn is not None",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class RunningMean:
+    def __init__(self):
+        self.total = 0.0
+        self.count = 0
+
+    def add(self, value, n=1):
+        self.total += value * n
+        self.count += n
+
+
+def record(meter, loss, batch):
+    meter.add(loss, batch.size(0))
+
+
+def train(model, batches, optimizer, meter):
+    for x, y in batches:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        record(meter, loss, x)
+
+
+net = nn.Linear(4, 1)
+running = RunningMean()
+train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), running)
+""",
+            range=(26, 22, 26, 26),
+            message="`loss` carries an autograd graph; `.backward()` on line 24 freed its activations, but storing it in `meter.total` (through `record()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass RunningMean:\n    def __init__(self):\n        self.total = 0.0\n        self.count = 0\n\n    def add(self, value, n=1):\n        self.total += value * n\n        self.count += n\n\n\ndef record(meter, loss, batch):\n    meter.add(loss, batch.size(0))\n\n\ndef train(model, batches, optimizer, meter):\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        record(meter, loss.detach(), x)\n\n\nnet = nn.Linear(4, 1)\nrunning = RunningMean()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), running)\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass RunningMean:\n    def __init__(self):\n        self.total = 0.0\n        self.count = 0\n\n    def add(self, value, n=1):\n        self.total += value * n\n        self.count += n\n\n\ndef record(meter, loss, batch):\n    meter.add(loss, batch.size(0))\n\n\ndef train(model, batches, optimizer, meter):\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        record(meter, loss.detach().item(), x)\n\n\nnet = nn.Linear(4, 1)\nrunning = RunningMean()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), running)\n',
+            ),
+            note="a helper given the meter updates it: the meter's running total keeps every step's graph, reported at the helper's call in the loop",
+            runtime='assert running.total.grad_fn is not None',
+        ),
     ]
 
 
