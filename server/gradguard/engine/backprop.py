@@ -151,24 +151,28 @@ class Chains:
 
     def _zero_dim(self, key: str, proof: cst.Call) -> None:
         """`loss = loss_triplet + 0.001 * loss_embedd; loss.backward()`: PyTorch creates the gradient
-        implicitly only for a scalar, and a broadcast result is 0-dim only when each operand is. Only
-        names bound once in the scope: the claim holds for the value every use of them reads."""
+        implicitly only for one element, and a broadcast result has as many dims as its widest term.
+        Claimed only for terms that a callable the code holds computed (`criterion(d_a, d_b, t)`), not
+        for what a tensor op shaped (`klds.sum(1).mean(0, True)` is a 1-element vector: `[0]` works),
+        and only for names bound once in the scope: the claim holds for the value every use reads."""
         defs = self.defs.get(key, ())
         if len(defs) != 1 or key in self.unpacked:
             return
-        operands, todo = [], [defs[0]]
+        todo = [defs[0]]
         while todo:
             e = todo.pop()
             if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ELEMENTWISE):
                 todo += [e.left, e.right]
             elif isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
                 todo.append(e.expression)
-            elif isinstance(e, cst.Name) and e.value not in self.zero_dim and e.value not in self.libraries:
-                operands.append(e.value)
-        for name in operands:
-            if len(self.defs.get(name, ())) == 1 and name not in self.unpacked:
-                self.zero_dim[name] = proof
-                self._zero_dim(name, proof)
+            elif isinstance(e, cst.Name) and e.value not in self.zero_dim and e.value not in self.unpacked \
+                    and len(self.defs.get(e.value, ())) == 1:
+                d = self.defs[e.value][0]
+                if isinstance(d, (cst.BinaryOperation, cst.UnaryOperation)):
+                    todo.append(d)  # `total = main + aux; loss = total + reg`
+                elif isinstance(d, cst.Call) and _callable_given(_dotted(d.func)) \
+                        and not _library(d.func, self.libraries):
+                    self.zero_dim[e.value] = proof
 
     def _name(self, name: str, proof: cst.Call, prediction: bool = False) -> None:
         """`name` carries a graph: a name this scope computes, or a loss's prediction."""
