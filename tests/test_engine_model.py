@@ -463,3 +463,27 @@ def test_freezing_a_model_then_giving_it_a_new_head_still_trains_that_head():
     assert analyze(frozen).findings == []
     head = frozen.replace("model.eval()\n", "model.fc = nn.Linear(8, 2)\nmodel.eval()\n")
     assert [(f.code, f.range.start.line) for f in analyze(head).findings] == [("GG103", 9)]
+
+
+def test_a_backward_proves_only_the_callables_terms_of_its_sum_0_dim():
+    # Beta-VAE's `klds.sum(1).mean(0, True)` is a 1-element vector: `loss = recon + beta * kld` then has
+    # one element, so `loss.backward()` runs and `kld.data[0]` works (torch 2.13); `main`, computed by
+    # the criterion the code was handed, is 0-dim and `main.data[0]` raises IndexError.
+    src = textwrap.dedent("""
+    import torch
+
+
+    def train(enc, criterion, x, y, opt, log):
+        mu, logvar = enc(x)
+        klds = -0.5 * (1 + logvar - mu.pow(2) - logvar.exp())
+        kld = klds.sum(1).mean(0, True)
+        main = criterion(mu, y)
+        loss = main + 4.0 * kld
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        log.append(kld.data[0])
+        log.append(main.data[0])
+    """)
+    errors = [(f.code, f.range.start.line) for f in analyze(src).findings if f.severity.value == "error"]
+    assert errors == [("GG202", 15)]  # main.data[0], not kld.data[0]

@@ -32,6 +32,9 @@ _NEUTRAL_METHODS = (
     clip abs neg pow sqrt float double half to cpu cuda contiguous flatten view reshape""".split())
 ) - K.NEVER_GRAD_METHODS
 _ARITHMETIC = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.MatrixMultiply, cst.Power)
+# Broadcasting operators: the result has as many dims as its widest operand, so a 0-dim result
+# had 0-dim operands (not `@`: two vectors make a 0-dim product).
+_ELEMENTWISE = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.Power)
 
 
 def _dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -50,6 +53,7 @@ class _Defs(cst.CSTVisitor):
     def __init__(self, root: cst.CSTNode):
         self.root = root
         self.defs: dict = {}  # name -> [expressions]
+        self.unpacked: set = set()  # names also bound by unpacking or a loop (what `defs` does not hold)
         self.imported: set = set()  # module-level names of the scope's imports are not locals
 
     def visit_FunctionDef(self, node) -> bool:
@@ -69,6 +73,22 @@ class _Defs(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             self._def(t.target, node.value)
+            if isinstance(t.target, (cst.Tuple, cst.List)):
+                self._unpacked(t.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._unpacked(node.target)
+
+    def _unpacked(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for e in target.elements:
+                self._unpacked(e.value)
+        elif isinstance(target, cst.StarredElement):
+            self._unpacked(target.value)
+        else:
+            key = place_key(target)
+            if key is not None:
+                self.unpacked.add(key)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -117,13 +137,42 @@ class Chains:
         finder = _Defs(root)
         walk(root, finder)
         self.defs = finder.defs
+        self.unpacked = finder.unpacked
         self.params = params
         self.graphs: dict = {}
         self.models: dict = {}
+        self.zero_dim: dict = {}  # name -> the `.backward()` that proves it 0-dim
         for key, proof in seeds.items():
             if "." not in key or key.startswith("self.") and key in self.defs:
                 for expr in self.defs.get(key, ()):
                     self._expr(expr, proof)
+            if not proof.args and _dotted(proof.func) == f"{key}.backward":
+                self._zero_dim(key, proof)
+
+    def _zero_dim(self, key: str, proof: cst.Call) -> None:
+        """`loss = loss_triplet + 0.001 * loss_embedd; loss.backward()`: PyTorch creates the gradient
+        implicitly only for one element, and a broadcast result has as many dims as its widest term.
+        Claimed only for terms that a callable the code holds computed (`criterion(d_a, d_b, t)`), not
+        for what a tensor op shaped (`klds.sum(1).mean(0, True)` is a 1-element vector: `[0]` works),
+        and only for names bound once in the scope: the claim holds for the value every use reads."""
+        defs = self.defs.get(key, ())
+        if len(defs) != 1 or key in self.unpacked:
+            return
+        todo = [defs[0]]
+        while todo:
+            e = todo.pop()
+            if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, _ELEMENTWISE):
+                todo += [e.left, e.right]
+            elif isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+                todo.append(e.expression)
+            elif isinstance(e, cst.Name) and e.value not in self.zero_dim and e.value not in self.unpacked \
+                    and len(self.defs.get(e.value, ())) == 1:
+                d = self.defs[e.value][0]
+                if isinstance(d, (cst.BinaryOperation, cst.UnaryOperation)):
+                    todo.append(d)  # `total = main + aux; loss = total + reg`
+                elif isinstance(d, cst.Call) and _callable_given(_dotted(d.func)) \
+                        and not _library(d.func, self.libraries):
+                    self.zero_dim[e.value] = proof
 
     def _name(self, name: str, proof: cst.Call, prediction: bool = False) -> None:
         """`name` carries a graph: a name this scope computes, or a loss's prediction."""

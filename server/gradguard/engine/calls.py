@@ -419,7 +419,8 @@ class Calls:
         if name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
             return t.but(alias=None, fresh=name == "clone")
         # a dim (`x.max(1)`), not another tensor (`a.max(b)`, elementwise)
-        has_dim = keyword(node, "dim") is not None or bool(positional(node)) and vals[0].kind is Kind.NUMBER
+        at = 1 if name in K.ORDER_FIRST else 0
+        has_dim = keyword(node, "dim") is not None or len(positional(node)) > at and vals[at].kind is Kind.NUMBER
         items = K.TUPLE_RESULTS.get(name)
         if items is not None and (name not in K.TUPLE_NEEDS_DIM or has_dim):
             return self._tuple_result(node, items, [t] + vals, f"`.{name}()`")
@@ -557,7 +558,8 @@ class Calls:
                     tensors.append(v)
             g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
             # a dim: `torch.max(x, 1)`, not the other tensor of the elementwise `torch.min(q1, q2)`
-            second = args[1][1] if len(positional(node)) > 1 else None
+            at = 2 if last in K.ORDER_FIRST else 1
+            second = args[at][1] if len(positional(node)) > at else None
             has_dim = keyword(node, "dim") is not None or second is not None and second.kind is Kind.NUMBER
             items = K.TUPLE_RESULTS.get(q[len("torch."):])
             if items is not None and (last not in K.TUPLE_NEEDS_DIM or has_dim):

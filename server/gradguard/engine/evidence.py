@@ -75,6 +75,7 @@ class Uses:
     # from -> the backward; callables that computed it from data -> (their call, the backward).
     fed: dict = field(default_factory=dict)
     feeders: dict = field(default_factory=dict)
+    zero_dim: dict = field(default_factory=dict)  # names a `.backward()` proves 0-dim (backprop.Chains.zero_dim)
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -670,6 +671,7 @@ def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset(), helpers=
         chains = Chains(scope_node, uses.backwards, finder.params, imported)
         uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
         uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}
+        uses.zero_dim = chains.zero_dim
     return uses
 
 

@@ -48,8 +48,8 @@ class FromUse:
                              | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
             self.plain_methods = evidence.plain_class_methods(self.module)
-        if key not in self.mentions or v.has_graph and key not in self.scalar_backwards:
-            return v
+        if key not in self.mentions or v.has_graph and key not in self.scalar_backwards and (v.scalar or not self.scalar_backwards):
+            return v  # (a graph not known 0-dim may be an operand of a back-propagated scalar: backprop.Chains.zero_dim)
         for uses in self._uses_around(key):
             if knows_nothing(v):
                 call = uses.module_evidence(key)
@@ -80,7 +80,8 @@ class FromUse:
             if call is not None and v.has_graph:
                 # Known to carry a graph already (from `model(x)`): the backward adds only that the
                 # value is 0-dim - PyTorch creates the gradient implicitly only for a scalar.
-                return v.but(scalar=True) if not call.args and dotted(call.func) == f"{key}.backward" else v
+                zero_dim = not call.args and dotted(call.func) == f"{key}.backward" or uses.zero_dim.get(key) is call
+                return v.but(scalar=True) if zero_dim else v
             if call is not None and self.frame.mode is not GradMode.OFF:
                 # `loss.backward()` with no gradient argument also says 0-dim: PyTorch only
                 # creates the gradient implicitly for a scalar.

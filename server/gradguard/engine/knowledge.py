@@ -80,6 +80,9 @@ NOT_TENSOR_TYPES = frozenset(
 INTEGER_OUTPUT_KEYS = frozenset(("labels", "pred_classes", "class_ids"))
 # Reductions whose result is a 0-dim tensor when called without a dim.
 SCALAR_REDUCTIONS = frozenset("mean sum norm prod std var max min amax amin logsumexp".split())
+# Reductions whose first argument is an order, not a dim: `x.norm(2)` and `torch.norm(x, 2)` are 0-dim;
+# their dim is the argument after it.
+ORDER_FIRST = frozenset(("norm",))
 
 # torch.* factories: a new tensor with no graph unless requires_grad=True.
 FACTORIES = frozenset(

@@ -1017,6 +1017,88 @@ y.backward()
             note="the `.data` alias kept in a name and written in place later: the same unseen write (no fix: the read and the write are separate statements)",
             runtime="assert w.grad.tolist() == [4.0, 4.0, 4.0]",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def train(net, criterion, batches, optimizer, history):
+    for x, y in batches:
+        out = net(x)
+        main = criterion(out, y)
+        loss = main + 0.001 * out.norm(2)
+        history.append(main.data[0])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+net = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+train(net, nn.CrossEntropyLoss(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))], optimizer, [])
+""",
+            range=(11, 23, 11, 35),
+            message='`main` is a 0-dim tensor: `.data[0]` on it raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `.item()`',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+def train(net, criterion, batches, optimizer, history):
+    for x, y in batches:
+        out = net(x)
+        main = criterion(out, y)
+        loss = main + 0.001 * out.norm(2)
+        history.append(main.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+net = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+train(net, nn.CrossEntropyLoss(), [(torch.randn(8, 4), torch.randint(0, 2, (8,)))], optimizer, [])
+""",
+            ),
+            severity=Severity.ERROR,
+            note="`loss.backward()` with no gradient proves `loss` 0-dim, and a broadcast sum is 0-dim only when each term is: `main` too, whatever `criterion` is",
+            raises="invalid index of a 0-dim tensor",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def log_norms(net, x, history):
+    out = net(x)
+    history.append(out.norm(2).data[0])
+
+
+log_norms(nn.Linear(4, 2), torch.randn(8, 4), [])
+""",
+            range=(8, 19, 8, 38),
+            message='`out.norm(2)` is a 0-dim tensor: `.data[0]` on it raises IndexError ("invalid index of a 0-dim tensor") on every torch since 0.5; use `.item()`',
+            fixes=(
+                """
+import torch
+from torch import nn
+
+
+def log_norms(net, x, history):
+    out = net(x)
+    history.append(out.norm(2).item())
+
+
+log_norms(nn.Linear(4, 2), torch.randn(8, 4), [])
+""",
+            ),
+            severity=Severity.ERROR,
+            note="`x.norm(2)`: the 2 is the order, not a dim - the norm of every element, 0-dim",
+            raises="invalid index of a 0-dim tensor",
+        ),
     ]
 
 
