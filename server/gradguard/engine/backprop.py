@@ -120,6 +120,7 @@ class Chains:
         self.params = params
         self.graphs: dict = {}
         self.models: dict = {}
+        self.losses: dict = {}  # callables given a prediction and a target -> (that call, the backward of its result)
         for key, proof in seeds.items():
             if "." not in key or key.startswith("self.") and key in self.defs:
                 for expr in self.defs.get(key, ()):
@@ -174,6 +175,8 @@ class Chains:
         first = _neutral(args[0], self.libraries)
         given = key in self.params or key.startswith("self.")  # a model or a loss the code was handed
         if (len(args) >= 2 or not given) and self._computed(first):  # (a helper of the file passes it on)
+            if key in self.params and len(args) >= 2:
+                self.losses.setdefault(key, (call, proof))  # differentiable in its prediction: a loss, whatever its name
             self._expr(first, proof)
         elif _callable_given(key) and (key in self.params or key.startswith("self.")):
             self.models.setdefault(key, call)

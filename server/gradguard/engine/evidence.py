@@ -75,6 +75,7 @@ class Uses:
     # from -> the backward; callables that computed it from data -> (their call, the backward).
     fed: dict = field(default_factory=dict)
     feeders: dict = field(default_factory=dict)
+    losses: dict = field(default_factory=dict)  # key -> (its call, the backward of its result): a loss
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -343,7 +344,7 @@ def mentioned(source: str) -> frozenset:
 
 
 _ASSIGNED = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?[-+*/]?=(?!=)", re.M)
-_CALLED = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(\s*[A-Za-z_]")
+_CALLED = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(\s*(?=[A-Za-z_])")  # (a lookahead: `loss(net(x)` names both)
 
 
 # Methods many kinds of object define (a tokenizer's `encode`, a meter's `update`): that one class
@@ -670,6 +671,7 @@ def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset(), helpers=
         chains = Chains(scope_node, uses.backwards, finder.params, imported)
         uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
         uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}
+        uses.losses = chains.losses
     return uses
 
 

@@ -1332,6 +1332,22 @@ def detect(net, image):
             note="the same detect() under `@torch.no_grad()`",
             runtime='image = np.random.rand(3, 8, 8).astype(np.float32)\nassert detect(Detector(), image).shape == (4,)',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def fit(net, step_fn, batches, held_x, held_y):
+    net.train()
+    for x, y in batches:
+        step_fn(net(x), y)
+    held = step_fn(net(held_x), held_y)
+    print(f"held-out: {held.item():.3f}")
+""",
+            note='the near look-alike: `step_fn` is given a prediction and a target, but this code never back-propagates what it returns - it may train itself (here it back-propagates and steps), so the held-out forward may reach a backward',
+            runtime='net = nn.Linear(3, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\ndef train_on(pred, y):\n    opt.zero_grad()\n    err = nn.functional.mse_loss(pred, y)\n    err.backward()\n    opt.step()\n    return err\nfit(net, train_on, [], torch.randn(4, 3), torch.randn(4, 1))\nassert net.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -1978,6 +1994,29 @@ def detect(net, image):
             ),
             note="DBFace's detect() with the model's results handed through a helper's tuple before they are unpacked: `net` is still known as the file's `Detector`",
             runtime="heatmap, box = Detector()(torch.randn(1, 3, 8, 8))\nassert has_graph(box) and activations_alive(box)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def fit(net, score_fn, batches, opt, held_x, held_y):
+    for x, y in batches:
+        opt.zero_grad()
+        err = score_fn(net(x), y)
+        err.backward()
+        opt.step()
+    held = score_fn(net(held_x), held_y)
+    print(f"held-out: {held.item():.3f}")
+""",
+            range=(12, 20, 12, 31),
+            message='`net(held_x)` runs with grad enabled and its outputs reach only `.item()` (line 13), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef fit(net, score_fn, batches, opt, held_x, held_y):\n    for x, y in batches:\n        opt.zero_grad()\n        err = score_fn(net(x), y)\n        err.backward()\n        opt.step()\n    with torch.no_grad():\n        held = score_fn(net(held_x), held_y)\n    print(f"held-out: {held.item():.3f}")\n',
+            ),
+            note='`score_fn` is a loss by what the code does with it (given a prediction and a target; its result back-propagated), whatever its name: the held-out loss after training reaches only `.item()`',
+            runtime='net = nn.Linear(3, 1)\nbuilt = []\nnet.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nfit(net, nn.functional.mse_loss, [(torch.randn(4, 3), torch.randn(4, 1))], torch.optim.SGD(net.parameters(), lr=0.1),\n    torch.randn(4, 3), torch.randn(4, 1))\nassert built == [True, True]',
         ),
     ]
 
