@@ -642,6 +642,21 @@ def trains(source: str) -> bool:
     return _TRAINS.search(source) is not None
 
 
+# `w.grad` (hand SGD's `w.data -= lr * w.grad`, `w.grad.data.zero_()`), not `torch.autograd.grad(...)`
+_GRAD_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*grad\b(?!\s*\()")
+# `torch.optim.SGD([w, b], lr=0.1)`: the leaves listed are trained
+_OPTIMIZED = re.compile(r"optim\s*\.\s*[A-Z]\w*\s*\(\s*\[([^\]]*)\]")
+
+
+def trained_leaves(source: str) -> frozenset:
+    """Names whose gradient the code reads or that it lists for an optimizer: tensors it trains (the
+    leaves of a hand-written model, `def net(X): return X @ W + b`)."""
+    names = {m.group(1) for m in _GRAD_READ.finditer(source)}
+    for m in _OPTIMIZED.finditer(source):
+        names.update(_WORD.findall(m.group(1)))
+    return frozenset(names)
+
+
 def imported_names(module: cst.Module) -> frozenset:
     """The names the file's top-level imports bind (`np`, `pd`, `Variable`): libraries, not values."""
     names = set()
