@@ -231,7 +231,9 @@ def test_evidence_from_use_says_why():
             optimizer.step()
     """
     assert state(src, "model(x)") == "`model` is an `nn.Module` (`model.train()` on line 6)"
-    assert state(src, "loss.backward") == "`loss` carries an autograd graph: `loss.backward()` needs one on line 9"
+    # (`criterion` is a loss by that use - given `model`'s output and a target, its result back-propagated -
+    # so `loss` is known from where it was made)
+    assert state(src, "loss.backward") == "`loss` carries an autograd graph: from `criterion(model(x), y)` on line 8"
     assert state(src, "optimizer.step", 1) is None  # an optimizer is never called: zero_grad/step say nothing
 
 

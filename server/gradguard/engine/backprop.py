@@ -142,6 +142,7 @@ class Chains:
         self.graphs: dict = {}
         self.models: dict = {}
         self.zero_dim: dict = {}  # name -> the `.backward()` that proves it 0-dim
+        self.losses: dict = {}  # callables given a prediction and a target -> (that call, the backward of its result)
         for key, proof in seeds.items():
             if "." not in key or key.startswith("self.") and key in self.defs:
                 for expr in self.defs.get(key, ()):
@@ -223,9 +224,20 @@ class Chains:
         first = _neutral(args[0], self.libraries)
         given = key in self.params or key.startswith("self.")  # a model or a loss the code was handed
         if (len(args) >= 2 or not given) and self._computed(first):  # (a helper of the file passes it on)
+            if key in self.params and len(args) >= 2 and self._predicted(first, frozenset()):
+                self.losses.setdefault(key, (call, proof))  # differentiable in its prediction: a loss, whatever its name
             self._expr(first, proof)
         elif _callable_given(key) and (key in self.params or key.startswith("self.")):
             self.models.setdefault(key, call)
+
+    def _predicted(self, expr: cst.BaseExpression, seen: frozenset) -> bool:
+        """A model's output, through neutral ops only (`net(X)`, `out = net(x).squeeze(-1)`): no cut on the
+        way (`torch.from_numpy(pred.detach().numpy())` is data, whatever computed it)."""
+        expr = _neutral(expr, self.libraries)
+        if isinstance(expr, cst.Call):
+            return _callable_given(_dotted(expr.func)) and not _library(expr.func, self.libraries)
+        key = place_key(expr)
+        return key is not None and key not in seen and any(self._predicted(d, seen | {key}) for d in self.defs.get(key, ()))
 
     def _computedplace_key(self, key: str, seen: frozenset) -> bool:
         return key not in seen and any(self._computed(d, seen | {key}) for d in self.defs.get(key, ()))

@@ -76,6 +76,7 @@ class Uses:
     fed: dict = field(default_factory=dict)
     feeders: dict = field(default_factory=dict)
     zero_dim: dict = field(default_factory=dict)  # names a `.backward()` proves 0-dim (backprop.Chains.zero_dim)
+    losses: dict = field(default_factory=dict)  # key -> (its call, the backward of its result): a loss
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
@@ -344,7 +345,7 @@ def mentioned(source: str) -> frozenset:
 
 
 _ASSIGNED = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?[-+*/]?=(?!=)", re.M)
-_CALLED = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(\s*[A-Za-z_]")
+_CALLED = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(\s*(?=[A-Za-z_])")  # (a lookahead: `loss(net(x)` names both)
 
 
 # Methods many kinds of object define (a tokenizer's `encode`, a meter's `update`): that one class
@@ -642,6 +643,21 @@ def trains(source: str) -> bool:
     return _TRAINS.search(source) is not None
 
 
+# `w.grad` (hand SGD's `w.data -= lr * w.grad`, `w.grad.data.zero_()`), not `torch.autograd.grad(...)`
+_GRAD_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*grad\b(?!\s*\()")
+# `torch.optim.SGD([w, b], lr=0.1)`: the leaves listed are trained
+_OPTIMIZED = re.compile(r"optim\s*\.\s*[A-Z]\w*\s*\(\s*\[([^\]]*)\]")
+
+
+def trained_leaves(source: str) -> frozenset:
+    """Names whose gradient the code reads or that it lists for an optimizer: tensors it trains (the
+    leaves of a hand-written model, `def net(X): return X @ W + b`)."""
+    names = {m.group(1) for m in _GRAD_READ.finditer(source)}
+    for m in _OPTIMIZED.finditer(source):
+        names.update(_WORD.findall(m.group(1)))
+    return frozenset(names)
+
+
 def imported_names(module: cst.Module) -> frozenset:
     """The names the file's top-level imports bind (`np`, `pd`, `Variable`): libraries, not values."""
     names = set()
@@ -672,6 +688,7 @@ def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset(), helpers=
         uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
         uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}
         uses.zero_dim = chains.zero_dim
+        uses.losses = chains.losses
     return uses
 
 

@@ -64,6 +64,13 @@ class FromUse:
                     if fed is not None and fed[0] is call and fed[1] is not None:
                         said = f" computes what `{self._short(fed[1])}` back-propagates"
                     return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=weights, why=self._evidence(call, said))
+                loss = uses.losses.get(key)
+                if loss is not None:
+                    # `l = loss(net(X, w, b), y).sum(); l.backward()`: a callable given a computed prediction
+                    # and a target, whose result was back-propagated, is a loss - differentiable in what
+                    # it is given, training nothing itself
+                    return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False, loss=True,
+                                 why=self._evidence(loss[0], f" computes what `{self._short(loss[1])}` back-propagates"))
                 # a name imported from elsewhere is not an instance of a class this file defines
                 # (composer's `infer_target_type(input, target)` beside a loss's `forward(input, target)`)
                 inst = None if v.qualname is not None else \

@@ -285,6 +285,10 @@ class Functions:
             # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
             # there say nothing of this call's, until it is walked again.
             return _unsure(returns)
+        if fn.cls is None and returns.has_graph and mode is GradMode.ON and all(v.grad is Grad.NO for _, v in args):
+            # a graph born inside from what it reads, not from what it was given (a hand-written model,
+            # `def net(X): return X @ W + b`): each call makes its own
+            returns = returns.but(origins=returns.origins | {call})
         return returns
 
     def _backwards_through(self, fn: FunctionInfo, call: cst.Call) -> None:

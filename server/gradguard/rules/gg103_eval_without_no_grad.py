@@ -6,7 +6,8 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
-from gradguard.engine.model import ClassInfo, GradMode
+from gradguard.engine.evidence import named_params
+from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
 from gradguard.engine.syntax import SELF_PREFIX
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
@@ -197,6 +198,7 @@ class EvalWithoutNoGrad(Rule):
         self._built: set = set()  # (function, name): a module constructed in that function
         self._loaded: set = set()  # (function, name): weights loaded into it there
         self._constructor_evals: dict = {}  # (class, "self.x") -> (0, the .eval() in its constructor)
+        self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -240,7 +242,9 @@ class EvalWithoutNoGrad(Rule):
             ):
                 # (a method of another file's model that returns its graph is known not to turn grad off)
                 callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
-        if not (callee.kind is Kind.MODULE and callee.parameterized and not callee.frozen and not callee.loss and self.flow.value(node).has_graph):
+        if self._hand_written_model(callee, node):
+            pass  # a function of the file computing from tensors the code trains: a forward
+        elif not (callee.kind is Kind.MODULE and callee.parameterized and not callee.frozen and not callee.loss and self.flow.value(node).has_graph):
             return
         name = self.code_of(func)
         after_eval = self._eval_of(fn, name)
@@ -279,6 +283,26 @@ class EvalWithoutNoGrad(Rule):
             return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
+
+    def _hand_written_model(self, callee, node: cst.Call) -> bool:
+        """`forward(x)` where `def forward(x): return w * x + b` reads `w`, a leaf that requires grad and
+        that the code trains (it reads `w.grad`, or lists it for an optimizer), and the call gives it
+        nothing with a graph: the graph comes from the model's own parameters (d2l-style books)."""
+        fn = callee.cls if callee.kind is Kind.FUNCTION else None
+        if not isinstance(fn, FunctionInfo) or fn.cls is not None or not self.flow.value(node).has_graph:
+            return False
+        if any(self.flow.value(a.value).grad is not Grad.NO for a in node.args):
+            return False
+        if self._trained is None:
+            self._trained = evidence.trained_leaves(self.flow.source)
+        for name in (self.flow.facts_of(fn.node).body_names & self._trained) - set(named_params(fn.node)):
+            scope = fn.scope
+            while scope is not None and name not in scope.env:
+                scope = scope.parent
+            found = scope.env[name].value if scope is not None else None
+            if found is not None and found.leaf and found.grad is Grad.YES:
+                return True
+        return False
 
     def _local(self, name: str) -> bool:
         """Is the root of `name` (`model` of `model.encoder`) a name this scope binds (a parameter, a local),
@@ -1332,6 +1356,53 @@ def detect(net, image):
             note="the same detect() under `@torch.no_grad()`",
             runtime='image = np.random.rand(3, 8, 8).astype(np.float32)\nassert detect(Detector(), image).shape == (4,)',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def fit(net, step_fn, batches, held_x, held_y):
+    net.train()
+    for x, y in batches:
+        step_fn(net(x), y)
+    held = step_fn(net(held_x), held_y)
+    print(f"held-out: {held.item():.3f}")
+""",
+            note='the near look-alike: `step_fn` is given a prediction and a target, but this code never back-propagates what it returns - it may train itself (here it back-propagates and steps), so the held-out forward may reach a backward',
+            runtime='net = nn.Linear(3, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\ndef train_on(pred, y):\n    opt.zero_grad()\n    err = nn.functional.mse_loss(pred, y)\n    err.backward()\n    opt.step()\n    return err\nfit(net, train_on, [], torch.randn(4, 3), torch.randn(4, 1))\nassert net.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+
+W = torch.randn(3, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def net(X):
+    return X @ W + b
+
+
+X = torch.randn(20, 3)
+y = X @ torch.tensor([[1.0], [-2.0], [0.5]])
+for _ in range(5):
+    loss = ((net(X) - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+
+probe = torch.ones(1, 3, requires_grad=True)
+score = net(probe)
+score.sum().backward()
+print("saliency:", probe.grad)
+""",
+            note='the same hand-written model run on an input that requires grad, whose output is back-propagated (an input gradient): the graph is used',
+            runtime='assert probe.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -1978,6 +2049,63 @@ def detect(net, image):
             ),
             note="DBFace's detect() with the model's results handed through a helper's tuple before they are unpacked: `net` is still known as the file's `Detector`",
             runtime="heatmap, box = Detector()(torch.randn(1, 3, 8, 8))\nassert has_graph(box) and activations_alive(box)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def fit(net, score_fn, batches, opt, held_x, held_y):
+    for x, y in batches:
+        opt.zero_grad()
+        err = score_fn(net(x), y)
+        err.backward()
+        opt.step()
+    held = score_fn(net(held_x), held_y)
+    print(f"held-out: {held.item():.3f}")
+""",
+            range=(12, 20, 12, 31),
+            message='`net(held_x)` runs with grad enabled and its outputs reach only `.item()` (line 13), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef fit(net, score_fn, batches, opt, held_x, held_y):\n    for x, y in batches:\n        opt.zero_grad()\n        err = score_fn(net(x), y)\n        err.backward()\n        opt.step()\n    with torch.no_grad():\n        held = score_fn(net(held_x), held_y)\n    print(f"held-out: {held.item():.3f}")\n',
+            ),
+            note='`score_fn` is a loss by what the code does with it (given a prediction and a target; its result back-propagated), whatever its name: the held-out loss after training reaches only `.item()`',
+            runtime='net = nn.Linear(3, 1)\nbuilt = []\nnet.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nfit(net, nn.functional.mse_loss, [(torch.randn(4, 3), torch.randn(4, 1))], torch.optim.SGD(net.parameters(), lr=0.1),\n    torch.randn(4, 3), torch.randn(4, 1))\nassert built == [True, True]',
+        ),
+        Invalid(
+            """
+import torch
+
+W = torch.randn(3, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def net(X):
+    return X @ W + b
+
+
+X = torch.randn(20, 3)
+y = X @ torch.tensor([[1.0], [-2.0], [0.5]])
+for _ in range(5):
+    loss = ((net(X) - y) ** 2).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+
+pred = net(torch.ones(1, 3))
+print("prediction:", pred.item())
+""",
+            range=(23, 7, 23, 28),
+            message='`net(torch.ones(1, 3))` runs with grad enabled and its outputs reach only `.item()` (line 24), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\nW = torch.randn(3, 1, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\n\n\ndef net(X):\n    return X @ W + b\n\n\nX = torch.randn(20, 3)\ny = X @ torch.tensor([[1.0], [-2.0], [0.5]])\nfor _ in range(5):\n    loss = ((net(X) - y) ** 2).mean()\n    loss.backward()\n    with torch.no_grad():\n        W -= 0.1 * W.grad\n        b -= 0.1 * b.grad\n        W.grad.zero_()\n        b.grad.zero_()\n\nwith torch.no_grad():\n    pred = net(torch.ones(1, 3))\nprint("prediction:", pred.item())\n',
+            ),
+            note='a hand-written model: `net` computes from `W` and `b`, leaves that require grad and that the code trains by hand (it reads their `.grad`); the one-off prediction after training reaches only `.item()`',
+            runtime='assert has_graph(pred)',
         ),
     ]
 
