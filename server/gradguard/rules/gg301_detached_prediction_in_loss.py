@@ -446,7 +446,8 @@ class DetachedPredictionInLoss(Rule):
     def _constant_terms(self, reported: set) -> None:
         done = set()  # a loss helper's term: found at its return and at its caller's backward
         for term, site, loss, backward, stamp in self._constants:
-            if not self.current(stamp) or term in done or not reported.isdisjoint(descendants(term)):  # the main path's cut
+            if not self.current(stamp) or term in done or not reported.isdisjoint(descendants(term)) \
+                    or site in reported:  # the main path's cut (in the term, or where a name of it was bound)
                 continue
             done.add(term)
 
@@ -455,8 +456,11 @@ class DetachedPredictionInLoss(Rule):
                 to = (f"the loss returned on line {line_of(backward)}" if isinstance(backward, cst.Return)
                       else f"the `.backward()` on line {line_of(backward)}")
                 if site is not term:  # the cut sits on an earlier line: `weights = out["w"].detach()`
+                    cut = short(self.code_of(site))
+                    if cut != self.code_of(site) and _cut_call(site):  # `F.binary_cross_entropy(...).detach()`
+                        cut = f".{site.func.attr.value}()"
                     return (
-                        f"`{short(self.code_of(site))}` makes `{code}` a constant to {to}: cut from its graph, "
+                        f"`{cut}` makes `{code}` a constant to {to}: cut from its graph, "
                         "it changes the loss value and trains nothing; if it should train, pass the tensor itself"
                     )
                 return (
@@ -1659,6 +1663,28 @@ loss.backward()
             note="the sum handed through a helper called twice: the value at this call is this call's argument, not a join of both calls",
             runtime="assert aux.weight.grad is None and model.weight.grad is not None",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def train_step(net, critic, optimizer, x, y, weight=0.1):
+    out = net(x)
+    recon = F.mse_loss(out, y)
+    adversarial = F.binary_cross_entropy_with_logits(critic(out), torch.ones(len(x), 1)).detach()
+    total = recon + weight * adversarial
+    optimizer.zero_grad()
+    total.backward()
+    optimizer.step()
+    return total.item()
+""",
+            range=(10, 18, 10, 97),
+            message='`.detach()` makes `weight * adversarial` a constant to the `.backward()` on line 13: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
+            note='an adversarial loss term detached where it is computed, then added, scaled, into the back-propagated loss: the model gets exactly the gradient it would get without it',
+            runtime='net, critic = nn.Linear(4, 4), nn.Linear(4, 1)\nx, y = torch.randn(8, 4), torch.randn(8, 4)\ntrain_step(net, critic, torch.optim.SGD(net.parameters(), lr=0.0), x, y)\nwith_term = net.weight.grad.clone()\nnet.zero_grad()\nF.mse_loss(net(x), y).backward()\nassert torch.equal(with_term, net.weight.grad)',
+        ),
     ]
 
 
@@ -1700,6 +1726,10 @@ def _constant_cut(term: cst.BaseExpression, value_of, qualname, bound=None) -> b
         return term.attr.value == "data"
     if isinstance(term, cst.Call) and (qualname(term.func) or "").startswith("numpy."):
         return any(_cut_call(n) for n in descendants(term))
+    if isinstance(term, cst.Name) and bound is not None:
+        # `adv = bce(d(feature), ones).detach()` and then `loss = recon + lam * adv`: a name bound to a cut
+        made = bound(term)
+        return isinstance(made, cst.Call) and _cut_call(made) and value_of(term).grad is not Grad.YES
     if bound is not None and isinstance(term, cst.Call) and term.args and value_of(term.func).kind is Kind.FUNCTION:
         return all(a.keyword is None and (_cut_call(bound(a.value)) or _is_cut(value_of(a.value))) for a in term.args)
     return _cut_call(term)
