@@ -361,7 +361,7 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
     if payload[2] is not None:
         numbers, starts, indents = payload[2]
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
-    calls = [Call(*c) for c in payload[3]] if len(payload) > 3 else []
+    calls = [Call(*c[:8], _tuples(c[8]) if len(c) > 8 else ()) for c in payload[3]] if len(payload) > 3 else []
     summaries = {k: _summary(v) for k, v in payload[4].items()} if len(payload) > 4 else {}
     result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries)
     if job.want_source and findings:
@@ -380,10 +380,15 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch] for c in result.calls]
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch, c.args] for c in result.calls]
     summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
                  else ["builds", v.parameterized, v.where, list(v.forwards)] for k, v in result.summaries.items()}
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]
+
+
+def _tuples(data):
+    """JSON's lists back into the tuples they were (Call.args)."""
+    return tuple(_tuples(x) for x in data) if isinstance(data, list) else data
 
 
 def _summary(data: list):
@@ -462,7 +467,9 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     for i, (path, settings, s) in enumerate(tasks):
         told, uses = outside.get(os.path.abspath(path)), callees.get(path)
         # (a reset another file never runs per training step can add a GG104 finding)
-        if job.mode != "check" or uses or (told and (first[i].findings or any(o.per_batch is False for o in told.values()))):
+        # (and what the other files pass may add findings of its own)
+        if job.mode != "check" or uses or (told and (first[i].findings or any(
+                o.per_batch is False or o.params for o in told.values()))):
             again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
                                       imported=tuple(sorted(uses.items())) if uses else ()), s)
     if stats is not None:  # for bench/project_cost.py

@@ -600,6 +600,9 @@ class Calls:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO) if not vals else UNKNOWN
         if name == "dict" and not vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO)
+        if name == "dict" and len(args) == 1 and not args[0][0].keyword and not args[0][0].star \
+                and vals[0].kind is Kind.CONTAINER and vals[0].keyed:
+            return vals[0].but(alias=None)  # `dict(metrics)`: a shallow copy holds the same entries
         if name in ("sum", "max", "min") and len(vals) == 1 and vals[0].kind is Kind.CONTAINER and vals[0].item:
             item = vals[0].item
             return self._made(item.but(origins=vals[0].origins | item.origins, alias=None, leaf=False, scalar=item.scalar)

@@ -11,6 +11,7 @@ from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import FunctionInfo, GradMode
 from gradguard.engine.syntax import literal_bool
+from gradguard.engine.walk import descendants
 from gradguard.engine.values import (
     NUMBER,
     UNKNOWN,
@@ -42,6 +43,9 @@ class GradModes:
             fv = self.values.get(expr.func, UNKNOWN)
             if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and self._switches_grad(fv.cls):
                 return GradMode.UNKNOWN  # a context manager of this file that switches grad mode inside
+            enter = fv.cls.methods.get("__enter__") if fv.kind is Kind.CLASS and fv.cls is not None else None
+            if enter is not None and self._switches_grad(enter):
+                return self._entered_mode(enter)  # `with EvalNoGrad(model):`, a class of this file
             return None
         if q in K.GRAD_CONTEXTS_OFF:
             if q == "torch.inference_mode" and expr.args and literal_bool(expr.args[0].value) is False:
@@ -53,6 +57,16 @@ class GradModes:
             flag = literal_bool(expr.args[0].value)
             return GradMode.UNKNOWN if flag is None else (GradMode.ON if flag else GradMode.OFF)
         return None
+
+    def _entered_mode(self, enter: FunctionInfo) -> GradMode:
+        """The mode a context manager class's `__enter__` leaves: off where its only switch is
+        `torch.set_grad_enabled(False)`; unknown for any other (a flag, a saved mode)."""
+        switches = [n for n in descendants(enter.node.body) if isinstance(n, cst.Call)
+                    and (self._qualname(n.func) or "").rsplit(".", 1)[-1] in _GRAD_SWITCHES]
+        if switches and all(self._qualname(n.func) in K.SET_GRAD_ENABLED and n.args
+                            and literal_bool(n.args[0].value) is False for n in switches):
+            return GradMode.OFF
+        return GradMode.UNKNOWN
 
     def _switches_grad(self, fn: FunctionInfo) -> bool:
         return not self.facts_of(fn.node).all_names.isdisjoint(_GRAD_SWITCHES)

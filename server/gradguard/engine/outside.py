@@ -44,6 +44,7 @@ class Call:
     in_loop: bool = False  # in a loop, handed a value with a graph: what the callee keeps piles up
     unknown: bool = False  # its result, bound to a name, is unknown here: another file may say it is a model
     per_batch: bool = False  # every training step runs it: in a forward, or in the loop body of each backward
+    args: tuple = ()  # ((position or keyword, what the argument is: `describe`), ...) - what is known of each
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class Outside:
     guessed: bool = False  # only calls of objects nothing tells, matched by the method's name
     per_batch: Optional[bool] = None  # every call runs once per training step (True), none does (False)
     where: str = ""  # the calls: "main.py, in `test()`, decorated `@t.no_grad()` (and 2 more calls)"
+    # ((position after `self`, or keyword), what every call passes there), where the calls agree: a
+    # constructor's under "C.__init__" (`RegressionUnit(m, opt, InMemoryLogger())`)
+    params: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,25 @@ class Builds:
     parameterized: bool  # its calls build a graph by themselves (it has weights)
     where: str  # "nn.Module subclass `Net`", "returns an nn.Module"
     forwards: tuple = ()  # a class's methods that return one tensor the model computes (`sample()`): forward passes
+
+
+def describe(v: Value) -> Optional[tuple]:
+    """What a call passes, as another file can use it: ("tensor", "graph" | "nograd"), ("module",
+    parameterized), ("number",), ("items", what each element is); None where nothing is proved."""
+    if v.guessed:
+        return None
+    if v.kind is Kind.TENSOR:
+        if v.has_graph:
+            return ("tensor", "graph")
+        return ("tensor", "nograd") if v.grad is Grad.NO else None
+    if v.kind is Kind.MODULE:
+        return ("module", bool(v.parameterized))
+    if v.kind is Kind.NUMBER:
+        return ("number",)
+    if v.kind is Kind.CONTAINER and v.item is not None and not v.keyed:
+        inner = describe(v.item)
+        return ("items", inner) if inner is not None else None
+    return None
 
 
 def _one_graph(v: Value) -> bool:
@@ -118,6 +141,40 @@ class Border:
             return None  # a guessed callee must not make its own backward look like one under no_grad
         return found
 
+    def told_param(self, fn: FunctionInfo, param: cst.Param, position: Optional[int]) -> Optional[Value]:
+        """What every call in the other files passes for a parameter of `fn` (`position`: after `self`;
+        None for a keyword-only one), where they agree and the file itself never calls `fn`."""
+        outside = self.outside_of(fn)
+        if outside is None or not outside.params:
+            return None
+        name = param.name.value
+        what = next((w for key, w in outside.params if key == name or key == position), None)
+        if what is None:
+            return None
+        why = Evidence(param, f"another file passes it: {outside.where}")
+        if what[0] == "instance":
+            info = next((c for c in self.classes if c.name == what[1] and c.scope is not None and c.scope.kind == "module"), None)
+            if info is None:
+                return None
+            return Value(kind=Kind.MODULE if info.module_like else Kind.OBJECT, grad=Grad.NO, cls=info,
+                         parameterized=info.parameterized, why=why)
+        return self._described(what, param, why)
+
+    def _described(self, what: tuple, param: cst.Param, why: Evidence) -> Optional[Value]:
+        """The value `describe` described."""
+        if what[0] == "tensor" and what[1] == "graph":
+            return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=False, origins=frozenset({param}), why=why)
+        if what[0] == "tensor":
+            return Value(kind=Kind.TENSOR, grad=Grad.NO, why=why)
+        if what[0] == "module":
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=what[1], why=why)
+        if what[0] == "number":
+            return Value(kind=Kind.NUMBER, grad=Grad.NO)
+        if what[0] == "items":
+            inner = self._described(what[1], param, why)
+            return self._container([inner]) if inner is not None else None
+        return None
+
     def _border_call(self, node: cst.Call, fv, args: list) -> Optional[Value]:
         """A call that may run code of another file: exported; what it keeps stored; the model it
         builds, when another file's summary says (else None: the call is evaluated as it is)."""
@@ -129,7 +186,7 @@ class Border:
             in_loop = bool(self.frame.loops) and any(v.has_graph for _, v in args)
             named = not by_name and self._named(node)
             self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop, node, named,
-                                  self.frame.loops))
+                                  self.frame.loops, () if by_name else self._passed(args)))
         summary = self.callee_summaries.get(target)
         if isinstance(summary, Keeps):
             self._kept_elsewhere(node, summary, args)
@@ -137,6 +194,31 @@ class Border:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=summary.parameterized,
                          forwards=frozenset(summary.forwards), why=Evidence(node, f"`{self._short(node.func)}` {summary.where}"))
         return None
+
+    def _passed(self, args: list) -> tuple:
+        """What a call passes, argument by argument (Call.args): `describe`, or ("built", the class of
+        the project whose call made it, as this file's imports spell it: `InMemoryLogger()`)."""
+        out = []
+        positional = 0
+        for a, v in args:
+            if a.star:
+                break  # `*xs`, `**kw`: what follows has no known place
+            key = a.keyword.value if a.keyword is not None else positional
+            positional += a.keyword is None
+            made = self._built_by(a.value) or self._built_here(a.value)
+            found = ("built", made) if made else describe(v)
+            if found is not None:
+                out.append((key, found))
+        return tuple(out)
+
+    def _built_here(self, expr: cst.BaseExpression) -> Optional[str]:
+        """The imported class whose call makes `expr` (`InMemoryLogger()`, `Net(cfg).to(device)`)."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in _SAME_INSTANCE:
+            expr = expr.func.value
+        if not isinstance(expr, cst.Call):
+            return None
+        q = self._qualname(expr.func)
+        return q if q and q.split(".", 1)[0] not in LIBRARIES else None
 
     def _named(self, node: cst.Call) -> bool:
         """Is the call's result (through `.to(device)`, `.eval()`) bound to a plain name here
@@ -160,7 +242,7 @@ class Border:
         if fv.qualname:
             return None if fv.qualname.split(".", 1)[0] in LIBRARIES else (fv.qualname, False)
         if isinstance(func, cst.Attribute) and not isinstance(fv.cls, FunctionInfo):
-            made = self._built_by(func.value)
+            made = self._built_by(func.value) or self._built_here(func.value)
             if made:
                 return f"{made}.{func.attr.value}", False
             if self.values.get(func.value, UNKNOWN).kind in (Kind.UNKNOWN, Kind.OBJECT, Kind.MODULE):
@@ -196,13 +278,7 @@ class Border:
         if not isinstance(expr, cst.Name):
             return None
         b = self.lookup(expr.value)
-        node = b.node if b is not None else None
-        while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in _SAME_INSTANCE:
-            node = node.func.value
-        if not isinstance(node, cst.Call):
-            return None
-        q = self._qualname(node.func)
-        return q if q and q.split(".", 1)[0] not in LIBRARIES else None
+        return self._built_here(b.node) if b is not None and isinstance(b.node, cst.BaseExpression) else None
 
     def _how(self) -> str:
         fn = self.function
@@ -224,12 +300,13 @@ class Border:
         certain is read then, when every call of the file's own functions has been seen)."""
         proved: dict = {}
         calls = set()
-        for fn, target, by_name, mode, how, in_loop, node, named, loops in self.outgoing or ():
+        for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in self.outgoing or ():
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
             unknown = named and self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
-            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown, _per_batch(fn, loops)))
+            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown, _per_batch(fn, loops),
+                           passed))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
 
     def exported_summaries(self) -> dict:

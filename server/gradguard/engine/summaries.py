@@ -378,6 +378,9 @@ class Functions:
                 v = self_value
             elif name in fn.param_values:
                 v = fn.param_values[name]
+            elif (told := self.told_param(fn, param, None if any(param is k for k in p.kwonly_params) else
+                                          i - (self_value is not None))) is not None:
+                v = told  # what every call in the other files of the project passes
             elif param.annotation is not None and not name[:1].isupper():
                 # `Model: nn.Module` named like a class holds one (`model = Model(envs)` constructs).
                 v = self._annotation(param.annotation.annotation)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from dataclasses import replace
 
 from gradguard.engine.model import GradMode
 from gradguard.engine.outside import Builds, Call, Keeps, Outside
@@ -43,9 +44,37 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: f
         if symbol.rsplit(".", 1)[-1] in unread:
             continue
         agreed = _agreed(index, found)
+        params = _params(index, path, found)
+        if params:
+            # a class's call passes its constructor's arguments; a function's, its own
+            init = f"{symbol}.__init__"
+            if "." not in symbol and init not in out[path]:
+                out[path][init] = Outside(None, False, "", params=params, where=_where(index, found))
+            agreed = replace(agreed, params=params) if agreed is not None else Outside(
+                None, False, "", params=params, where=_where(index, found))
         if agreed is not None:
             out[path][symbol] = agreed
-    return dict(out)
+    return {p: found for p, found in out.items() if found}
+
+
+def _params(index: ProjectIndex, path: str, found: list) -> tuple:
+    """((position or keyword, what is passed), ...) where every call of the callee passes the same
+    there: a kind of value (engine.outside.describe), or ("instance", a class of the callee's own
+    file) for an object a caller built (`InMemoryLogger()`)."""
+    if any(call.by_name for _, call in found):
+        return ()
+    agreed = None
+    for caller, call in found:
+        passed = {}
+        for key, what in call.args:
+            if what[0] == "built":
+                made = index.resolve(os.path.abspath(caller), what[1])
+                if made is None or made[0] != path:
+                    continue
+                what = ("instance", made[1])
+            passed[key] = what
+        agreed = passed if agreed is None else {k: v for k, v in agreed.items() if passed.get(k) == v}
+    return tuple(sorted(agreed.items(), key=lambda kv: str(kv[0]))) if agreed else ()
 
 
 def _agreed(index: ProjectIndex, found: list) -> Outside | None:

@@ -2164,6 +2164,43 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.par
             note="a helper given the meter updates it: the meter's running total keeps every step's graph, reported at the helper's call in the loop",
             runtime='assert running.total.grad_fn is not None',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class RunLogger:
+    def __init__(self):
+        self.rows = []
+
+    def log(self, metrics):
+        self.rows.append(dict(metrics))
+
+
+def train(model, batches, optimizer, logger):
+    for step, (x, y) in enumerate(batches):
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        logger.log({"loss": loss, "step": step})
+
+
+net = nn.Linear(4, 1)
+run = RunLogger()
+train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), run)
+""",
+            range=(20, 28, 20, 32),
+            message="`loss` carries an autograd graph; `.backward()` on line 18 freed its activations, but storing it in `logger.rows` (through `log()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass RunLogger:\n    def __init__(self):\n        self.rows = []\n\n    def log(self, metrics):\n        self.rows.append(dict(metrics))\n\n\ndef train(model, batches, optimizer, logger):\n    for step, (x, y) in enumerate(batches):\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        logger.log({"loss": loss.detach(), "step": step})\n\n\nnet = nn.Linear(4, 1)\nrun = RunLogger()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), run)\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass RunLogger:\n    def __init__(self):\n        self.rows = []\n\n    def log(self, metrics):\n        self.rows.append(dict(metrics))\n\n\ndef train(model, batches, optimizer, logger):\n    for step, (x, y) in enumerate(batches):\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        logger.log({"loss": loss.detach().item(), "step": step})\n\n\nnet = nn.Linear(4, 1)\nrun = RunLogger()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), run)\n',
+            ),
+            note='the logger of the file, known from the call that passes it, keeps a shallow copy of each metrics dict: `dict(metrics)` holds the same loss tensor',
+            runtime="assert run.rows[0]['loss'].grad_fn is not None",
+        ),
     ]
 
 

@@ -1403,6 +1403,40 @@ print("saliency:", probe.grad)
             note='the same hand-written model run on an input that requires grad, whose output is back-propagated (an input gradient): the graph is used',
             runtime='assert probe.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class EvalNoGrad:
+    def __init__(self, model):
+        self.model = model
+        self.was_training = model.training
+        self.was_enabled = torch.is_grad_enabled()
+
+    def __enter__(self):
+        self.model.train(False)
+        torch.set_grad_enabled(False)
+
+    def __exit__(self, *args):
+        self.model.train(self.was_training)
+        torch.set_grad_enabled(self.was_enabled)
+
+
+def validate(model: nn.Module, batches):
+    with EvalNoGrad(model):
+        return sum(model(x).mean().item() for x in batches)
+
+
+net = nn.Linear(5, 1)
+seen = []
+net.register_forward_hook(lambda m, i, o: seen.append(o))
+print(validate(net, [torch.randn(3, 5)]))
+""",
+            note="a context manager class of the file whose `__enter__` turns grad off (`torch.set_grad_enabled(False)`): the forward inside builds no graph",
+            runtime="assert seen[0].grad_fn is None",
+        ),
     ]
 
     INVALID = [

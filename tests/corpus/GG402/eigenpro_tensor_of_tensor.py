@@ -1,5 +1,5 @@
 # source: https://github.com/aradha/recursive_feature_machines/pull/10
-# label: GG402 11
+# label: GG402 13
 # effect: warns "To copy construct from a tensor"
 # note: the data is already a tensor: torch.tensor(data, ...) copies it and warns
 import torch
