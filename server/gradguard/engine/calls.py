@@ -160,6 +160,10 @@ class Calls:
             return self._module_call(node, fv, args)
         if fv.kind is Kind.CLASS and fv.cls is None and fv.item is not None:
             return fv.item  # a class the type layer knows (an nn.Module subclass from another file)
+        if fv.kind is Kind.CLASS and fv.layer == "record" and not any(a.star for a, _ in args):
+            # `LIFState(z=z, v=v, i=i)`: a tuple of what it is given (in field order when all positional)
+            positional = all(a.keyword is None for a, _ in args)
+            return self._container([v for _, v in args], tuple(v for _, v in args) if positional else None)
         if isinstance(func, cst.Attribute):
             recv = self.values.get(func.value, UNKNOWN)
             name = func.attr.value
@@ -447,6 +451,8 @@ class Calls:
     def _call_qualified(self, node: cst.Call, q: str, args: list) -> Value:
         vals = [v for _, v in args]
         last = q.rsplit(".", 1)[-1]
+        if q in K.RECORD_CLASSES:  # `LIFState = namedtuple("LIFState", ["z", "v", "i"])`: a class of tuples
+            return Value(kind=Kind.CLASS, grad=Grad.NO, layer="record")
         if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional.") and last[:1].isupper():
             v = self._nn_class(node, q, last, vals)
             inplace = keyword(node, "inplace")

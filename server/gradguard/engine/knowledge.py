@@ -256,3 +256,7 @@ TORCH_METHOD_NAMES = (
 # What a function's code names when it uses autograd itself (a callee guessed by name must not
 # make its own backward look like one under no_grad)
 AUTOGRAD_NAMES = frozenset({"backward", "grad", "requires_grad", "requires_grad_"})
+
+# Classes of plain records: calling one makes a tuple of its arguments (an RL transition, a
+# spiking neuron's state), whose items carry whatever graphs the arguments carry.
+RECORD_CLASSES = frozenset({"collections.namedtuple", "typing.NamedTuple"})

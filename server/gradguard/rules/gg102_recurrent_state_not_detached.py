@@ -1210,6 +1210,50 @@ def train(rnn, batches, opt):
             note="a function no code of the file calls: `rnn` is a model because it is fed back its own state, through a helper that hands the call's result on (`tagged(...)[0]`)",
             runtime='rnn = nn.RNN(3, 4)\ntry:\n    train(rnn, [torch.randn(5, 2, 3) for _ in range(3)], torch.optim.SGD(rnn.parameters(), lr=0.1))\nexcept RuntimeError as error:\n    assert "backward through the graph a second time" in str(error)\nelse:\n    raise AssertionError("the second batch back-propagated")',
         ),
+        Invalid(
+            """
+from collections import namedtuple
+
+import torch
+from torch import nn
+
+State = namedtuple("State", ["v", "i"])
+
+
+class Cell(nn.Module):
+    def __init__(self, size):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(size, size) * 0.5)
+
+    def forward(self, x, state=None):
+        if state is None:
+            state = State(v=torch.zeros_like(x), i=torch.zeros_like(x))
+        i = 0.8 * state.i + x @ self.w
+        v = 0.9 * state.v + i
+        return torch.sigmoid(v), State(v=v, i=i)
+
+
+def train(model, batches, optimizer):
+    state = None
+    for x in batches:
+        out, state = model(x, state)
+        loss = out.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+cell = Cell(3)
+train(cell, [torch.randn(2, 3) for _ in range(3)], torch.optim.SGD(cell.parameters(), lr=0.1))
+""",
+            range=(26, 30, 26, 35),
+            message='`state` carries the previous iteration\'s graph into `model(x, state)`: without `state.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                '\nfrom collections import namedtuple\n\nimport torch\nfrom torch import nn\n\nState = namedtuple("State", ["v", "i"])\n\n\nclass Cell(nn.Module):\n    def __init__(self, size):\n        super().__init__()\n        self.w = nn.Parameter(torch.randn(size, size) * 0.5)\n\n    def forward(self, x, state=None):\n        if state is None:\n            state = State(v=torch.zeros_like(x), i=torch.zeros_like(x))\n        i = 0.8 * state.i + x @ self.w\n        v = 0.9 * state.v + i\n        return torch.sigmoid(v), State(v=v, i=i)\n\n\ndef train(model, batches, optimizer):\n    state = None\n    for x in batches:\n        if isinstance(state, tuple):\n            state = type(state)(*(s.detach() for s in state)) if hasattr(state, "_fields") else tuple(s.detach() for s in state)\n        elif state is not None:\n            state = state.detach()\n        out, state = model(x, state)\n        loss = out.sum()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n\n\ncell = Cell(3)\ntrain(cell, [torch.randn(2, 3) for _ in range(3)], torch.optim.SGD(cell.parameters(), lr=0.1))\n',
+            ),
+            note='the state is a namedtuple of the cell\'s tensors: its items carry the graph into the next batch (the fix rebuilds the namedtuple)',
+            raises='Trying to backward through the graph a second time',
+        ),
     ]
 
 
