@@ -60,14 +60,25 @@ class NumpyOnGradTensor(Rule):
     severities = (Severity.ERROR, Severity.WARNING)
     summary = "A tensor that requires grad is converted to NumPy: it raises"
 
+    def __init__(self, *args):
+        super().__init__(*args)
+        # A function's summary: the parameters it converts to NumPy, where the value it was last walked
+        # with does not say whether they require grad (callers passing different things): FunctionInfo ->
+        # {parameter: (the conversion, its text, stamp)}. Each call passing a graph there raises.
+        self._converts: dict = {}
+        self._through: list = []  # (call, callee, parameter, argument, its value, proved, stamp)
+
     def visit_Call(self, node: cst.Call) -> None:
         if self.flow.frame.mode is not GradMode.ON:
             return
+        self._calls_converting(node)
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "numpy" and not node.args:
             recv = self.flow.value(func.value)
             if recv.kind is Kind.TENSOR and recv.grad is Grad.YES:
                 self._report(node, _base_of(func.value), recv, ".numpy()")
+            elif recv.grad is Grad.UNKNOWN:
+                self._converted_param(_base_of(func.value), node, "`.numpy()`", _base_of(func.value))
             return
         q = self.flow._qualname(func) or ""
         if not q.startswith("numpy.") or keyword(node, "force") is not None:
@@ -80,8 +91,62 @@ class NumpyOnGradTensor(Rule):
         v = self.flow.value(arg)
         if v.kind is Kind.TENSOR and v.grad is Grad.YES and fname in K.NUMPY_CONVERTERS:
             self._report(node, arg, v, f"`np.{fname}()`", tensor=True)
+        elif v.grad is Grad.UNKNOWN and v.kind in (Kind.TENSOR, Kind.UNKNOWN) and fname in K.NUMPY_CONVERTERS:
+            self._converted_param(arg, node, f"`np.{fname}()`", arg)
         elif v.kind is Kind.CONTAINER and v.item is not None and v.item.kind is Kind.TENSOR and v.item.grad is Grad.YES:
             self._report(node, arg, v.item, f"`np.{fname}()`", tensor=False)
+
+    def _converted_param(self, param: cst.BaseExpression, node: cst.Call, call: str, base: cst.BaseExpression) -> None:
+        """`def scalar_to_float(s): return float(s.cpu().numpy())`, walked with what several callers pass:
+        the function converts its parameter `s` (its summary, for each call to apply). `node` converts
+        `base`, in this function or in one it calls."""
+        fn = self.flow.function
+        if fn is None or not isinstance(param, cst.Name):
+            return
+        b = self.flow.lookup(param.value)
+        if b is not None and isinstance(b.node, cst.Param) and param.value not in ("self", "cls"):
+            self._converts.setdefault(fn, {})[param.value] = (node, call, base, self.stamp())
+
+    def _calls_converting(self, node: cst.Call) -> None:
+        """A call of a function of the file that converts a parameter: given a tensor with a graph there,
+        the conversion raises (reported where it is, as when only that call is seen); given a parameter
+        of this function, this function converts that one in turn (`log(name, data)` calling
+        `scalar_to_float(data)`)."""
+        callee = self.flow.value(node.func)
+        fn = callee.cls if callee.kind is Kind.FUNCTION else None
+        converts = self._converts.get(fn) if fn is not None else None
+        if not converts:
+            return
+        args = [(a, self.flow.value(a.value)) for a in node.args]
+        by_name = self.flow._arguments(fn, args, callee.elements[0] if callee.elements else None)
+        for param, (converted, call, base, stamp) in list(converts.items()):
+            a, v = by_name.get(param, (None, None))
+            if a is None or not self.current(stamp):
+                continue
+            if v.kind is Kind.TENSOR and v.has_graph:
+                self._through.append((node, converted, call, base, a.value, v, self.flow.grad_proved_on(), self.stamp()))
+            elif v.grad is Grad.UNKNOWN:
+                self._converted_param(a.value, converted, call, base)
+
+    def finish(self) -> None:
+        done = set()
+        for node, converted, call, base, arg, v, proved, stamp in self._through:
+            if not self.current(stamp) or converted in done:
+                continue
+            done.add(converted)
+            name, why = short(self.code_of(base)), v.why
+
+            def message(line_of, name=name, node=node, call=call, arg=arg, why=why, proved=proved):
+                origin = evidence_note(why, arg, line_of, self.code_of)
+                when = "" if proved else " when that runs with grad enabled"
+                return (f"`{name}` requires grad: `{short(self.code_of(node))}` on line {line_of(node)} passes "
+                        f"`{short(self.code_of(arg))}`{origin}; {call} on it {'raises' if proved else 'then raises'} "
+                        f"\"{ERROR}\"{when}")
+
+            new = method_chain(base, "detach")
+            fixes = [PendingFix(f"Insert `.detach()`: `{short(self.code_of(new))}`", Safety.SAFE, [(base, new)])]
+            related = [(node, "passed here")] + ([(why.node, "requires grad from here")] if why is not None else [])
+            self.report(converted, message, fixes=fixes, related=related, severity=None if proved else Severity.WARNING)
 
     def _report(self, node: cst.Call, base: cst.BaseExpression, v, call: str, tensor: bool = True) -> None:
         name = short(self.code_of(base))
@@ -306,6 +371,39 @@ def embeddings_slice():
     return np.asarray(output[:, :3, :3].numpy())
 """,
             note="a TensorFlow model of transformers (`TFCamembertModel`, in the tests microsoft/LoRA vendors): its outputs are TF tensors, whose `.numpy()` never raises",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def as_float(value):
+    if isinstance(value, float):
+        return value
+    return float(value.cpu().numpy())
+
+
+def log_step(history, loss, lr):
+    history.append((as_float(loss), as_float(lr)))
+
+
+def train(model, batches, optimizer):
+    history = []
+    for x, y in batches:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        log_step(history, loss.detach(), 0.1)
+    return history
+
+
+net = nn.Linear(4, 1)
+history = train(net, [(torch.randn(5, 4), torch.randn(5, 1))], torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            note="the same helper given the detached loss at its one call with a tensor: nothing it converts requires grad",
+            runtime="assert isinstance(history[0][0], float)",
         ),
     ]
 
@@ -666,6 +764,44 @@ class CharRNN(nn.Module):
             ),
             note="a model's `generate()` its callers (in other files) may run under `torch.no_grad()`: the crash is not proved, so a warning",
             runtime='model = CharRNN()\nwith torch.no_grad():\n    assert len(model.generate(torch.zeros(1, 1, dtype=torch.long))) == 3\ntry:\n    model.generate(torch.zeros(1, 1, dtype=torch.long))\n    raise AssertionError("no error")\nexcept RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def as_float(value):
+    if isinstance(value, float):
+        return value
+    return float(value.cpu().numpy())
+
+
+def log_step(history, loss, lr):
+    history.append((as_float(loss), as_float(lr)))
+
+
+def train(model, batches, optimizer):
+    history = []
+    for x, y in batches:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        log_step(history, loss, 0.1)
+    return history
+
+
+net = nn.Linear(4, 1)
+train(net, [(torch.randn(5, 4), torch.randn(5, 1))], torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(9, 17, 9, 36),
+            message='`value` requires grad: `as_float(loss)` on line 13 passes `loss` (from `model(x)` on line 19); `.numpy()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\ndef as_float(value):\n    if isinstance(value, float):\n        return value\n    return float(value.detach().cpu().numpy())\n\n\ndef log_step(history, loss, lr):\n    history.append((as_float(loss), as_float(lr)))\n\n\ndef train(model, batches, optimizer):\n    history = []\n    for x, y in batches:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        log_step(history, loss, 0.1)\n    return history\n\n\nnet = nn.Linear(4, 1)\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))], torch.optim.SGD(net.parameters(), lr=0.1))\n',
+            ),
+            note='a helper called with a loss at one call and a float at another: its parameter, walked with both, is unknown; the call that passes the loss makes its .numpy() raise',
+            raises="Can't call numpy() on Tensor that requires grad",
         ),
     ]
 
