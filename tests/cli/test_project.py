@@ -450,3 +450,101 @@ def test_a_method_of_another_files_model_returning_a_tuple_is_not_taken_for_a_fo
     )
     run = subprocess.run([sys.executable, "-c", check], cwd=package, capture_output=True, text=True, timeout=120)
     assert run.stdout == "(1,)\n"
+
+
+UNIT = """\
+import torch
+from torch import nn
+
+
+def scalar_to_float(scalar):
+    if isinstance(scalar, (int, float)):
+        return float(scalar)
+    return float(scalar.cpu().numpy().reshape(-1)[0])
+
+
+class InMemoryLogger:
+    def __init__(self):
+        self.buffer = {}
+
+    def log(self, name, data, step):
+        self.buffer.setdefault(step, {})[name] = scalar_to_float(data)
+
+
+class RegressionUnit:
+    def __init__(self, module, optimizer, logger):
+        self.module = module
+        self.optimizer = optimizer
+        self.logger = logger
+        self.step = 0
+
+    def train_step(self, inputs, targets):
+        loss = nn.functional.mse_loss(self.module(inputs), targets)
+        loss.backward()
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        self.logger.log("loss", loss, self.step)
+        self.step += 1
+"""
+
+FIT = """\
+import torch
+from torch import nn
+
+from ganpkg.unit import InMemoryLogger, RegressionUnit
+
+
+def fit(steps=2):
+    module = nn.Linear(4, 1)
+    unit = RegressionUnit(module, torch.optim.SGD(module.parameters(), lr=0.01), InMemoryLogger())
+    for _ in range(steps):
+        unit.train_step(torch.randn(3, 4), torch.randn(3, 1))
+    return unit
+
+
+if __name__ == "__main__":
+    fit()
+"""
+
+GG401_PASSED = (
+    "ganpkg/unit.py:8:18: error: GG401 `scalar` requires grad: `scalar_to_float(data)` on line 16 passes `data` "
+    "(from `nn.functional.mse_loss(self.module(...` on line 27); `.numpy()` on it raises \"Can't call "
+    'numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."\n'
+)
+
+
+@pytest.fixture
+def with_unit(package: Path) -> Path:
+    """A training unit, its logger and the logger's conversion helper in unit.py; fit.py builds the unit
+    with the logger and trains: only fit.py says what the unit's `logger` and `module` are."""
+    (package / "ganpkg/unit.py").write_text(UNIT)
+    (package / "ganpkg/fit.py").write_text(FIT)
+    return package
+
+
+def test_what_another_file_passes_a_constructor_is_what_its_parameters_hold(gradguard, with_unit):
+    result = gradguard("check", "--no-cache", ".")
+    assert result.stdout == GG401_PASSED + "Found 1 finding (1 fixable with --fix). 6 files checked.\n"
+    result = gradguard("check", "--no-cache", "--no-project", ".")
+    assert result.stdout == GG401 + "Found 1 finding (1 fixable with --fix). 6 files checked.\n"
+
+
+def test_callers_that_pass_different_things_say_nothing(gradguard, with_unit):
+    (with_unit / "ganpkg/replay.py").write_text(FIT.replace("InMemoryLogger()", "print").replace("def fit", "def replay"))
+    result = gradguard("check", "--no-cache", ".")
+    assert result.stdout == "All checks passed! 7 files checked.\n"
+
+
+def test_runtime_truth_of_what_is_passed(with_unit):
+    """The logger converts the loss that still requires grad: PyTorch raises; detached where it converts, fit runs,
+    logs floats and the model still learns (its weights move)."""
+    run = [sys.executable, "-m", "ganpkg.fit"]
+    failed = subprocess.run(run, cwd=with_unit, capture_output=True, text=True, timeout=120)
+    assert "Can't call numpy() on Tensor that requires grad" in failed.stderr
+    unit = with_unit / "ganpkg/unit.py"
+    unit.write_text(UNIT.replace("scalar.cpu().numpy()", "scalar.detach().cpu().numpy()"))
+    check = ("import torch\nfrom ganpkg.fit import fit\ntorch.manual_seed(0)\nu = fit()\ntorch.manual_seed(0)\n"
+             "start = torch.nn.Linear(4, 1).weight\n"
+             "print(not torch.equal(start, u.module.weight), isinstance(u.logger.buffer[0]['loss'], float))\n")
+    done = subprocess.run([sys.executable, "-c", check], cwd=with_unit, capture_output=True, text=True, timeout=120)
+    assert done.stdout == "True True\n"
