@@ -61,8 +61,8 @@ def check(program) -> tuple[list, list]:
         Path(root, "pyproject.toml").write_text("", encoding="utf-8")
         Path(root, "prog.py").write_text(oracle.stripped(program.source), encoding="utf-8")
         Path(root, "run.py").write_text(caller_file(program.source), encoding="utf-8")
-        out = subprocess.run([sys.executable, "-m", "gradguard", "check", "--no-cache", "--output-format", "json", "."],
-                             cwd=root, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+        command = [sys.executable, "-m", "gradguard", "check", "--no-cache", "--jobs", "1", "--output-format", "json", "."]
+        out = subprocess.run(command, cwd=root, capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
         data = json.loads(out.stdout or "[]")
     project = [f for f in data if os.path.basename(f["path"]) == "prog.py"
                and f["severity"] in SEVERE]

@@ -199,6 +199,7 @@ class EvalWithoutNoGrad(Rule):
         self._loaded: set = set()  # (function, name): weights loaded into it there
         self._constructor_evals: dict = {}  # (class, "self.x") -> (0, the .eval() in its constructor)
         self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
+        self._ids: dict = {}  # a model method's call -> the graph identities its outputs are (the call itself elsewhere)
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -241,6 +242,11 @@ class EvalWithoutNoGrad(Rule):
                 or callee.kind is Kind.FUNCTION and receiver.cls is not None  # a method of a model of this file
             ):
                 # (a method of another file's model that returns its graph is known not to turn grad off)
+                if callee.kind is Kind.FUNCTION and receiver.cls is not None:
+                    # `vae.encode(x)` runs the model inside the method: its outputs are the graphs the method's
+                    # own forwards made, not ones the arguments brought in
+                    brought = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
+                    self._ids[node] = frozenset({node}) | (self.flow.value(node).origins - brought)
                 callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
         if self._hand_written_model(callee, node):
             pass  # a function of the file computing from tensors the code trains: a forward
@@ -406,13 +412,14 @@ class EvalWithoutNoGrad(Rule):
                 continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if why == "numpy" and (fn.returns.has_graph or any(e.has_graph for e in fn.returns.elements or ())):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
-            if any(node in b.origins for b in self.flow.backwards):
+            ids = self._ids.get(node, frozenset({node}))
+            if any(ids & b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
-            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (why == "named" and after_eval):
+            if fn is not None and fn.call_sites == 0 and ids & fn.returns.origins and not (why == "named" and after_eval):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
-            if why in ("inference", "numpy") and node in self.flow.escaped:
+            if why in ("inference", "numpy") and any(i in self.flow.escaped for i in ids):
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and not self._only_sinks(node, fn):
                 continue
@@ -427,25 +434,27 @@ class EvalWithoutNoGrad(Rule):
         `.numpy()`, a comparison...) and nothing that may train on them: no callable the analysis
         cannot see, no caller elsewhere (a return, a generator's yield), no place outliving the
         function? (Backwards are checked by the caller.)"""
-        ends = [u for u in self.flow.sinks if node in u.origins]
+        ids = self._ids.get(node, frozenset({node}))
+        ends = [u for u in self.flow.sinks if ids & u.origins]
         if not ends:
             return False  # unused, or used in ways that say nothing
         if any(_rebuilt(u.node, self.flow) for u in ends):
             return False  # `torch.tensor(loss.item(), requires_grad=True)`: a cut made a leaf to train (GG303's)
-        if any(node in u.origins for u in self.flow.escapes):
+        if any(ids & u.origins for u in self.flow.escapes):
             return False
         # returned (or yielded) to a caller elsewhere - by this function, or by one of the file that is
         # called from elsewhere and returns what this one gave it (RT-DETR's denoising queries reach the
         # decoder, whose outputs the model's forward() returns)
-        if any(node in all_origins(f.returns) or f.yields is not None and node in all_origins(f.yields)
+        if any(ids & all_origins(f.returns) or f.yields is not None and ids & all_origins(f.yields)
                for f in self.flow.functions if not f.call_sites):
             return False
-        return not any(node in s.value.origins for s in self.flow.stores if not s.local)
+        return not any(ids & s.value.origins for s in self.flow.stores if not s.local)
 
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
         seen, out = set(), []
-        uses = [u for u in self.flow.sinks if node in u.origins]
+        ids = self._ids.get(node, frozenset({node}))
+        uses = [u for u in self.flow.sinks if ids & u.origins]
         direct = [u for u in uses if not u.after_cut]
         for u in direct or uses:  # `probs.argmax(-1).tolist()` ends at `argmax`
             if u.what not in seen:
@@ -1437,6 +1446,45 @@ print(validate(net, [torch.randn(3, 5)]))
             note="a context manager class of the file whose `__enter__` turns grad off (`torch.set_grad_enabled(False)`): the forward inside builds no graph",
             runtime="assert seen[0].grad_fn is None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 2)
+        self.dec = nn.Linear(2, 6)
+
+    def encode(self, x):
+        return torch.tanh(self.enc(x))
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def to_frames(x):
+    x = x.detach().cpu()
+    return (x.clamp(-1, 1) * 127.5 + 127.5).numpy()
+
+
+def train_step(ae, batch, optimizer):
+    recon = ae.decode(ae.encode(batch))
+    loss = ((recon - batch) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return to_frames(recon)
+
+
+model = AutoEncoder()
+frames = train_step(model, torch.randn(4, 6), torch.optim.SGD(model.parameters(), lr=0.1))
+""",
+            note="the same methods in a training step: the reconstruction is back-propagated before its frames are made",
+            runtime="assert model.enc.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -2140,6 +2188,48 @@ print("prediction:", pred.item())
             ),
             note='a hand-written model: `net` computes from `W` and `b`, leaves that require grad and that the code trains by hand (it reads their `.grad`); the one-off prediction after training reaches only `.item()`',
             runtime='assert has_graph(pred)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 2)
+        self.dec = nn.Linear(2, 6)
+
+    def encode(self, x):
+        return torch.tanh(self.enc(x))
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def to_frames(x):
+    x = x.detach().cpu()
+    return (x.clamp(-1, 1) * 127.5 + 127.5).numpy()
+
+
+def reconstruct(ae, batch):
+    codes = ae.encode(batch)
+    return to_frames(ae.decode(codes))
+
+
+model = AutoEncoder()
+outputs = []
+model.enc.register_forward_hook(lambda m, i, o: outputs.append(o))
+frames = reconstruct(model, torch.randn(4, 6))
+""",
+            range=(25, 12, 25, 28),
+            message='`ae.encode(batch)` runs with grad enabled and its outputs reach only `.numpy()` (line 21), never a `.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass AutoEncoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.Linear(6, 2)\n        self.dec = nn.Linear(2, 6)\n\n    def encode(self, x):\n        return torch.tanh(self.enc(x))\n\n    def decode(self, z):\n        return self.dec(z)\n\n\ndef to_frames(x):\n    x = x.detach().cpu()\n    return (x.clamp(-1, 1) * 127.5 + 127.5).numpy()\n\n\n@torch.no_grad()\ndef reconstruct(ae, batch):\n    codes = ae.encode(batch)\n    return to_frames(ae.decode(codes))\n\n\nmodel = AutoEncoder()\noutputs = []\nmodel.enc.register_forward_hook(lambda m, i, o: outputs.append(o))\nframes = reconstruct(model, torch.randn(4, 6))\n',
+            ),
+            note="a model's own encode()/decode() methods run it: their outputs, only turned into frames through a detaching helper, are the graph built for nothing",
+            runtime='assert outputs[0].grad_fn is not None',
         ),
     ]
 
