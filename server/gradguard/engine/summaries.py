@@ -289,6 +289,11 @@ class Functions:
             # a graph born inside from what it reads, not from what it was given (a hand-written model,
             # `def net(X): return X @ W + b`): each call makes its own
             returns = returns.but(origins=returns.origins | {call})
+        elif fn.cls is not None and fn.cls.module_like and returns.kind is Kind.TENSOR and returns.has_graph \
+                and mode is GradMode.ON:
+            # a model's own method (`vae.encode(x)`, `model.pi(s)`) runs the model: this call's graph, like `vae(x)`'s
+            # (the method's own nodes are every call's: they say nothing of where this call's outputs go)
+            returns = returns.but(origins=returns.origins | {call})
         return returns
 
     def _backwards_through(self, fn: FunctionInfo, call: cst.Call) -> None:

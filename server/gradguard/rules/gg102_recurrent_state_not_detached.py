@@ -184,8 +184,9 @@ class RecurrentStateNotDetached(Rule):
             # failing those, the first call whose own graph the new state holds (read back from a dict it
             # returned, through `.items()`)
             given = self.flow.handed_on(node.value)  # (`as_pair(model(x, h))[0]` is the call's result)
-            fed = next((f for f in calls if f[0] in all_origins(new.value) or new.node is f[0] or given is f[0]
-                        or self._part_of(given, f[0])), None) or next(
+            # (the call whose result the state is bound to first: `h, c = cell(x, (h, c))` after `a = attend(h)`)
+            fed = next((f for f in calls if new.node is f[0] or given is f[0] or self._part_of(given, f[0])), None) \
+                or next((f for f in calls if f[0] in all_origins(new.value)), None) or next(
                 (f for f in calls if self._made_by(f[0]) & all_origins(new.value)), None)
             if fed is not None:
                 outer = loops[:loops.index(loop) + 1]  # (an inner loop runs within one of its iterations)

@@ -199,7 +199,6 @@ class EvalWithoutNoGrad(Rule):
         self._loaded: set = set()  # (function, name): weights loaded into it there
         self._constructor_evals: dict = {}  # (class, "self.x") -> (0, the .eval() in its constructor)
         self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
-        self._ids: dict = {}  # a model method's call -> the graph identities its outputs are (the call itself elsewhere)
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -242,11 +241,6 @@ class EvalWithoutNoGrad(Rule):
                 or callee.kind is Kind.FUNCTION and receiver.cls is not None  # a method of a model of this file
             ):
                 # (a method of another file's model that returns its graph is known not to turn grad off)
-                if callee.kind is Kind.FUNCTION and receiver.cls is not None:
-                    # `vae.encode(x)` runs the model inside the method: its outputs are the graphs the method's
-                    # own forwards made, not ones the arguments brought in
-                    brought = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
-                    self._ids[node] = frozenset({node}) | (self.flow.value(node).origins - brought)
                 callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
         if self._hand_written_model(callee, node):
             pass  # a function of the file computing from tensors the code trains: a forward
@@ -412,14 +406,13 @@ class EvalWithoutNoGrad(Rule):
                 continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if why == "numpy" and (fn.returns.has_graph or any(e.has_graph for e in fn.returns.elements or ())):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
-            ids = self._ids.get(node, frozenset({node}))
-            if any(ids & b.origins for b in self.flow.backwards):
+            if any(node in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
-            if fn is not None and fn.call_sites == 0 and ids & fn.returns.origins and not (why == "named" and after_eval):
+            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (why == "named" and after_eval):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
-            if why in ("inference", "numpy") and any(i in self.flow.escaped for i in ids):
+            if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and not self._only_sinks(node, fn):
                 continue
@@ -434,27 +427,25 @@ class EvalWithoutNoGrad(Rule):
         `.numpy()`, a comparison...) and nothing that may train on them: no callable the analysis
         cannot see, no caller elsewhere (a return, a generator's yield), no place outliving the
         function? (Backwards are checked by the caller.)"""
-        ids = self._ids.get(node, frozenset({node}))
-        ends = [u for u in self.flow.sinks if ids & u.origins]
+        ends = [u for u in self.flow.sinks if node in u.origins]
         if not ends:
             return False  # unused, or used in ways that say nothing
         if any(_rebuilt(u.node, self.flow) for u in ends):
             return False  # `torch.tensor(loss.item(), requires_grad=True)`: a cut made a leaf to train (GG303's)
-        if any(ids & u.origins for u in self.flow.escapes):
+        if any(node in u.origins for u in self.flow.escapes):
             return False
         # returned (or yielded) to a caller elsewhere - by this function, or by one of the file that is
         # called from elsewhere and returns what this one gave it (RT-DETR's denoising queries reach the
         # decoder, whose outputs the model's forward() returns)
-        if any(ids & all_origins(f.returns) or f.yields is not None and ids & all_origins(f.yields)
+        if any(node in all_origins(f.returns) or f.yields is not None and node in all_origins(f.yields)
                for f in self.flow.functions if not f.call_sites):
             return False
-        return not any(ids & s.value.origins for s in self.flow.stores if not s.local)
+        return not any(node in s.value.origins for s in self.flow.stores if not s.local)
 
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
         seen, out = set(), []
-        ids = self._ids.get(node, frozenset({node}))
-        uses = [u for u in self.flow.sinks if ids & u.origins]
+        uses = [u for u in self.flow.sinks if node in u.origins]
         direct = [u for u in uses if not u.after_cut]
         for u in direct or uses:  # `probs.argmax(-1).tolist()` ends at `argmax`
             if u.what not in seen:
