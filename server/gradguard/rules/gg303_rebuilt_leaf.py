@@ -343,10 +343,12 @@ class RebuiltLeaf(Rule):
         """`mean_losses.requires_grad = True` in the `forward()` of a loss module, on a value it computed
         from the prediction it was given: with a graph the setter raises; where it runs, the
         prediction arrived already cut from its model (the triplet-loss thread's no_grad), and the
-        backward of this loss reaches no parameter. No legitimate loss makes its result a leaf."""
+        backward of this loss reaches no parameter. No legitimate loss makes its result a leaf.
+        A loss module is one whose forward returns a 0-dim value (`losses.mean()`), whatever its name."""
         fn = self.flow.function
         cls = fn.cls if fn is not None else None
-        if cls is None or fn.name != "forward" or not cls.module_like or not LOSS_NAME.search(cls.name):
+        if cls is None or fn.name != "forward" or not cls.module_like or not self.flow.value(name).scalar \
+                or not any(isinstance(r.value, cst.Name) and r.value.value == name.value for r in _returns(fn.node)):
             return
         params = {p.name.value for p in fn.node.params.params[1:]}
         if name.value in params or name.value not in derived_names(fn.node, params)[0]:
@@ -666,6 +668,26 @@ def tune_head(net, proj, batches, opt):
 """,
             runtime='net = torch.nn.Module()\nnet.body, net.head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 2)\ntune_head(net, lambda z, y: z * 2, [(torch.randn(5, 4), torch.randn(5, 2))], torch.optim.SGD(net.head.parameters(), lr=0.1))\nassert net.head.weight.grad is not None and net.body.weight.grad is None',
             note='features computed under no_grad, passed through a given callable and made a leaf on purpose, then fed to a submodule that learns (not a loss)',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Saliency(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, images):
+        x = images * 1.0
+        x.requires_grad = True
+        self.x = x
+        return self.net(x)
+""",
+            runtime='s = Saliency(nn.Linear(4, 2))\ns(torch.randn(3, 4)).sum().backward()\nassert s.x.grad is not None and s.net.weight.grad is not None',
+            note="a module's forward makes its input copy a leaf for its gradient (saliency) and feeds it to the net: not a 0-dim value it returns",
         ),
     ]
     INVALID = [
@@ -996,6 +1018,24 @@ def step(net, fn, opt, xb, mask):
             note='`requires_grad_()` on what a given callable computed from a detached prediction (its first argument), then back-propagated as a 0-dim loss',
             runtime='net = torch.nn.Linear(3, 2)\nstep(net, torch.nn.BCELoss(), torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(4, 3), torch.rand(4, 2).round())\nassert net.weight.grad is None',
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Triplets(nn.Module):
+    def forward(self, a, p, n):
+        v = F.relu((a - p).pow(2).sum(1) - (a - n).pow(2).sum(1) + 1.0).mean()
+        v.requires_grad = True
+        return v
+""",
+            range=(10, 8, 10, 30),
+            message='`v.requires_grad = True` in `Triplets.forward()`, on a loss computed from `a`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            note='a module named for nothing whose forward returns a 0-dim value it made a leaf: a loss by what it computes, the setter hides the cut upstream',
+            runtime='encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTriplets()(a, p, n).backward()\nassert encoder.weight.grad is None',
+        ),
     ]
 
 
@@ -1007,6 +1047,13 @@ def _cuts_of(v) -> frozenset:
     return v.cuts | frozenset(cut for cut, _ in v.pred_cuts)
 
 
+
+
+def _returns(fn: cst.FunctionDef) -> list:
+    """The `return` statements of a function (not of functions nested in it)."""
+    collect = _Returns(fn)
+    walk_tree(fn, collect)
+    return collect.found
 
 
 def _keys(node: cst.CSTNode) -> set:
@@ -1037,3 +1084,15 @@ class _Names(cst.CSTVisitor):
         else:
             walk_tree(n.value, self)  # `x.grad` reads `x`, not `grad`
         return False
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self, fn: cst.FunctionDef):
+        self.fn = fn
+        self.found: list = []
+
+    def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+        return n is self.fn
+
+    def visit_Return(self, n: cst.Return) -> None:
+        self.found.append(n)
