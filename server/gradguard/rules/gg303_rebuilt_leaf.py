@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -20,10 +19,9 @@ from gradguard.rules.gg104_state_carried_across_forward import derived_names
 REBUILDERS = ("torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable")
 # Calls that make a fresh tensor (a leaf): what a loss module may rightly make require grad.
 FRESH = ("torch.tensor", "torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.scalar_tensor", "torch.as_tensor")
-# Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
-LOSS_NAME = re.compile(r"(?i)(loss|criterion|crit)\w*$")
 # Methods that collect or report a value, not a model's: `losses.append(x)`, `writer.add_scalar(...)`.
 NOT_MODELS = frozenset("append extend insert add update put write log log_dict add_scalar set format".split())
+# Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
 PASS_THROUGH = ("to", "cuda", "cpu", "float", "double", "half", "type", "requires_grad_")
 # Methods that keep a value's graph (`loss.squeeze()`, `out.view_as(x)`, `loss.float()`).
 KEEPS_GRAPH = K.VIEW_METHODS | K.SAME_GRAD_METHODS_RETURN_SELF_KIND
@@ -317,9 +315,10 @@ class RebuiltLeaf(Rule):
             for arg in node.args:
                 for r in self._reaching(arg.value):
                     r.intended = True
-        elif callee.kind is Kind.UNKNOWN and not q.startswith("torch.") and not LOSS_NAME.search(self.code_of(node.func)):
+        elif callee.kind is Kind.UNKNOWN and not q.startswith("torch."):
             # `decoder.run(z)` on features made a leaf: an unknown callee may be a model that learns
-            # from them (a frozen encoder's output fed to a decoder). A loss made a leaf stays reported.
+            # from them (a frozen encoder's output fed to a decoder; `criterion(feats, y)` may be a margin
+            # head with weights, whatever it is called). A 0-dim loss made a leaf stays reported.
             if isinstance(node.func, cst.Attribute) and node.func.attr.value in NOT_MODELS:
                 return
             for arg in node.args:
@@ -688,6 +687,24 @@ class Saliency(nn.Module):
 """,
             runtime='s = Saliency(nn.Linear(4, 2))\ns(torch.randn(3, 4)).sum().backward()\nassert s.x.grad is not None and s.net.weight.grad is not None',
             note="a module's forward makes its input copy a leaf for its gradient (saliency) and feeds it to the net: not a 0-dim value it returns",
+        ),
+        Valid(
+            """
+import torch
+
+
+def train_head(backbone, criterion, batches, opt):
+    for xb, yb in batches:
+        with torch.no_grad():
+            feats = backbone(xb)
+        feats.requires_grad = True
+        loss = criterion(feats, yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            runtime='class MarginHead(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(4, 3)\n\n    def forward(self, feats, labels):\n        return torch.nn.functional.cross_entropy(self.fc(feats), labels)\n\n\nbackbone, head = torch.nn.Linear(5, 4), MarginHead()\ntrain_head(backbone, head, [(torch.randn(6, 5), torch.tensor([0, 1, 2, 0, 1, 2]))], torch.optim.SGD(head.parameters(), lr=0.1))\nassert head.fc.weight.grad is not None and backbone.weight.grad is None',
+            note='features of a frozen backbone made a leaf and given to a callable named `criterion` that has weights of its own (a margin head): it learns; the name does not make it a plain loss',
         ),
     ]
     INVALID = [
