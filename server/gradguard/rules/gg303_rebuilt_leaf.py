@@ -61,7 +61,11 @@ class RebuiltLeaf(Rule):
     variables.` on any value with a graph, so where it runs, the graph was
     already cut (every parameter frozen, a detach, no_grad). So is the setter in
     the `forward()` of a loss module on the loss it computes from its inputs
-    (the prediction arrived cut, or the line raises).
+    (the prediction arrived cut, or the line raises). A loss is told by what
+    computed it, not by its name: a torch loss, or any callable the code holds
+    whose result a `.backward()` without a gradient proves 0-dim (`err =
+    fn(net(x), y) * 1.0`), and a loss module by the 0-dim value its `forward()`
+    returns.
 
     ## Why is this bad?
     It is the usual "fix" for `RuntimeError: element 0 of tensors does not
@@ -377,12 +381,20 @@ class RebuiltLeaf(Rule):
                 continue
             self._report(r)
 
-    @staticmethod
-    def _scalar_backward(r: Rebuilt) -> bool:
-        """`loss.backward()` with no gradient, on the leaf itself: PyTorch creates the gradient
-        implicitly only for one element, so the leaf is a 0-dim loss, whatever computed it."""
+    def _scalar_backward(self, r: Rebuilt) -> bool:
+        """`loss.backward()` with no gradient, on the leaf itself (the place made a leaf, or bound to
+        the copy): PyTorch creates the gradient implicitly only for one element, so the leaf is a
+        0-dim loss, whatever computed it."""
         func = r.backward.func
-        return not r.backward.args and isinstance(func, cst.Attribute) and place_key(func.value) == place_key(r.source)
+        if r.backward.args or not isinstance(func, cst.Attribute):
+            return False
+        key = place_key(func.value)
+        if key is None:
+            return False
+        made = self.flow.handed_on(self.bound[key]) if key in self.bound else None
+        while isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) and made.func.attr.value in PASS_THROUGH:
+            made = made.func.value  # `Variable(...).to(device)`
+        return key == place_key(r.source) or made is r.node
 
     def _report(self, r: Rebuilt) -> None:
         if isinstance(r.node, cst.Assign):
@@ -1052,6 +1064,25 @@ class Triplets(nn.Module):
             message='`v.requires_grad = True` in `Triplets.forward()`, on a loss computed from `a`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
             note='a module named for nothing whose forward returns a 0-dim value it made a leaf: a loss by what it computes, the setter hides the cut upstream',
             runtime='encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTriplets()(a, p, n).backward()\nassert encoder.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def fit(net, fn, opt, batches):
+    net.train()
+    for xb, yb in batches:
+        opt.zero_grad()
+        err = Variable(fn(net(xb), yb), requires_grad=True)
+        err.backward()
+        opt.step()
+""",
+            range=(10, 14, 10, 59),
+            message='`Variable(..., requires_grad=True)` makes a new leaf from `fn(net(xb), yb)` (from `net(xb)` on line 10), without its graph: `.backward()` on line 11 runs without error, but no gradient reaches what computed it, so the model never learns; back-propagate `fn(net(xb), yb)` itself',
+            note="a copy of what a given callable computed from the model's output, back-propagated as a 0-dim loss: the copy leaves the graph behind, whatever the callable is called",
+            runtime='net = torch.nn.Linear(3, 1)\nfit(net, torch.nn.MSELoss(), torch.optim.SGD(net.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1))])\nassert net.weight.grad is None',
         ),
     ]
 
