@@ -250,7 +250,7 @@ class RebuiltLeaf(Rule):
                 and place_key(target.value) is not None and literal_bool(self.flow.handed_on(node.value)) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
-            if node not in self.open and isinstance(target.value, cst.Name):
+            if node not in self.open and (isinstance(target.value, cst.Name) or is_self_attribute(target.value)):
                 self._loss_module_setter(node, target.value)
             if node in self.open:
                 self.open[node].names.add(place_key(target.value))
@@ -342,26 +342,34 @@ class RebuiltLeaf(Rule):
                 r.backward = node
 
     # -------------------------------------------------------------- report
-    def _loss_module_setter(self, node: cst.Assign, name: cst.Name) -> None:
+    def _loss_module_setter(self, node: cst.Assign, place: cst.BaseExpression) -> None:
         """`mean_losses.requires_grad = True` in the `forward()` of a loss module, on a value it computed
         from the prediction it was given: with a graph the setter raises; where it runs, the
         prediction arrived already cut from its model (the triplet-loss thread's no_grad), and the
         backward of this loss reaches no parameter. No legitimate loss makes its result a leaf.
-        A loss module is one whose forward returns a 0-dim value (`losses.mean()`), whatever its name."""
+        A loss module is one whose forward returns a 0-dim value (`losses.mean()`), whatever its name;
+        the value may be kept on `self` on the way (`self.loss = losses.mean()`)."""
         fn = self.flow.function
         cls = fn.cls if fn is not None else None
-        if cls is None or fn.name != "forward" or not cls.module_like or not self.flow.value(name).scalar \
-                or not any(isinstance(r.value, cst.Name) and r.value.value == name.value for r in _returns(fn.node)):
+        key = place_key(place)
+        if cls is None or fn.name != "forward" or not cls.module_like or not self.flow.value(place).scalar \
+                or not any(r.value is not None and place_key(r.value) == key for r in _returns(fn.node)):
             return
         params = {p.name.value for p in fn.node.params.params[1:]}
-        if name.value in params or name.value not in derived_names(fn.node, params)[0]:
-            return  # a parameter itself, or not computed from the inputs
-        b = self.flow.lookup(name.value)
-        made = b.node if b is not None else None
+        derived = derived_names(fn.node, params)[0]
+        if isinstance(place, cst.Name):
+            if key in params or key not in derived:
+                return  # a parameter itself, or not computed from the inputs
+            b = self.flow.lookup(key)
+            made = b.node if b is not None else None
+        else:
+            made = self.bound.get(key)
+            if made is None or not _keys(made) & derived:
+                return
         if isinstance(made, cst.Call) and (self.flow._qualname(made.func) or "").startswith(FRESH):
             return  # `loss = torch.tensor(0.0, device=pred.device)`: a fresh leaf (an empty batch's zero loss)
         first = next(iter(p.name.value for p in fn.node.params.params[1:2]), "its input")
-        made = f"{name.value}.requires_grad = True"
+        made = f"{self.code_of(place)}.requires_grad = True"
 
         def message(line_of):
             return (
@@ -717,6 +725,24 @@ def train_head(backbone, criterion, batches, opt):
 """,
             runtime='class MarginHead(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(4, 3)\n\n    def forward(self, feats, labels):\n        return torch.nn.functional.cross_entropy(self.fc(feats), labels)\n\n\nbackbone, head = torch.nn.Linear(5, 4), MarginHead()\ntrain_head(backbone, head, [(torch.randn(6, 5), torch.tensor([0, 1, 2, 0, 1, 2]))], torch.optim.SGD(head.parameters(), lr=0.1))\nassert head.fc.weight.grad is not None and backbone.weight.grad is None',
             note='features of a frozen backbone made a leaf and given to a callable named `criterion` that has weights of its own (a margin head): it learns; the name does not make it a plain loss',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class MaskedL1(nn.Module):
+    def forward(self, pred, target, mask):
+        if mask.sum() == 0:
+            self.value = torch.zeros((), device=pred.device)
+            self.value.requires_grad = True
+            return self.value
+        self.value = ((pred - target).abs() * mask).sum() / mask.sum()
+        return self.value
+""",
+            runtime='loss = MaskedL1()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0',
+            note="a loss module's zero loss for an empty batch kept on `self`: a fresh tensor made a leaf, not a loss computed from the prediction",
         ),
     ]
     INVALID = [
@@ -1083,6 +1109,23 @@ def fit(net, fn, opt, batches):
             message='`Variable(..., requires_grad=True)` makes a new leaf from `fn(net(xb), yb)` (from `net(xb)` on line 10), without its graph: `.backward()` on line 11 runs without error, but no gradient reaches what computed it, so the model never learns; back-propagate `fn(net(xb), yb)` itself',
             note="a copy of what a given callable computed from the model's output, back-propagated as a 0-dim loss: the copy leaves the graph behind, whatever the callable is called",
             runtime='net = torch.nn.Linear(3, 1)\nfit(net, torch.nn.MSELoss(), torch.optim.SGD(net.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1))])\nassert net.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Contrast(nn.Module):
+    def forward(self, a, b):
+        self.value = torch.norm(a - b, dim=1).mean()
+        self.value.requires_grad = True
+        return self.value
+""",
+            range=(9, 8, 9, 39),
+            message='`self.value.requires_grad = True` in `Contrast.forward()`, on a loss computed from `a`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            note="the loss module's 0-dim result kept on `self` on its way out, made a leaf: the embeddings came cut (no_grad), the setter hides it",
+            runtime='encoder = nn.Linear(4, 3)\nwith torch.no_grad():\n    a, b = encoder(torch.randn(5, 4)), encoder(torch.randn(5, 4))\nContrast()(a, b).backward()\nassert encoder.weight.grad is None',
         ),
     ]
 
