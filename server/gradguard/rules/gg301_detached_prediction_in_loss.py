@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.evidence import dotted, is_loss_name
+from gradguard.engine.evidence import dotted
 from gradguard.engine.syntax import is_self_attribute
 from gradguard.engine.values import Evidence, Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
@@ -393,7 +393,8 @@ class DetachedPredictionInLoss(Rule):
         """(After the value is evaluated: this analysis's values, not an earlier one's.)
         The constant terms of what a function returns are its summary: a caller that
         back-propagates the result back-propagates them (_returned_terms). A loss helper's
-        (`compute_losses(model, batch)`, which a caller of another file back-propagates) are
+        (`compute_losses(model, batch)`, which a caller of another file back-propagates: a 0-dim
+        sum with a graph, whatever the function is called, that no code of this file calls) are
         found as at a `.backward()`."""
         fn = self.flow.function
         if fn is None or node.value is None or (fn.cls is not None and fn.cls.module_like):
@@ -404,7 +405,7 @@ class DetachedPredictionInLoss(Rule):
             if found:
                 self._returned.setdefault(fn, []).append((found, loss, self.stamp()))
         if isinstance(node.value, (cst.Name, cst.BinaryOperation)) or is_self_attribute(node.value):
-            if is_loss_name(fn.name):
+            if fn.call_sites == 0 and self.flow.value(node.value).scalar:
                 self._constant_terms_of(node.value, node)
 
     def _bound(self, expr: cst.BaseExpression) -> Optional[cst.BaseExpression]:
@@ -1021,6 +1022,24 @@ loss.backward()
 """,
             note="the auxiliary loss added with its graph through the same helper",
             runtime="assert aux.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def objective(net, xb, yb):
+    pred = net(xb)
+    return F.mse_loss(pred, yb) + pred.detach().abs().mean().item()
+
+
+def validate(net, batches):
+    with torch.no_grad():
+        return sum(objective(net, xb, yb).item() for xb, yb in batches)
+""",
+            runtime='net = torch.nn.Linear(3, 2)\nassert validate(net, [(torch.randn(4, 3), torch.randn(4, 2))]) > 0\nassert net.weight.grad is None',
+            note='the same helper, which this file calls only under no_grad for a metric: not a loss anything back-propagates',
         ),
     ]
 
@@ -1684,6 +1703,20 @@ def train_step(net, critic, optimizer, x, y, weight=0.1):
             message='`.detach()` makes `weight * adversarial` a constant to the `.backward()` on line 13: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
             note='an adversarial loss term detached where it is computed, then added, scaled, into the back-propagated loss: the model gets exactly the gradient it would get without it',
             runtime='net, critic = nn.Linear(4, 4), nn.Linear(4, 1)\nx, y = torch.randn(8, 4), torch.randn(8, 4)\ntrain_step(net, critic, torch.optim.SGD(net.parameters(), lr=0.0), x, y)\nwith_term = net.weight.grad.clone()\nnet.zero_grad()\nF.mse_loss(net(x), y).backward()\nassert torch.equal(with_term, net.weight.grad)',
+        ),
+        Invalid(
+            """
+import torch.nn.functional as F
+
+
+def objective(net, xb, yb):
+    pred = net(xb)
+    return F.mse_loss(pred, yb) + pred.detach().abs().mean().item()
+""",
+            range=(7, 34, 7, 67),
+            message='`pred.detach().abs().mean().item()` is a constant to the loss returned on line 7: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself',
+            note='a helper that no code of the file calls returns a 0-dim sum with a graph - a loss its callers back-propagate, whatever it is called: the `.item()` term adds nothing to the gradient',
+            runtime='net, x, y = torch.nn.Linear(3, 2), torch.randn(4, 3), torch.randn(4, 2)\nobjective(net, x, y).backward()\ngot = net.weight.grad.clone()\nnet.zero_grad()\nF.mse_loss(net(x), y).backward()\nassert torch.equal(got, net.weight.grad)',
         ),
     ]
 

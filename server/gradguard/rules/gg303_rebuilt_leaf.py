@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine import knowledge as K
 from gradguard.engine.model import GradMode
 from gradguard.engine.syntax import is_self_attribute, keyword, literal_bool, place_key
 from gradguard.engine.values import Evidence, Grad, Kind
@@ -19,11 +19,12 @@ from gradguard.rules.gg104_state_carried_across_forward import derived_names
 REBUILDERS = ("torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.autograd.Variable", "torch.autograd.variable.Variable")
 # Calls that make a fresh tensor (a leaf): what a loss module may rightly make require grad.
 FRESH = ("torch.tensor", "torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.scalar_tensor", "torch.as_tensor")
-# Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
-LOSS_NAME = re.compile(r"(?i)(loss|criterion|crit)\w*$")
 # Methods that collect or report a value, not a model's: `losses.append(x)`, `writer.add_scalar(...)`.
 NOT_MODELS = frozenset("append extend insert add update put write log log_dict add_scalar set format".split())
+# Wrappers that keep the rebuilt leaf's identity: `torch.tensor(...).to(device)`.
 PASS_THROUGH = ("to", "cuda", "cpu", "float", "double", "half", "type", "requires_grad_")
+# Methods that keep a value's graph (`loss.squeeze()`, `out.view_as(x)`, `loss.float()`).
+KEEPS_GRAPH = K.VIEW_METHODS | K.SAME_GRAD_METHODS_RETURN_SELF_KIND
 
 
 NON_LEAF = "you can only change requires_grad flags of leaf variables."
@@ -42,6 +43,7 @@ class Rebuilt:
     stamp: tuple = ()
     graph: Optional[Evidence] = None  # the copy itself left this graph behind (`Variable(loss, requires_grad=True)`)
     setter: bool = False  # `loss.requires_grad = True` on a value computed with a graph: raises, or the graph was cut
+    unsized: bool = False  # computed by a callable of unknown result: a loss only if a `.backward()` proves it 0-dim
 
 
 class RebuiltLeaf(Rule):
@@ -59,7 +61,11 @@ class RebuiltLeaf(Rule):
     variables.` on any value with a graph, so where it runs, the graph was
     already cut (every parameter frozen, a detach, no_grad). So is the setter in
     the `forward()` of a loss module on the loss it computes from its inputs
-    (the prediction arrived cut, or the line raises).
+    (the prediction arrived cut, or the line raises). A loss is told by what
+    computed it, not by its name: a torch loss, or any callable the code holds
+    whose result a `.backward()` without a gradient proves 0-dim (`err =
+    fn(net(x), y) * 1.0`), and a loss module by the 0-dim value its `forward()`
+    returns.
 
     ## Why is this bad?
     It is the usual "fix" for `RuntimeError: element 0 of tensors does not
@@ -143,7 +149,7 @@ class RebuiltLeaf(Rule):
             # `loss.backward()` below is evidence that `loss` has a graph - unless, as here, the
             # code made it a leaf first: what it was computed from decides.
             expr = self.bound[key]
-            cuts = self._cuts(expr)
+            cuts = self._cuts(expr, whole=copies or setter)
         else:
             expr = None if key is not None else source
             cuts = _cuts_of(v) if v.grad is Grad.NO else frozenset()
@@ -158,32 +164,63 @@ class RebuiltLeaf(Rule):
         if not cuts:
             return
         r = Rebuilt(node, source, cuts, stamp=self.stamp(), graph=graph, setter=setter and graph is not None)
+        if expr is not None and self.flow.value(expr).grad is Grad.UNKNOWN and not self.flow.value(expr).scalar:
+            r.unsized = True  # (what `_computed_by` found: a loss only once it is back-propagated as one)
         self.open[node] = r
         self.pending[node] = r
         in_place = isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_"
         if in_place and key is not None:
             r.names.add(key)  # `loss.requires_grad_()` makes `loss` itself the leaf
 
-    def _cuts(self, expr: cst.BaseExpression) -> frozenset:
-        """Where the graph of what `expr` computes was cut, if it has none left."""
+    def _cuts(self, expr: cst.BaseExpression, whole: bool = False) -> frozenset:
+        """Where the graph of what `expr` computes was cut, if it has none left. `whole`: the leaf is
+        made by the setter (or a copy): where `x.requires_grad = True` runs, no operand of `x` had a
+        graph, so any cut operand is where it was lost; `requires_grad_()` is a no-op on a graph, so
+        only a cut prediction (the first argument) counts there."""
         v = self.flow.value(expr)
         if v.grad is Grad.NO:
             return _cuts_of(v) or (self._no_grad_blocks(expr) if v.scalar else frozenset())
-        if v.grad is Grad.YES or not isinstance(expr, cst.Call) or not LOSS_NAME.search(self.code_of(expr.func)):
+        call = self._computed_by(expr) if v.grad is Grad.UNKNOWN else None
+        if call is None:
             return frozenset()
-        # `criterion(out, y)` of an unknown loss callable given a cut prediction (and targets)
-        args = [self.flow.value(a.value) for a in expr.args]
-        if any(a.grad is Grad.YES for a in args):
+        # `criterion(out, y)`, `loss_fn(out, y) * 1.0`: a callable given a cut prediction (and targets)
+        args = [a.value for a in call.args if a.keyword is None]
+        if not args or any(self.flow.value(a).grad is Grad.YES for a in args):
             return frozenset()
-        return frozenset().union(*(_cuts_of(a) for a in args)) or self._no_grad_blocks(expr)
+        operands = args if whole else args[:1]
+        return frozenset().union(*(_cuts_of(self.flow.value(a)) for a in operands)) \
+            or frozenset().union(*(self._no_grad_blocks(a) for a in operands)) or self._no_grad_blocks(call, own=True)
 
-    def _no_grad_blocks(self, expr: cst.BaseExpression) -> frozenset:
+    def _computed_by(self, expr: cst.BaseExpression) -> Optional[cst.Call]:
+        """The call that computed `expr`, through ops that keep its graph (`* 1.0`, `+ 0`, `[...]`,
+        `.squeeze()`, `.view_as(x)`), when it is a loss's or may be one: a torch loss, or a callable the
+        code holds whose result nothing tells (`criterion`, `p4`, `self.loss_fn` - whatever the name)."""
+        while True:
+            if isinstance(expr, cst.Subscript):
+                expr = expr.value
+            elif isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _SCALING) \
+                    and isinstance(expr.right, (cst.Integer, cst.Float)):
+                expr = expr.left
+            elif isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value in KEEPS_GRAPH:
+                expr = expr.func.value
+            else:
+                break
+        if not isinstance(expr, cst.Call):
+            return None
+        q = self.flow._qualname(expr.func) or ""
+        callee = self.flow.value(expr.func)
+        if q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[1] in K.FUNCTIONAL_LOSSES or callee.loss:
+            return expr
+        held = isinstance(expr.func, cst.Name) or isinstance(expr.func, cst.Attribute) and is_self_attribute(expr.func)
+        return expr if held and callee.kind is Kind.UNKNOWN and not q else None
+
+    def _no_grad_blocks(self, expr: cst.BaseExpression, own: bool = False) -> frozenset:
         """The `torch.no_grad()` blocks that computed the operands of `expr`, a loss without a graph:
         `F.cross_entropy(output, label)` of an `output = model.head(feature)` computed inside one.
         Only for a loss (a scalar, or a loss callable's result): a tensor made a leaf may go on into
         a model the code trains on purpose (`z.requires_grad = True; decoder(z)`)."""
         found = set()
-        for n in [expr, *_names(expr)]:
+        for n in [expr] if own else [expr, *_names(expr)]:
             why = self.flow.value(n).why
             if why is not None and why.node in self.off:
                 found.add(self.off[why.node])
@@ -198,27 +235,35 @@ class RebuiltLeaf(Rule):
         v = self.flow.value(expr)
         if v.has_graph:
             return v.why or Evidence(expr, f"`{short(self.code_of(expr))}`")
-        if v.grad is Grad.NO or not isinstance(expr, cst.Call) or not LOSS_NAME.search(self.code_of(expr.func)):
+        call = self._computed_by(expr) if v.grad is Grad.UNKNOWN else None
+        if call is None:
             return None
-        return next((a.why for a in map(self.flow.value, (arg.value for arg in expr.args)) if a.has_graph and a.why), None)
+        return next((a.why for a in map(self.flow.value, (arg.value for arg in call.args)) if a.has_graph and a.why), None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
             key = place_key(t.target)
-            if key is not None:
+            if key is not None and not self._keeps(node.value, key):
                 self.bound[key] = node.value
         target = node.targets[0].target
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
                 and place_key(target.value) is not None and literal_bool(self.flow.handed_on(node.value)) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
-            if node not in self.open and isinstance(target.value, cst.Name):
+            if node not in self.open and (isinstance(target.value, cst.Name) or is_self_attribute(target.value)):
                 self._loss_module_setter(node, target.value)
             if node in self.open:
                 self.open[node].names.add(place_key(target.value))
             self.pending.pop(node, None)
             return
         self._flows(node.value, [t.target for t in node.targets])
+
+    @staticmethod
+    def _keeps(value: cst.BaseExpression, key: str) -> bool:
+        """`loss = loss.view_as(loss)`, `loss = loss.float()`: the name still holds what it was computed from."""
+        while isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value in KEEPS_GRAPH:
+            value = value.func.value
+        return place_key(value) == key
 
     def leave_AugAssign(self, node: cst.AugAssign) -> None:
         self._flows(node.value, [node.target])
@@ -274,9 +319,10 @@ class RebuiltLeaf(Rule):
             for arg in node.args:
                 for r in self._reaching(arg.value):
                     r.intended = True
-        elif callee.kind is Kind.UNKNOWN and not q.startswith("torch.") and not LOSS_NAME.search(self.code_of(node.func)):
+        elif callee.kind is Kind.UNKNOWN and not q.startswith("torch."):
             # `decoder.run(z)` on features made a leaf: an unknown callee may be a model that learns
-            # from them (a frozen encoder's output fed to a decoder). A loss made a leaf stays reported.
+            # from them (a frozen encoder's output fed to a decoder; `criterion(feats, y)` may be a margin
+            # head with weights, whatever it is called). A 0-dim loss made a leaf stays reported.
             if isinstance(node.func, cst.Attribute) and node.func.attr.value in NOT_MODELS:
                 return
             for arg in node.args:
@@ -296,24 +342,34 @@ class RebuiltLeaf(Rule):
                 r.backward = node
 
     # -------------------------------------------------------------- report
-    def _loss_module_setter(self, node: cst.Assign, name: cst.Name) -> None:
+    def _loss_module_setter(self, node: cst.Assign, place: cst.BaseExpression) -> None:
         """`mean_losses.requires_grad = True` in the `forward()` of a loss module, on a value it computed
         from the prediction it was given: with a graph the setter raises; where it runs, the
         prediction arrived already cut from its model (the triplet-loss thread's no_grad), and the
-        backward of this loss reaches no parameter. No legitimate loss makes its result a leaf."""
+        backward of this loss reaches no parameter. No legitimate loss makes its result a leaf.
+        A loss module is one whose forward returns a 0-dim value (`losses.mean()`), whatever its name;
+        the value may be kept on `self` on the way (`self.loss = losses.mean()`)."""
         fn = self.flow.function
         cls = fn.cls if fn is not None else None
-        if cls is None or fn.name != "forward" or not cls.module_like or not LOSS_NAME.search(cls.name):
+        key = place_key(place)
+        if cls is None or fn.name != "forward" or not cls.module_like or not self.flow.value(place).scalar \
+                or not any(r.value is not None and place_key(r.value) == key for r in _returns(fn.node)):
             return
         params = {p.name.value for p in fn.node.params.params[1:]}
-        if name.value in params or name.value not in derived_names(fn.node, params)[0]:
-            return  # a parameter itself, or not computed from the inputs
-        b = self.flow.lookup(name.value)
-        made = b.node if b is not None else None
+        derived = derived_names(fn.node, params)[0]
+        if isinstance(place, cst.Name):
+            if key in params or key not in derived:
+                return  # a parameter itself, or not computed from the inputs
+            b = self.flow.lookup(key)
+            made = b.node if b is not None else None
+        else:
+            made = self.bound.get(key)
+            if made is None or not _keys(made) & derived:
+                return
         if isinstance(made, cst.Call) and (self.flow._qualname(made.func) or "").startswith(FRESH):
             return  # `loss = torch.tensor(0.0, device=pred.device)`: a fresh leaf (an empty batch's zero loss)
         first = next(iter(p.name.value for p in fn.node.params.params[1:2]), "its input")
-        made = f"{name.value}.requires_grad = True"
+        made = f"{self.code_of(place)}.requires_grad = True"
 
         def message(line_of):
             return (
@@ -329,7 +385,24 @@ class RebuiltLeaf(Rule):
         for r in self.open.values():
             if r.backward is None or r.intended or not self.current(r.stamp):
                 continue
+            if r.unsized and not self._scalar_backward(r):
+                continue
             self._report(r)
+
+    def _scalar_backward(self, r: Rebuilt) -> bool:
+        """`loss.backward()` with no gradient, on the leaf itself (the place made a leaf, or bound to
+        the copy): PyTorch creates the gradient implicitly only for one element, so the leaf is a
+        0-dim loss, whatever computed it."""
+        func = r.backward.func
+        if r.backward.args or not isinstance(func, cst.Attribute):
+            return False
+        key = place_key(func.value)
+        if key is None:
+            return False
+        made = self.flow.handed_on(self.bound[key]) if key in self.bound else None
+        while isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) and made.func.attr.value in PASS_THROUGH:
+            made = made.func.value  # `Variable(...).to(device)`
+        return key == place_key(r.source) or made is r.node
 
     def _report(self, r: Rebuilt) -> None:
         if isinstance(r.node, cst.Assign):
@@ -578,6 +651,98 @@ loss.backward()
 """,
             note="`requires_grad_()` through a helper's tuple on a loss that kept its graph: a no-op",
             runtime="assert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+
+
+def distill_step(student_out, teacher, xb, fn, opt):
+    soft = torch.softmax(teacher(xb), -1).detach()
+    err = fn(student_out, soft)
+    err.requires_grad_()
+    opt.zero_grad()
+    err.backward()
+    opt.step()
+""",
+            runtime='student, teacher = torch.nn.Linear(3, 2), torch.nn.Linear(3, 2)\nx = torch.randn(4, 3)\ndistill_step(torch.log_softmax(student(x), -1), teacher, x, torch.nn.KLDivLoss(reduction="batchmean"), torch.optim.SGD(student.parameters(), lr=0.1))\nassert student.weight.grad is not None and teacher.weight.grad is None',
+            note='`requires_grad_()` is a no-op on a graph: a loss whose prediction (the first argument) came in with one, the detached teacher only its target',
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def tune_head(net, proj, batches, opt):
+    for xb, yb in batches:
+        with torch.no_grad():
+            z = net.body(xb)
+        code = proj(z, yb)
+        code.requires_grad = True
+        err = F.mse_loss(net.head(code), yb)
+        opt.zero_grad()
+        err.backward()
+        opt.step()
+""",
+            runtime='net = torch.nn.Module()\nnet.body, net.head = torch.nn.Linear(4, 3), torch.nn.Linear(3, 2)\ntune_head(net, lambda z, y: z * 2, [(torch.randn(5, 4), torch.randn(5, 2))], torch.optim.SGD(net.head.parameters(), lr=0.1))\nassert net.head.weight.grad is not None and net.body.weight.grad is None',
+            note='features computed under no_grad, passed through a given callable and made a leaf on purpose, then fed to a submodule that learns (not a loss)',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Saliency(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, images):
+        x = images * 1.0
+        x.requires_grad = True
+        self.x = x
+        return self.net(x)
+""",
+            runtime='s = Saliency(nn.Linear(4, 2))\ns(torch.randn(3, 4)).sum().backward()\nassert s.x.grad is not None and s.net.weight.grad is not None',
+            note="a module's forward makes its input copy a leaf for its gradient (saliency) and feeds it to the net: not a 0-dim value it returns",
+        ),
+        Valid(
+            """
+import torch
+
+
+def train_head(backbone, criterion, batches, opt):
+    for xb, yb in batches:
+        with torch.no_grad():
+            feats = backbone(xb)
+        feats.requires_grad = True
+        loss = criterion(feats, yb)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            runtime='class MarginHead(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(4, 3)\n\n    def forward(self, feats, labels):\n        return torch.nn.functional.cross_entropy(self.fc(feats), labels)\n\n\nbackbone, head = torch.nn.Linear(5, 4), MarginHead()\ntrain_head(backbone, head, [(torch.randn(6, 5), torch.tensor([0, 1, 2, 0, 1, 2]))], torch.optim.SGD(head.parameters(), lr=0.1))\nassert head.fc.weight.grad is not None and backbone.weight.grad is None',
+            note='features of a frozen backbone made a leaf and given to a callable named `criterion` that has weights of its own (a margin head): it learns; the name does not make it a plain loss',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class MaskedL1(nn.Module):
+    def forward(self, pred, target, mask):
+        if mask.sum() == 0:
+            self.value = torch.zeros((), device=pred.device)
+            self.value.requires_grad = True
+            return self.value
+        self.value = ((pred - target).abs() * mask).sum() / mask.sum()
+        return self.value
+""",
+            runtime='loss = MaskedL1()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0',
+            note="a loss module's zero loss for an empty batch kept on `self`: a fresh tensor made a leaf, not a loss computed from the prediction",
         ),
     ]
     INVALID = [
@@ -849,7 +1014,123 @@ loss.backward()
             note="the loss handed through a helper's tuple is the loss itself: `requires_grad_()` makes it the leaf",
             runtime="assert model.weight.grad is None",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def run_epoch(net, batches, opt):
+    net.train()
+    for xb, yb in batches:
+        with torch.no_grad():
+            out = net.head(net.body(xb))
+        err = F.cross_entropy(out, yb)
+        err.requires_grad = True
+        opt.zero_grad()
+        err.backward()
+        opt.step()
+""",
+            range=(12, 8, 12, 32),
+            message='`err.requires_grad = True` makes `err` a new leaf, but its graph was cut (`torch.no_grad()` on line 9): `.backward()` on line 14 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            note='the targets named by nothing (`yb`): where the setter runs, no operand had a graph, so the no_grad forward is where it was lost',
+            runtime='net = torch.nn.Module()\nnet.body, net.head = torch.nn.Linear(4, 6), torch.nn.Linear(6, 3)\nrun_epoch(net, [(torch.randn(2, 4), torch.tensor([0, 2]))], torch.optim.SGD(net.parameters(), lr=0.1))\nassert all(p.grad is None for p in net.parameters())',
+        ),
+        Invalid(
+            """
+import torch
+
+
+def train_step(net, crit, opt, xb, yb):
+    net.train()
+    opt.zero_grad()
+    err = crit(net(xb), yb) * 1.0
+    err.requires_grad = True
+    err.backward()
+    opt.step()
+""",
+            range=(9, 4, 9, 28),
+            message='`err.requires_grad = True` on `err`, computed with a graph (from `net(xb)` on line 8): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 10 reaches no parameter, so the model never learns; remove the line and find the cut',
+            note="a loss callable the function is given, its result scaled: `err.backward()` proves it 0-dim, a loss computed from the model's graph whatever it is called",
+            runtime='net = torch.nn.Linear(3, 1)\nfor p in net.parameters():\n    p.requires_grad = False\ntrain_step(net, torch.nn.MSELoss(), torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(4, 3), torch.randn(4, 1))\nassert net.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+
+
+def step(net, fn, opt, xb, mask):
+    net.train()
+    probs = torch.sigmoid(net(xb)).detach()
+    err = fn(probs, mask).squeeze()
+    err.requires_grad_()
+    opt.zero_grad()
+    err.backward()
+    opt.step()
+""",
+            range=(9, 4, 9, 24),
+            message='`err.requires_grad_()` makes `err` a new leaf, but its graph was cut (`.detach()` on line 7): `.backward()` on line 11 runs without error, but no gradient reaches what computed it, so the model never learns; remove the cut and back-propagate the original tensor',
+            note='`requires_grad_()` on what a given callable computed from a detached prediction (its first argument), then back-propagated as a 0-dim loss',
+            runtime='net = torch.nn.Linear(3, 2)\nstep(net, torch.nn.BCELoss(), torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(4, 3), torch.rand(4, 2).round())\nassert net.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Triplets(nn.Module):
+    def forward(self, a, p, n):
+        v = F.relu((a - p).pow(2).sum(1) - (a - n).pow(2).sum(1) + 1.0).mean()
+        v.requires_grad = True
+        return v
+""",
+            range=(10, 8, 10, 30),
+            message='`v.requires_grad = True` in `Triplets.forward()`, on a loss computed from `a`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            note='a module named for nothing whose forward returns a 0-dim value it made a leaf: a loss by what it computes, the setter hides the cut upstream',
+            runtime='encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTriplets()(a, p, n).backward()\nassert encoder.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def fit(net, fn, opt, batches):
+    net.train()
+    for xb, yb in batches:
+        opt.zero_grad()
+        err = Variable(fn(net(xb), yb), requires_grad=True)
+        err.backward()
+        opt.step()
+""",
+            range=(10, 14, 10, 59),
+            message='`Variable(..., requires_grad=True)` makes a new leaf from `fn(net(xb), yb)` (from `net(xb)` on line 10), without its graph: `.backward()` on line 11 runs without error, but no gradient reaches what computed it, so the model never learns; back-propagate `fn(net(xb), yb)` itself',
+            note="a copy of what a given callable computed from the model's output, back-propagated as a 0-dim loss: the copy leaves the graph behind, whatever the callable is called",
+            runtime='net = torch.nn.Linear(3, 1)\nfit(net, torch.nn.MSELoss(), torch.optim.SGD(net.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1))])\nassert net.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Contrast(nn.Module):
+    def forward(self, a, b):
+        self.value = torch.norm(a - b, dim=1).mean()
+        self.value.requires_grad = True
+        return self.value
+""",
+            range=(9, 8, 9, 39),
+            message='`self.value.requires_grad = True` in `Contrast.forward()`, on a loss computed from `a`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            note="the loss module's 0-dim result kept on `self` on its way out, made a leaf: the embeddings came cut (no_grad), the setter hides it",
+            runtime='encoder = nn.Linear(4, 3)\nwith torch.no_grad():\n    a, b = encoder(torch.randn(5, 4)), encoder(torch.randn(5, 4))\nContrast()(a, b).backward()\nassert encoder.weight.grad is None',
+        ),
     ]
+
+
+_SCALING = (cst.Add, cst.Subtract, cst.Multiply, cst.Divide)
 
 
 def _cuts_of(v) -> frozenset:
@@ -857,6 +1138,13 @@ def _cuts_of(v) -> frozenset:
     return v.cuts | frozenset(cut for cut, _ in v.pred_cuts)
 
 
+
+
+def _returns(fn: cst.FunctionDef) -> list:
+    """The `return` statements of a function (not of functions nested in it)."""
+    collect = _Returns(fn)
+    walk_tree(fn, collect)
+    return collect.found
 
 
 def _keys(node: cst.CSTNode) -> set:
@@ -887,3 +1175,15 @@ class _Names(cst.CSTVisitor):
         else:
             walk_tree(n.value, self)  # `x.grad` reads `x`, not `grad`
         return False
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self, fn: cst.FunctionDef):
+        self.fn = fn
+        self.found: list = []
+
+    def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+        return n is self.fn
+
+    def visit_Return(self, n: cst.Return) -> None:
+        self.found.append(n)
