@@ -55,6 +55,7 @@ class _Defs(cst.CSTVisitor):
         self.defs: dict = {}  # name -> [expressions]
         self.unpacked: set = set()  # names also bound by unpacking or a loop (what `defs` does not hold)
         self.imported: set = set()  # module-level names of the scope's imports are not locals
+        self.leaves: set = set()  # names the scope makes a leaf (`x.requires_grad = True`, `x.requires_grad_()`)
 
     def visit_FunctionDef(self, node) -> bool:
         return node is self.root
@@ -72,12 +73,23 @@ class _Defs(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
+            if isinstance(t.target, cst.Attribute) and t.target.attr.value == "requires_grad":
+                self._leaf(t.target.value)
             self._def(t.target, node.value)
             if isinstance(t.target, (cst.Tuple, cst.List)):
                 self._unpacked(t.target)
 
     def visit_For(self, node: cst.For) -> None:
         self._unpacked(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "requires_grad_":
+            self._leaf(node.func.value)
+
+    def _leaf(self, expr: cst.BaseExpression) -> None:
+        key = place_key(expr)
+        if key is not None:
+            self.leaves.add(key)
 
     def _unpacked(self, target: cst.BaseExpression) -> None:
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -137,6 +149,7 @@ class Chains:
         finder = _Defs(root)
         walk(root, finder)
         self.defs = finder.defs
+        self.leaves = finder.leaves
         self.unpacked = finder.unpacked
         self.params = params
         self.graphs: dict = {}
@@ -237,6 +250,8 @@ class Chains:
         if isinstance(expr, cst.Call):
             return _callable_given(_dotted(expr.func)) and not _library(expr.func, self.libraries)
         key = place_key(expr)
+        if key is not None and key in self.leaves:
+            return False  # made a leaf by the code (`feats.requires_grad = True`): what it is given trains on it
         return key is not None and key not in seen and any(self._predicted(d, seen | {key}) for d in self.defs.get(key, ()))
 
     def _computedplace_key(self, key: str, seen: frozenset) -> bool:

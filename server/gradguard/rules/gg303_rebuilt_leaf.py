@@ -1050,7 +1050,7 @@ def train_step(net, crit, opt, xb, yb):
     opt.step()
 """,
             range=(9, 4, 9, 28),
-            message='`err.requires_grad = True` on `err`, computed with a graph (from `net(xb)` on line 8): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 10 reaches no parameter, so the model never learns; remove the line and find the cut',
+            message='`err.requires_grad = True` on `err`, computed with a graph (from `crit(net(xb), yb)` on line 8): if that graph is there, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, something already cut the graph (frozen parameters, a detach, no_grad) and `.backward()` on line 10 reaches no parameter, so the model never learns; remove the line and find the cut',
             note="a loss callable the function is given, its result scaled: `err.backward()` proves it 0-dim, a loss computed from the model's graph whatever it is called",
             runtime='net = torch.nn.Linear(3, 1)\nfor p in net.parameters():\n    p.requires_grad = False\ntrain_step(net, torch.nn.MSELoss(), torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(4, 3), torch.randn(4, 1))\nassert net.weight.grad is None',
         ),
