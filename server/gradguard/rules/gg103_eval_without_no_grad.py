@@ -8,7 +8,7 @@ from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.evidence import named_params
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
-from gradguard.engine.syntax import SELF_PREFIX
+from gradguard.engine.syntax import SELF_PREFIX, place_key
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
@@ -505,7 +505,13 @@ class EvalWithoutNoGrad(Rule):
 
     def _trains(self, target: cst.CSTNode) -> bool:
         inside = _Nodes.of(target)
-        return any(id(b.node) in inside or any(id(o) in inside for o in b.origins) for b in self.flow.backwards)
+        if any(id(b.node) in inside or any(id(o) in inside for o in b.origins) for b in self.flow.backwards):
+            return True
+        # what it binds is back-propagated later (`d_loss = ... + penalty` then `d_loss.backward()`), even
+        # where the analysis could not tell which graph that is (a model of unknown parameters)
+        bound = {place_key(t.target) for n in descendants(target) if isinstance(n, cst.Assign) for t in n.targets}
+        return any(isinstance(b.node, cst.Call) and isinstance(b.node.func, cst.Attribute)
+                   and place_key(b.node.func.value) in bound - {None} for b in self.flow.backwards)
 
     def _report(self, node, fn, after_eval, why, target, more: int = 0) -> None:
         torch = torch_name(self.flow) or "torch"
@@ -2345,3 +2351,4 @@ def _frozen_in(code: str, target: str) -> bool:
         re.search(rf"\b{t}\s*\.\s*requires_grad_\s*\(\s*(?:False|requires_grad\s*=\s*False)", code)
         or re.search(rf"\b{t}\s*\.\s*(?:parameters|named_parameters)\s*\(", code) and re.search(r"requires_grad\s*=\s*False", code)
     )
+
