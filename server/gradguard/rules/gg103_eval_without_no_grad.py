@@ -427,6 +427,10 @@ class EvalWithoutNoGrad(Rule):
         `.numpy()`, a comparison...) and nothing that may train on them: no callable the analysis
         cannot see, no caller elsewhere (a return, a generator's yield), no place outliving the
         function? (Backwards are checked by the caller.)"""
+        out = self.flow.value(node)
+        parts = list(out.elements or ()) + [e for _, e in out.keyed]
+        if any(p.grad is Grad.UNKNOWN for p in parts):
+            return False  # an output nothing tells (a submodule of unknown kind): where it goes is not followed
         ends = [u for u in self.flow.sinks if node in u.origins]
         if not ends:
             return False  # unused, or used in ways that say nothing
