@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine import steps
 from gradguard.engine.steps import step_of
 from gradguard.engine.values import Kind, all_origins
 from gradguard.engine.walk import descendants
@@ -205,8 +206,7 @@ class GraphKeptAcrossIterations(Rule):
     @staticmethod
     def _framework_backward(store) -> bool:
         """Stored in `training_step()`, which returns the same graph: the framework back-propagates it."""
-        fn = store.function
-        return fn is not None and fn.name == "training_step" and bool(store.value.origins & all_origins(fn.returns))
+        return steps.framework_backward(store.function, store.value.origins)
 
     def _report(self, store, backward) -> None:
         stored = store.node
