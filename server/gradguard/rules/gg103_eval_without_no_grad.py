@@ -1403,6 +1403,35 @@ print("saliency:", probe.grad)
             note='the same hand-written model run on an input that requires grad, whose output is back-propagated (an input gradient): the graph is used',
             runtime='assert probe.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=7, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        states, _ = self.encoder(self.embed(tokens))
+        return self.head(states)
+
+
+def tune_head(wrapped, tokens, labels, optimizer):
+    states, _ = wrapped.module.encoder(wrapped.module.embed(tokens))
+    loss = nn.functional.cross_entropy(wrapped.module.head(states).flatten(0, 1), labels.flatten())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+""",
+            note='the same chain of submodules, whose outputs reach a backward: training, not inference',
+            runtime='wrapped = nn.DataParallel(Tagger())\nopt = torch.optim.SGD(wrapped.parameters(), lr=0.1)\ntune_head(wrapped, torch.randint(0, 7, (2, 5)), torch.randint(0, 7, (2, 5)), opt)\nassert wrapped.module.head.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -2106,6 +2135,67 @@ print("prediction:", pred.item())
             ),
             note='a hand-written model: `net` computes from `W` and `b`, leaves that require grad and that the code trains by hand (it reads their `.grad`); the one-off prediction after training reaches only `.item()`',
             runtime='assert has_graph(pred)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=7, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        states, _ = self.encoder(self.embed(tokens))
+        return self.head(states)
+
+
+def tag(wrapped, tokens):
+    states, _ = wrapped.module.encoder(wrapped.module.embed(tokens))
+    return wrapped.module.head(states).argmax(-1).tolist()
+""",
+            range=(19, 39, 19, 67),
+            message='`wrapped.module.embed(tokens)` runs with grad enabled and its outputs reach only `.argmax()` (line 20), never a `.backward()`: autograd records the graph and keeps its activations for nothing; so do 2 more forward passes in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tagger(nn.Module):\n    def __init__(self, vocab=7, dim=8):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, dim)\n        self.encoder = nn.GRU(dim, dim, batch_first=True)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens):\n        states, _ = self.encoder(self.embed(tokens))\n        return self.head(states)\n\n\n@torch.no_grad()\ndef tag(wrapped, tokens):\n    states, _ = wrapped.module.encoder(wrapped.module.embed(tokens))\n    return wrapped.module.head(states).argmax(-1).tolist()\n',
+            ),
+            note="nlp-tutorial's greedy decoder: the model reached through `DataParallel`'s `.module` is the file's `Tagger` (the only class whose `__init__` builds `embed`, `encoder` and `head`); its outputs end in `argmax`",
+            runtime='wrapped = nn.DataParallel(Tagger())\nseen = []\nwrapped.module.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(wrapped, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=7, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        states, _ = self.encoder(self.embed(tokens))
+        return self.head(states)
+
+
+def tag(tagger, tokens):
+    states, _ = tagger.encoder(tagger.embed(tokens))
+    best = tagger.head(states).max(dim=-1)[1]
+    return best.tolist()
+""",
+            range=(19, 31, 19, 51),
+            message='`tagger.embed(tokens)` runs with grad enabled and its outputs reach only `tagger.head(states).max(...)[1]` (line 20), never a `.backward()`: autograd records the graph and keeps its activations for nothing; so do 2 more forward passes in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tagger(nn.Module):\n    def __init__(self, vocab=7, dim=8):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, dim)\n        self.encoder = nn.GRU(dim, dim, batch_first=True)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens):\n        states, _ = self.encoder(self.embed(tokens))\n        return self.head(states)\n\n\n@torch.no_grad()\ndef tag(tagger, tokens):\n    states, _ = tagger.encoder(tagger.embed(tokens))\n    best = tagger.head(states).max(dim=-1)[1]\n    return best.tolist()\n',
+            ),
+            note='a parameter whose members are submodules only `Tagger.__init__` builds is a `Tagger`; the indices item of `.max(dim=-1)` ends the graph as `.argmax()` does',
+            runtime='tagger = Tagger()\nseen = []\ntagger.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(tagger, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
         ),
     ]
 
