@@ -604,8 +604,10 @@ class Calls:
             item = vals[0].item
             return self._made(item.but(origins=vals[0].origins | item.origins, alias=None, leaf=False, scalar=item.scalar)
                               if item.grad is Grad.YES else item, node)
-        if name == "sum" and len(vals) == 1 and vals[0].kind is Kind.TENSOR and vals[0].has_graph:
-            return self._made(self._element_of(vals[0], node).but(leaf=False), node)  # the sum of its rows
+        if name == "sum" and len(vals) == 1 and vals[0].kind is Kind.TENSOR and vals[0].has_graph and not vals[0].guessed:
+            # the sum of its rows (not of an item of a model's output of unknown structure: `decode_lengths`
+            # unpacked from `decoder(imgs, caps, caplens)` may be a list of ints)
+            return self._made(self._element_of(vals[0], node).but(leaf=False), node)
         if name == "enumerate" and vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, self._element_of(vals[0], node))))
         if name == "zip" and vals:

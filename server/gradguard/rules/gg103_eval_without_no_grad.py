@@ -414,7 +414,7 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
             if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
-            if why == "sinks" and not self._only_sinks(node, fn):
+            if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
                 continue
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
@@ -441,6 +441,11 @@ class EvalWithoutNoGrad(Rule):
                for f in self.flow.functions if not f.call_sites):
             return False
         return not any(node in s.value.origins for s in self.flow.stores if not s.local)
+
+    def _blind_backward(self, fn) -> bool:
+        """Does `fn` back-propagate a graph of unseen source (`loss` computed from a name bound nowhere
+        in the file: the backward is its only evidence)? Any forward there may feed it."""
+        return any(b.function is fn and b.origins <= {b.node} for b in self.flow.backwards)
 
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
@@ -1431,6 +1436,32 @@ def tune_head(wrapped, tokens, labels, optimizer):
 """,
             note='the same chain of submodules, whose outputs reach a backward: training, not inference',
             runtime='wrapped = nn.DataParallel(Tagger())\nopt = torch.optim.SGD(wrapped.parameters(), lr=0.1)\ntune_head(wrapped, torch.randint(0, 7, (2, 5)), torch.randint(0, 7, (2, 5)), opt)\nassert wrapped.module.head.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def residual(dist, target):
+    globals()["u"] = target - dist
+
+
+def train_step(state, target):
+    dist = model(state)
+    order = torch.sort(dist, 1)[1]
+    residual(dist, target)
+    loss = (u.abs() * (order == 0).float()).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+""",
+            note="the back-propagated loss is computed from `u`, which the file binds where the analysis cannot see (RL-Adventure's quantile DQN): the forward whose indices are read may feed it",
+            runtime='train_step(torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None',
         ),
     ]
 
