@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import builtins
 import re
 
 import libcst as cst
@@ -35,6 +36,63 @@ METHOD_EVAL_WORDS = frozenset(
 
 
 _NUMPY = re.compile(r"\.\s*numpy\s*\(\s*\)")
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _from_unbound(fn: cst.FunctionDef, backward: cst.CSTNode, module: cst.Module) -> bool:
+    """Is what `x.backward()` back-propagates computed (through `fn`'s assignments) from a name that
+    nothing in the file binds, nor Python (a cell of a notebook left out: RL-Adventure's `u`)?"""
+    func = backward.func if isinstance(backward, cst.Call) else None
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return False
+    defs: dict = {}
+    for n in descendants(fn):
+        if isinstance(n, (cst.Assign, cst.AugAssign)):
+            for t in n.targets if isinstance(n, cst.Assign) else [n]:
+                if isinstance(t.target, cst.Name):
+                    defs.setdefault(t.target.value, []).append(n.value)
+    bound = _bound_names(module)
+    if bound is None:
+        return False  # `from x import *`: any name may come from there
+    todo, seen = [func.value.value], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in defs:
+            todo += [r for e in defs[name] for r in _read_names(e)]
+        elif name not in bound and name not in _BUILTIN_NAMES:
+            return True
+    return False
+
+
+def _read_names(expr: cst.BaseExpression) -> list:
+    """The names an expression reads (not `.attr`s, not keywords)."""
+    nodes = descendants(expr)
+    skip = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
+        id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return [n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skip]
+
+
+def _bound_names(module: cst.Module):
+    """Every name the file binds anywhere (None when it star-imports)."""
+    names = set()
+    for n in descendants(module):
+        if isinstance(n, cst.ImportStar):
+            return None
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+            names.add(n.name.value)
+        elif isinstance(n, cst.ImportAlias):
+            names.add((n.asname.name.value if n.asname is not None and isinstance(n.asname.name, cst.Name)
+                       else cst.Module([]).code_for_node(n.name).split(".")[0]))
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.AsName,
+                            cst.NamedExpr)):
+            target = n.name if isinstance(n, cst.AsName) else n.target
+            names.update(e.value for e in descendants(target) if isinstance(e, cst.Name))
+    return names
 
 
 def name_words(name: str) -> frozenset:
@@ -443,9 +501,10 @@ class EvalWithoutNoGrad(Rule):
         return not any(node in s.value.origins for s in self.flow.stores if not s.local)
 
     def _blind_backward(self, fn) -> bool:
-        """Does `fn` back-propagate a graph of unseen source (`loss` computed from a name bound nowhere
+        """Does `fn` back-propagate a graph of unseen source (`loss` computed from `u`, a name bound nowhere
         in the file: the backward is its only evidence)? Any forward there may feed it."""
-        return any(b.function is fn and b.origins <= {b.node} for b in self.flow.backwards)
+        return any(b.function is fn and b.origins <= {b.node} and _from_unbound(fn.node, b.node, self.flow.module)
+                   for b in self.flow.backwards)
 
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
