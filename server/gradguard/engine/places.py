@@ -31,6 +31,23 @@ _EMPTY_CONTAINERS = frozenset({"list", "dict", "set", "collections.OrderedDict",
 _ITEMWISE = frozenset(("tuple", "list", "map", "zip", "sum"))
 
 
+def _itemwise(e: cst.BaseExpression, lookup, leaves: list) -> bool:
+    """Is `e` made of Python's item-by-item builtins over names (appended to `leaves`)? (A function of
+    the module, not a closure: a recursive closure is a reference cycle.)"""
+    if isinstance(e, (cst.Name, cst.Attribute)):
+        leaves.append(e)
+        return True
+    if not (isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in _ITEMWISE
+            and lookup(e.func.value) is None and all(not a.keyword and not a.star for a in e.args)):
+        return False
+    args = [a.value for a in e.args]
+    if e.func.value == "map":  # `map(sum, pairs)`: the builtin it applies is no operand
+        if len(args) != 2 or not (isinstance(args[0], cst.Name) and args[0].value == "sum" and lookup("sum") is None):
+            return False
+        args = args[1:]
+    return all(_itemwise(a, lookup, leaves) for a in args)
+
+
 def _joined(old: Optional[Value], v: Value) -> Value:
     """An attribute assigned in two places: a number first (`self.h = None`, `= 0`) gives way to what follows."""
     return v if old is None or old.kind is Kind.NUMBER and old.grad is Grad.NO and v.kind is not Kind.NUMBER else merge(old, v)
@@ -324,24 +341,8 @@ class Places:
         """`tuple(map(sum, zip(total, losses)))`: Python's builtins adding the target and one other value
         item by item (RecBole's tuple of running sums), making no graph of their own: (the target, the
         other value)."""
-        leaves = []
-
-        def operands(e) -> bool:
-            if isinstance(e, (cst.Name, cst.Attribute)):
-                leaves.append(e)
-                return True
-            if not (isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in _ITEMWISE
-                    and self.lookup(e.func.value) is None and all(not a.keyword and not a.star for a in e.args)):
-                return False
-            args = [a.value for a in e.args]
-            if e.func.value == "map":  # `map(sum, pairs)`: the builtin it applies is no operand
-                if len(args) != 2 or not (isinstance(args[0], cst.Name) and args[0].value == "sum"
-                                          and self.lookup("sum") is None):
-                    return False
-                args = args[1:]
-            return all(operands(a) for a in args)
-
-        if not isinstance(rhs, cst.Call) or not operands(rhs) or len(leaves) != 2:
+        leaves: list = []
+        if not isinstance(rhs, cst.Call) or not _itemwise(rhs, self.lookup, leaves) or len(leaves) != 2:
             return None
         for own, other in ((leaves[0], leaves[1]), (leaves[1], leaves[0])):
             if _same_place(own, target):
