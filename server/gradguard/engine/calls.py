@@ -613,10 +613,22 @@ class Calls:
             item = vals[0].item
             return self._made(item.but(origins=vals[0].origins | item.origins, alias=None, leaf=False, scalar=item.scalar)
                               if item.grad is Grad.YES else item, node)
+        if name == "sum" and len(vals) == 1 and vals[0].kind is Kind.TENSOR and vals[0].has_graph and not vals[0].guessed:
+            # the sum of its rows (not of an item of a model's output of unknown structure: `decode_lengths`
+            # unpacked from `decoder(imgs, caps, caplens)` may be a list of ints)
+            return self._made(self._element_of(vals[0], node).but(leaf=False), node)
         if name == "enumerate" and vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, self._element_of(vals[0], node))))
         if name == "zip" and vals:
-            return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=tuple(self._element_of(v, node) for v in vals)))
+            # tuples of one element of each: a pair holds the graph its tensor does
+            parts = [self._element_of(v, node) for v in vals]
+            pair = self._container(parts, tuple(parts))
+            return Value(kind=Kind.CONTAINER, grad=pair.grad, item=pair, why=pair.why, origins=pair.origins)
+        if name == "map" and len(args) == 2 and isinstance(args[0][0].value, cst.Name) \
+                and self.lookup(args[0][0].value.value) is None:
+            # `map(sum, zip(a, b))`: a builtin applied to each element
+            item = self._builtin(node, args[0][0].value.value, [(args[1][0], self._element_of(vals[1], node))])
+            return Value(kind=Kind.CONTAINER, grad=item.grad, item=item, why=item.why, origins=item.origins)
         if name == "range":
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=NUMBER)
         if name == "round" and vals and vals[0].kind is Kind.TENSOR:

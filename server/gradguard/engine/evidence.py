@@ -453,6 +453,36 @@ def class_members(node: cst.ClassDef) -> frozenset:
     return frozenset(names)
 
 
+def init_submodules(node: cst.ClassDef, module_classes: frozenset) -> frozenset:
+    """The attributes a class's `__init__` sets to a new module: `self.encoder = Encoder(...)` of a
+    module class of the file (`module_classes`), `self.projection = nn.Linear(...)`."""
+    init = next((s for s in node.body.body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+    if init is None:
+        return frozenset()
+    assigns = _SelfAssigns()
+    assigns.stack.append({})
+    walk(init.body, assigns)
+    found = set()
+    for attr, values in assigns.stack[0].items():
+        callees = [dotted(v.func) or "" if isinstance(v, cst.Call) else "" for v in values]
+        if all(c.rsplit(".", 1)[-1] in module_classes | WEIGHTED_LAYERS
+               or c.startswith(("nn.", "torch.nn.")) and c.rsplit(".", 1)[-1][:1].isupper() for c in callees):
+            found.add(attr)
+    return frozenset(found)
+
+
+def submodule_receivers(source: str, submodules: frozenset) -> set:
+    """Dotted names whose submodule is called: `model.module` of `model.module.encoder(x)`."""
+    if not submodules:
+        return set()
+    found = set()
+    for m in re.finditer(r"\.\s*(?:" + "|".join(sorted(submodules)) + r")\s*\(", source):
+        r = _receiver_before(source, m.start())
+        if r is not None and not r[1] and r[0] not in ("self", "super"):
+            found.add(r[0])
+    return found
+
+
 def forward_signatures(module: cst.Module) -> list:
     """(class name, positional parameters, every parameter name, the forward itself) of the `forward()`
     of each top-level class of the file: what call_shape_receivers compares calls with."""

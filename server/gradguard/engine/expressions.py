@@ -205,9 +205,16 @@ class Expressions:
         if base.elements is not None and len(node.slice) == 1 and isinstance(index, (cst.Integer, cst.UnaryOperation)):
             try:
                 i = int(self.code_for(index).replace(" ", ""), 0)
-                return base.elements[i]
+                picked = base.elements[i]
             except (ValueError, IndexError):
                 pass
+            else:
+                made = self.values.get(picked.why.node) if picked.why is not None else None
+                if picked.grad is Grad.NO and base.has_graph and made is not None and made.elements is base.elements:
+                    # `out.max(dim=-1)[1]`: the indices of a tuple result computed from the graph (an item the
+                    # call itself made with no grad) end it, as `.argmax()` does
+                    self._sink(node, [base], f"`{self._short(picked.why.node.func)}(...)[{i}]`")
+                return picked
         key = literal_key(node)
         if base.has_graph and base.kind in (Kind.TENSOR, Kind.CONTAINER) and key in K.INTEGER_OUTPUT_KEYS \
                 and all(k != key for k, _ in base.keyed):  # (not a "labels" item the file itself stored)

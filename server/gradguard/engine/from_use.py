@@ -45,7 +45,8 @@ class FromUse:
             self.own_methods = frozenset(evidence.class_methods(self.module))
             self.mentions = (evidence.mentioned(self.source)
                              | evidence.member_receivers(self.source, self.own_methods)
-                             | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module)))
+                             | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module))
+                             | evidence.submodule_receivers(self.source, self._file_submodules()))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
             self.plain_methods = evidence.plain_class_methods(self.module)
         if key not in self.mentions or v.has_graph and key not in self.scalar_backwards and (v.scalar or not self.scalar_backwards):
@@ -116,7 +117,7 @@ class FromUse:
         VAE's `encode`), is an instance of that class - duck typing, as the code's author meant it,
         whatever the name is called."""
         used = uses.members.get(key)
-        if not used or not self.classes or not used.keys() & self.own_methods:
+        if not used or not self.classes:
             return None
         for info in self.classes:
             if info not in self.class_members:
@@ -126,16 +127,34 @@ class FromUse:
             return None
         info = fits[0]
         own = [m for m in used if m in info.methods and m in self.own_methods]
-        if not own:
+        # `model.module.encoder(x)`, `.decoder(...)`, `.projection(...)`: two submodules or more that its
+        # `__init__` builds, where no other class of the file has every member used (attribute names
+        # like `encoder` are common: one alone says nothing)
+        subs = [] if own or not info.module_like else [m for m in used if m in self._submodules(info)]
+        if not own and len(subs) < 2:
             return None
-        node = used[own[0]]
+        node = used[own[0] if own else subs[0]]
         why = self.evidences.get((node, info.name))
         if why is None:
             what = "an nn.Module of this file" if info.module_like else "a class of this file"
+            has = "has that method" if own else "builds the submodules " + ", ".join(f"`{m}`" for m in subs)
             why = self.evidences[(node, info.name)] = Evidence(
-                node, f"`{self._short(node)}`: only `{info.name}`, {what}, has that method;")
+                node, f"`{self._short(node)}`: only `{info.name}`, {what}, {has};")
         kind = Kind.MODULE if info.module_like else Kind.OBJECT
         return Value(kind=kind, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+
+    def _submodules(self, info) -> frozenset:
+        found = self.class_submodules.get(info)
+        if found is None:
+            modules = frozenset(c.name for c in self.classes if c.module_like)
+            found = self.class_submodules[info] = evidence.init_submodules(info.node, modules)
+        return found
+
+    def _file_submodules(self) -> frozenset:
+        """Every attribute some class of the file sets to a new module in its `__init__`."""
+        classes = [s for s in self.module.body if isinstance(s, cst.ClassDef)]
+        names = frozenset(c.name.value for c in classes)
+        return frozenset().union(*(evidence.init_submodules(c, names) for c in classes))
 
     def _instance_by_call(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
         """`attention(last_alignment)`, `model(input_ids, state=state)`: a name called the way the

@@ -194,6 +194,8 @@ RECEIVER_QUESTIONS = frozenset(
 NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
 # Methods a training framework (Lightning and its look-alikes) calls once per batch.
 FRAMEWORK_STEPS = frozenset({"training_step"}) | NO_GRAD_HOOKS
+# Steps whose returned loss the framework back-propagates (Lightning's automatic optimization).
+BACKPROPAGATED_RETURNS = frozenset({"training_step"})
 
 
 # `*_` methods that change no values: allowed on leaves, invisible to aliases.

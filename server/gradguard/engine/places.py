@@ -27,6 +27,26 @@ from gradguard.engine.values import (
 _EMPTY_CONTAINERS = frozenset({"list", "dict", "set", "collections.OrderedDict", "OrderedDict",
                                "collections.deque", "deque", "collections.defaultdict", "defaultdict"})
 
+# Builtins that add values item by item, making nothing of their own: `tuple(map(sum, zip(a, b)))`.
+_ITEMWISE = frozenset(("tuple", "list", "map", "zip", "sum"))
+
+
+def _itemwise(e: cst.BaseExpression, lookup, leaves: list) -> bool:
+    """Is `e` made of Python's item-by-item builtins over names (appended to `leaves`)? (A function of
+    the module, not a closure: a recursive closure is a reference cycle.)"""
+    if isinstance(e, (cst.Name, cst.Attribute)):
+        leaves.append(e)
+        return True
+    if not (isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in _ITEMWISE
+            and lookup(e.func.value) is None and all(not a.keyword and not a.star for a in e.args)):
+        return False
+    args = [a.value for a in e.args]
+    if e.func.value == "map":  # `map(sum, pairs)`: the builtin it applies is no operand
+        if len(args) != 2 or not (isinstance(args[0], cst.Name) and args[0].value == "sum" and lookup("sum") is None):
+            return False
+        args = args[1:]
+    return all(_itemwise(a, lookup, leaves) for a in args)
+
 
 def _joined(old: Optional[Value], v: Value) -> Value:
     """An attribute assigned in two places: a number first (`self.h = None`, `= 0`) gives way to what follows."""
@@ -269,13 +289,17 @@ class Places:
         Returns True if handled."""
         rhs = whole = self.handed_on(rhs) if rhs is not None else rhs
         if isinstance(rhs, cst.IfExp):
-            rhs = next((b for b in (rhs.orelse, rhs.body) if isinstance(b, cst.BinaryOperation)), None)
+            rhs = next((b for b in (rhs.orelse, rhs.body) if isinstance(b, (cst.BinaryOperation, cst.Call))), None)
         if not (v.has_graph and self.frame.loops):
             return False
         pair = self._pure_combination(rhs, target)
+        items = self._summed_items(rhs, target)
         if pair is not None:  # `total = accumulate(total, loss)`: a helper that only adds them
             rhs = whole = pair[1]
             operands = (pair,)
+        elif items is not None:  # the whole sum is stored (a tuple of sums: no `.detach()` of one term fixes it)
+            rhs = items[1]
+            operands = (items,)
         elif isinstance(rhs, cst.BinaryOperation):
             operands = ((rhs.left, rhs.right), (rhs.right, rhs.left))
         else:
@@ -309,6 +333,18 @@ class Places:
             return None
         a, b = (arg.value for arg in rhs.args)
         for own, other in ((a, b), (b, a)):
+            if _same_place(own, target):
+                return own, other
+        return None
+
+    def _summed_items(self, rhs, target: cst.Name):
+        """`tuple(map(sum, zip(total, losses)))`: Python's builtins adding the target and one other value
+        item by item (RecBole's tuple of running sums), making no graph of their own: (the target, the
+        other value)."""
+        leaves: list = []
+        if not isinstance(rhs, cst.Call) or not _itemwise(rhs, self.lookup, leaves) or len(leaves) != 2:
+            return None
+        for own, other in ((leaves[0], leaves[1]), (leaves[1], leaves[0])):
             if _same_place(own, target):
                 return own, other
         return None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.values import Grad, Kind, holds_graph
+from gradguard.engine.values import Grad, Kind, all_origins, holds_graph
 from gradguard.engine.walk import descendants
 
 
@@ -114,6 +114,12 @@ def carried(loop: cst.CSTNode) -> list:
 def backpropagates_in(flow, loop: cst.CSTNode) -> bool:
     """Does an iteration of `loop` run a backward (in its body or in a function it calls)?"""
     return any(loop in b.loops for b in flow.backwards)
+
+
+def framework_backward(fn, origins: frozenset) -> bool:
+    """Does a framework back-propagate, after `fn` returns, a graph that holds `origins` (what
+    Lightning's `training_step()` returns: each step's loss)?"""
+    return fn is not None and fn.name in K.BACKPROPAGATED_RETURNS and bool(origins & all_origins(fn.returns))
 
 
 def is_step_loop(flow, loop: cst.CSTNode, kept=None) -> bool:

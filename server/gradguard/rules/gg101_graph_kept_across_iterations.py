@@ -5,6 +5,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine import steps
 from gradguard.engine.steps import step_of
 from gradguard.engine.values import Kind, all_origins
 from gradguard.engine.walk import descendants
@@ -205,8 +206,7 @@ class GraphKeptAcrossIterations(Rule):
     @staticmethod
     def _framework_backward(store) -> bool:
         """Stored in `training_step()`, which returns the same graph: the framework back-propagates it."""
-        fn = store.function
-        return fn is not None and fn.name == "training_step" and bool(store.value.origins & all_origins(fn.returns))
+        return steps.framework_backward(store.function, store.value.origins)
 
     def _report(self, store, backward) -> None:
         stored = store.node
@@ -249,7 +249,7 @@ class GraphKeptAcrossIterations(Rule):
             # `trace.extend(terms.values())`: each tensor the list is extended with, detached
             each = cst.parse_expression(f"[v.detach() for v in {self.code_of(stored)}]")
             fixes.append(PendingFix(f"Store `{short(self.code_of(each))}`", Safety.SAFE, [(stored, each)]))
-        if parts and not any(self._mapping(p, store.function) for p in parts):
+        if parts and not any(self._mapping(p, store.function) for p in parts) and not _graph_left(stored, self.flow):
             detached = [(p, method_chain(p, "detach")) for p in parts]
             # A sum the function returns that nothing here back-propagated yet (`reg += p.norm()`, then
             # `return reg`): a caller elsewhere may train on it, and the detach would cut that gradient.
@@ -1253,6 +1253,26 @@ for step in range(3):
             note="the averager rebinds its argument to `v.data.sum()` before keeping it: what it keeps has no graph",
             runtime="assert not has_graph(loss_avg.sum) and model.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+
+
+def fit(model, batches, optimizer, compute_terms):
+    running = None
+    for batch in batches:
+        optimizer.zero_grad()
+        terms = compute_terms(model, batch)
+        loss = sum(terms)
+        kept = tuple(t.detach() for t in terms)
+        running = kept if running is None else tuple(map(sum, zip(running, kept)))
+        loss.backward()
+        optimizer.step()
+    return running
+""",
+            note='each term detached before the tuple of running sums keeps it',
+            runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nrunning = fit(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: (m(b).pow(2).mean(), m(b).abs().mean()))\nassert not any(has_graph(t) for t in running)',
+        ),
     ]
 
     INVALID = [
@@ -2201,6 +2221,28 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.par
             note='the logger of the file, known from the call that passes it, keeps a shallow copy of each metrics dict: `dict(metrics)` holds the same loss tensor',
             runtime="assert run.rows[0]['loss'].grad_fn is not None",
         ),
+        Invalid(
+            """
+import torch
+
+
+def fit(model, batches, optimizer, compute_terms):
+    running = None
+    for batch in batches:
+        optimizer.zero_grad()
+        terms = compute_terms(model, batch)
+        loss = sum(terms)
+        running = terms if running is None else tuple(map(sum, zip(running, terms)))
+        loss.backward()
+        optimizer.step()
+    return running
+""",
+            range=(11, 18, 11, 23),
+            message="`terms` carries an autograd graph; `.backward()` on line 12 freed its activations, but storing it in `running` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            note='RecBole: a model returning several losses keeps a tuple of running sums (`tuple(map(sum, zip(total, losses)))`); `sum(terms)` is back-propagated, so the terms carry graphs',
+            runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nrunning = fit(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: (m(b).pow(2).mean(), m(b).abs().mean()))\nassert all(has_graph(t) for t in running)',
+        ),
     ]
 
 
@@ -2253,6 +2295,13 @@ def _part_of_forward(fn, backwards, seen=None) -> bool:
         return (fn.cls is not None and fn.cls.module_like and fn.name not in K.FRAMEWORK_STEPS
                 and not any(b.function is fn for b in backwards))
     return all(_part_of_forward(c, backwards, seen) for c in callers)
+
+
+def _graph_left(node: cst.BaseExpression, flow) -> bool:
+    """A branch of a stored conditional that carries a graph no `.detach()` of a part removes
+    (`tuple(map(sum, zip(total, losses)))`, a tuple of sums): detaching the other branch fixes nothing."""
+    return isinstance(node, cst.IfExp) and any(flow.value(b).has_graph and not _graph_parts(b, flow)
+                                               for b in (node.body, node.orelse))
 
 
 def _graph_parts(node: cst.BaseExpression, flow) -> list:

@@ -4,9 +4,10 @@ import re
 
 import libcst as cst
 
-from gradguard.engine.model import GradMode
+from gradguard.engine import steps
+from gradguard.engine.model import Binding, GradMode
 from gradguard.engine.syntax import is_self_attribute, place_key
-from gradguard.engine.values import Kind, all_origins, holds_graph
+from gradguard.engine.values import UNKNOWN, Kind, all_origins, holds_graph
 from gradguard.engine.walk import descendants, walk
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
@@ -102,6 +103,7 @@ class RecurrentStateNotDetached(Rule):
         self._cleared: set = set()  # (loop, name): rebound to a value without a graph in the loop
         self._ifs: list = []  # (innermost loop, node) of each enclosing `if`
         self._resets: dict = {}  # (loop, name) -> the `if` that resets the state only sometimes
+        self._previous_step: dict = {}  # (step function, `self.h`) -> what the previous step left (_binding)
 
     def visit_Call(self, node: cst.Call) -> None:
         loops = self.flow.frame.loops
@@ -118,7 +120,7 @@ class RecurrentStateNotDetached(Rule):
             return  # a helper that calls no model (`accumulate(total, loss)`): no recurrence
         for arg in node.args:
             for place in _places(arg.value):
-                b = self.flow.place_binding(place)
+                b = self._binding(place)
                 if b is not None and loops[-1] not in b.loops:
                     self._fed.setdefault((loops[-1], b), []).append((node, place))
 
@@ -155,8 +157,17 @@ class RecurrentStateNotDetached(Rule):
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
             self._before[node] = {
-                place_key(p): (p, self.flow.place_binding(p)) for t in node.targets for p in _places(t.target)
+                place_key(p): (p, self._binding(p)) for t in node.targets for p in _places(t.target)
             }
+
+    def _binding(self, place):
+        """The binding `place` reads here; in a method a framework runs once per training step
+        (`training_step`), a `self.h` not yet set in it holds what the previous step left."""
+        b = self.flow.place_binding(place)
+        loop = self.flow.frame.loops[-1] if self.flow.frame.loops else None
+        if b is None and isinstance(loop, cst.FunctionDef) and is_self_attribute(place):
+            b = self._previous_step.setdefault((loop, place_key(place)), Binding(UNKNOWN, ()))
+        return b
 
     def leave_Assign(self, node: cst.Assign) -> None:
         before = self._before.pop(node, None)
@@ -221,8 +232,10 @@ class RecurrentStateNotDetached(Rule):
                 reset = self._resets.get((loop, name))
                 if reset is not None and call in descendants(reset.body):
                     break  # reset by the `if` that holds every use of the state (PPLM's horizon)
-                if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards):
-                    carried = loop
+                fn = stamp[0]
+                if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards) or (
+                        fn is not None and loop is fn.node and steps.framework_backward(fn, all_origins(new))):
+                    carried = loop  # (a `training_step()`: the framework back-propagates the loss it returns)
                     break
             if carried is None:
                 loop = self._generation_loop(loops, new, call, stamp) if mode is GradMode.ON else None
@@ -321,8 +334,11 @@ class RecurrentStateNotDetached(Rule):
             reset = self._resets.get((loop, name))
             where = "at the start of the iteration" if reset is None else (
                 f"after the `if` on line {line_of(reset)}, which resets it only sometimes,")
+            previous = "previous iteration's"
+            if isinstance(loop, cst.FunctionDef) and reset is None:  # a step the framework runs once per batch
+                where, previous = f"at the start of `{loop.name.value}()`", "previous step's"
             return (
-                f"`{name}` carries the previous iteration's graph into `{short(self.code_of(call))}`: without "
+                f"`{name}` carries the {previous} graph into `{short(self.code_of(call))}`: without "
                 f"`{name}.detach()` {where} the graph grows with every batch, and the next "
                 f"`.backward()` fails with \"{SECOND_TIME}\""
             )
@@ -623,6 +639,34 @@ def train(rnn, batches, opt):
 """,
             note="the same loop detaching the state after each step",
             runtime='rnn = nn.RNN(3, 4)\ntrain(rnn, [torch.randn(5, 2, 3) for _ in range(3)], torch.optim.SGD(rnn.parameters(), lr=0.1))\nassert rnn.weight_hh_l0.grad is not None',
+        ),
+        Valid(
+            """
+import lightning as L
+import torch
+from torch import nn
+
+
+class CharModel(L.LightningModule):
+    def __init__(self, vocab=10, dim=6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+        self.state = None
+
+    def forward(self, tokens, state=None):
+        out, state = self.rnn(self.embed(tokens), state)
+        return self.head(out), state
+
+    def training_step(self, batch, batch_idx):
+        tokens, targets = batch
+        logits, state = self(tokens, self.state)
+        self.state = state.detach()
+        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+""",
+            note='the state kept for the next training step is detached: each step back-propagates through its own batch only',
+            runtime='model = CharModel()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nbatch = (torch.randint(0, 10, (2, 5)), torch.randint(0, 10, (2, 5)))\nfor i in range(2):\n    loss = model.training_step(batch, i)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\nassert model.rnn.weight_hh_l0.grad is not None',
         ),
     ]
 
@@ -1254,6 +1298,39 @@ train(cell, [torch.randn(2, 3) for _ in range(3)], torch.optim.SGD(cell.paramete
             ),
             note='the state is a namedtuple of the cell\'s tensors: its items carry the graph into the next batch (the fix rebuilds the namedtuple)',
             raises='Trying to backward through the graph a second time',
+        ),
+        Invalid(
+            """
+import lightning as L
+import torch
+from torch import nn
+
+
+class CharModel(L.LightningModule):
+    def __init__(self, vocab=10, dim=6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+        self.state = None
+
+    def forward(self, tokens, state=None):
+        out, state = self.rnn(self.embed(tokens), state)
+        return self.head(out), state
+
+    def training_step(self, batch, batch_idx):
+        tokens, targets = batch
+        logits, state = self(tokens, self.state)
+        self.state = state
+        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+""",
+            range=(21, 37, 21, 47),
+            message='`self.state` carries the previous step\'s graph into `self(tokens, self.state)`: without `self.state.detach()` at the start of `training_step()` the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                '\nimport lightning as L\nimport torch\nfrom torch import nn\n\n\nclass CharModel(L.LightningModule):\n    def __init__(self, vocab=10, dim=6):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, dim)\n        self.rnn = nn.GRU(dim, dim, batch_first=True)\n        self.head = nn.Linear(dim, vocab)\n        self.state = None\n\n    def forward(self, tokens, state=None):\n        out, state = self.rnn(self.embed(tokens), state)\n        return self.head(out), state\n\n    def training_step(self, batch, batch_idx):\n        if isinstance(self.state, tuple):\n            self.state = type(self.state)(*(s.detach() for s in self.state)) if hasattr(self.state, "_fields") else tuple(s.detach() for s in self.state)\n        elif self.state is not None:\n            self.state = self.state.detach()\n        tokens, targets = batch\n        logits, state = self(tokens, self.state)\n        self.state = state\n        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())\n',
+            ),
+            note="Lightning runs `training_step` once per batch and back-propagates the loss it returns; the GRU state kept on `self` and fed back carries the previous step's freed graph (Lightning issue 655)",
+            runtime="model = CharModel()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nbatch = (torch.randint(0, 10, (2, 5)), torch.randint(0, 10, (2, 5)))\nfor i in range(2):\n    loss = model.training_step(batch, i)\n    opt.zero_grad()\n    try:\n        loss.backward()\n    except RuntimeError as e:\n        assert 'backward through the graph a second time' in str(e) and i == 1\n    else:\n        assert i == 0\n    opt.step()",
         ),
     ]
 

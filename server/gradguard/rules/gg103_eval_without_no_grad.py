@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import builtins
 import re
 
 import libcst as cst
@@ -35,6 +36,63 @@ METHOD_EVAL_WORDS = frozenset(
 
 
 _NUMPY = re.compile(r"\.\s*numpy\s*\(\s*\)")
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+def _from_unbound(fn: cst.FunctionDef, backward: cst.CSTNode, module: cst.Module) -> bool:
+    """Is what `x.backward()` back-propagates computed (through `fn`'s assignments) from a name that
+    nothing in the file binds, nor Python (a cell of a notebook left out: RL-Adventure's `u`)?"""
+    func = backward.func if isinstance(backward, cst.Call) else None
+    if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+        return False
+    defs: dict = {}
+    for n in descendants(fn):
+        if isinstance(n, (cst.Assign, cst.AugAssign)):
+            for t in n.targets if isinstance(n, cst.Assign) else [n]:
+                if isinstance(t.target, cst.Name):
+                    defs.setdefault(t.target.value, []).append(n.value)
+    bound = _bound_names(module)
+    if bound is None:
+        return False  # `from x import *`: any name may come from there
+    todo, seen = [func.value.value], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in defs:
+            todo += [r for e in defs[name] for r in _read_names(e)]
+        elif name not in bound and name not in _BUILTIN_NAMES:
+            return True
+    return False
+
+
+def _read_names(expr: cst.BaseExpression) -> list:
+    """The names an expression reads (not `.attr`s, not keywords)."""
+    nodes = descendants(expr)
+    skip = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
+        id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return [n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skip]
+
+
+def _bound_names(module: cst.Module):
+    """Every name the file binds anywhere (None when it star-imports)."""
+    names = set()
+    for n in descendants(module):
+        if isinstance(n, cst.ImportStar):
+            return None
+        if isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+            names.add(n.name.value)
+        elif isinstance(n, cst.ImportAlias):
+            names.add((n.asname.name.value if n.asname is not None and isinstance(n.asname.name, cst.Name)
+                       else cst.Module([]).code_for_node(n.name).split(".")[0]))
+        elif isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.AsName,
+                            cst.NamedExpr)):
+            target = n.name if isinstance(n, cst.AsName) else n.target
+            names.update(e.value for e in descendants(target) if isinstance(e, cst.Name))
+    return names
 
 
 def name_words(name: str) -> frozenset:
@@ -414,7 +472,7 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
             if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
-            if why == "sinks" and not self._only_sinks(node, fn):
+            if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
                 continue
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
@@ -445,6 +503,12 @@ class EvalWithoutNoGrad(Rule):
                for f in self.flow.functions if not f.call_sites):
             return False
         return not any(node in s.value.origins for s in self.flow.stores if not s.local)
+
+    def _blind_backward(self, fn) -> bool:
+        """Does `fn` back-propagate a graph of unseen source (`loss` computed from `u`, a name bound nowhere
+        in the file: the backward is its only evidence)? Any forward there may feed it."""
+        return any(b.function is fn and b.origins <= {b.node} and _from_unbound(fn.node, b.node, self.flow.module)
+                   for b in self.flow.backwards)
 
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
@@ -1486,6 +1550,61 @@ frames = train_step(model, torch.randn(4, 6), torch.optim.SGD(model.parameters()
             note="the same methods in a training step: the reconstruction is back-propagated before its frames are made",
             runtime="assert model.enc.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=7, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        states, _ = self.encoder(self.embed(tokens))
+        return self.head(states)
+
+
+def tune_head(wrapped, tokens, labels, optimizer):
+    states, _ = wrapped.module.encoder(wrapped.module.embed(tokens))
+    loss = nn.functional.cross_entropy(wrapped.module.head(states).flatten(0, 1), labels.flatten())
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+""",
+            note='the same chain of submodules, whose outputs reach a backward: training, not inference',
+            runtime='wrapped = nn.DataParallel(Tagger())\nopt = torch.optim.SGD(wrapped.parameters(), lr=0.1)\ntune_head(wrapped, torch.randint(0, 7, (2, 5)), torch.randint(0, 7, (2, 5)), opt)\nassert wrapped.module.head.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def residual(dist, target):
+    globals()["u"] = target - dist
+
+
+def train_step(state, target):
+    dist = model(state)
+    order = torch.sort(dist, 1)[1]
+    residual(dist, target)
+    loss = (u.abs() * (order == 0).float()).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+""",
+            note="the back-propagated loss is computed from `u`, which the file binds where the analysis cannot see (RL-Adventure's quantile DQN): the forward whose indices are read may feed it",
+            runtime='train_step(torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -2231,6 +2350,67 @@ frames = reconstruct(model, torch.randn(4, 6))
             ),
             note="a model's own encode()/decode() methods run it: their outputs, only turned into frames through a detaching helper, are the graph built for nothing",
             runtime='assert outputs[0].grad_fn is not None',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=7, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        states, _ = self.encoder(self.embed(tokens))
+        return self.head(states)
+
+
+def tag(wrapped, tokens):
+    states, _ = wrapped.module.encoder(wrapped.module.embed(tokens))
+    return wrapped.module.head(states).argmax(-1).tolist()
+""",
+            range=(19, 39, 19, 67),
+            message='`wrapped.module.embed(tokens)` runs with grad enabled and its outputs reach only `.argmax()` (line 20), never a `.backward()`: autograd records the graph and keeps its activations for nothing; so do 2 more forward passes in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tagger(nn.Module):\n    def __init__(self, vocab=7, dim=8):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, dim)\n        self.encoder = nn.GRU(dim, dim, batch_first=True)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens):\n        states, _ = self.encoder(self.embed(tokens))\n        return self.head(states)\n\n\n@torch.no_grad()\ndef tag(wrapped, tokens):\n    states, _ = wrapped.module.encoder(wrapped.module.embed(tokens))\n    return wrapped.module.head(states).argmax(-1).tolist()\n',
+            ),
+            note="nlp-tutorial's greedy decoder: the model reached through `DataParallel`'s `.module` is the file's `Tagger` (the only class whose `__init__` builds `embed`, `encoder` and `head`); its outputs end in `argmax`",
+            runtime='wrapped = nn.DataParallel(Tagger())\nseen = []\nwrapped.module.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(wrapped, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Tagger(nn.Module):
+    def __init__(self, vocab=7, dim=8):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.encoder = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, tokens):
+        states, _ = self.encoder(self.embed(tokens))
+        return self.head(states)
+
+
+def tag(tagger, tokens):
+    states, _ = tagger.encoder(tagger.embed(tokens))
+    best = tagger.head(states).max(dim=-1)[1]
+    return best.tolist()
+""",
+            range=(19, 31, 19, 51),
+            message='`tagger.embed(tokens)` runs with grad enabled and its outputs reach only `tagger.head(states).max(...)[1]` (line 20), never a `.backward()`: autograd records the graph and keeps its activations for nothing; so do 2 more forward passes in the same block',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tagger(nn.Module):\n    def __init__(self, vocab=7, dim=8):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, dim)\n        self.encoder = nn.GRU(dim, dim, batch_first=True)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens):\n        states, _ = self.encoder(self.embed(tokens))\n        return self.head(states)\n\n\n@torch.no_grad()\ndef tag(tagger, tokens):\n    states, _ = tagger.encoder(tagger.embed(tokens))\n    best = tagger.head(states).max(dim=-1)[1]\n    return best.tolist()\n',
+            ),
+            note='a parameter whose members are submodules only `Tagger.__init__` builds is a `Tagger`; the indices item of `.max(dim=-1)` ends the graph as `.argmax()` does',
+            runtime='tagger = Tagger()\nseen = []\ntagger.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(tagger, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
         ),
     ]
 
