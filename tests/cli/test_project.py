@@ -9,43 +9,7 @@ from pathlib import Path
 
 import pytest
 
-NET = """\
-import torch
-from torch import nn
-
-
-class Generator(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 4)
-
-    def forward(self, z):
-        return self.fc(z)
-
-    def generate(self, n):
-        z = torch.randn(n, 8)
-        return self.forward(z).numpy()
-
-
-def create_model():
-    return Generator()
-"""
-
-SAMPLE = """\
-import torch
-
-from ganpkg.models import Generator
-
-
-@torch.no_grad()
-def main():
-    g = Generator()
-    print(g.generate(4))
-
-
-if __name__ == "__main__":
-    main()
-"""
+from ganpkg_sources import NET, SAMPLE
 
 GG401 = (
     "ganpkg/models/net.py:15:16: warning: GG401 `self.forward(z)` requires grad when `generate()` runs with grad "

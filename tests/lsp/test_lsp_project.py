@@ -7,49 +7,12 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from ganpkg_sources import NET, SAMPLE
 from lsp_harness import Client, diag, initialize
 
 pytestmark = pytest.mark.asyncio
 
 OPTIONS = {"select": ["GG401"], "debounceMs": 0}
-
-NET = """\
-import torch
-from torch import nn
-
-
-class Generator(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear(8, 4)
-
-    def forward(self, z):
-        return self.fc(z)
-
-    def generate(self, n):
-        z = torch.randn(n, 8)
-        return self.forward(z).numpy()
-
-
-def create_model():
-    return Generator()
-"""
-
-SAMPLE = """\
-import torch
-
-from ganpkg.models import Generator
-
-
-@torch.no_grad()
-def main():
-    g = Generator()
-    print(g.generate(4))
-
-
-if __name__ == "__main__":
-    main()
-"""
 SAMPLE_WITH_GRAD = SAMPLE.replace("@torch.no_grad()\n", "")
 
 AT = diag((14, 15, 14, 38))  # `self.forward(z).numpy()`

@@ -285,14 +285,13 @@ class Functions:
             # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
             # there say nothing of this call's, until it is walked again.
             return _unsure(returns)
-        if fn.cls is None and returns.has_graph and mode is GradMode.ON and all(v.grad is Grad.NO for _, v in args):
-            # a graph born inside from what it reads, not from what it was given (a hand-written model,
-            # `def net(X): return X @ W + b`): each call makes its own
-            returns = returns.but(origins=returns.origins | {call})
-        elif fn.cls is not None and fn.cls.module_like and returns.kind is Kind.TENSOR and returns.has_graph \
-                and mode is GradMode.ON:
-            # a model's own method (`vae.encode(x)`, `model.pi(s)`) runs the model: this call's graph, like `vae(x)`'s
-            # (the method's own nodes are every call's: they say nothing of where this call's outputs go)
+        # Each call makes its own graph, like `vae(x)`'s (the function's own nodes are every call's: they
+        # say nothing of where this call's outputs go): a graph born inside from what it reads, not from
+        # what it was given (a hand-written model, `def net(X): return X @ W + b`), and a model's own
+        # method (`vae.encode(x)`, `model.pi(s)`), which runs the model.
+        own = all(v.grad is Grad.NO for _, v in args) if fn.cls is None else \
+            fn.cls.module_like and returns.kind is Kind.TENSOR
+        if own and returns.has_graph and mode is GradMode.ON:
             returns = returns.but(origins=returns.origins | {call})
         return returns
 
@@ -456,13 +455,7 @@ class Functions:
             return
         if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
             return  # `Meter().update(loss)` on an object of this iteration
-        p = fn.node.params
-        names = [x.name.value for x in (*p.posonly_params, *p.params)]
-        if bound_self is not None:
-            names = names[1:]
-        positional_args = [(a, v) for a, v in args if a.keyword is None and not a.star]
-        by_name = dict(zip(names, positional_args))
-        by_name.update({a.keyword.value: (a, v) for a, v in args if a.keyword is not None})
+        by_name = self._arguments(fn, args, bound_self)
         params = set(evidence.named_params(fn.node))
         for name, (where, kept_at) in fn.keeps.items():
             a, v = by_name.get(name, (None, UNKNOWN))

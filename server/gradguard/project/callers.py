@@ -46,12 +46,10 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: f
         agreed = _agreed(index, found)
         params = _params(index, path, found)
         if params:
-            # a class's call passes its constructor's arguments; a function's, its own
-            init = f"{symbol}.__init__"
-            if "." not in symbol and init not in out[path]:
-                out[path][init] = Outside(None, False, "", params=params, where=_where(index, found))
-            agreed = replace(agreed, params=params) if agreed is not None else Outside(
-                None, False, "", params=params, where=_where(index, found))
+            told = Outside(None, False, "", params=params, where=_where(index, found))
+            if "." not in symbol:  # a class's call passes its constructor's arguments; a function's, its own
+                out[path].setdefault(f"{symbol}.__init__", told)
+            agreed = replace(agreed, params=params) if agreed is not None else told
         if agreed is not None:
             out[path][symbol] = agreed
     return {p: found for p, found in out.items() if found}
