@@ -1,6 +1,7 @@
 """The sample package both project-wide test files build (tests/cli/test_project.py through the CLI,
 tests/lsp/test_lsp_project.py through the server): a model whose `generate()` calls `.numpy()`, and its
-only caller, under `@torch.no_grad()`."""
+only caller, under `@torch.no_grad()`; a training unit whose logger converts what it is given
+(unit.py) and the only code that builds it with that logger (fit.py)."""
 
 NET = """\
 import torch
@@ -38,4 +39,58 @@ def main():
 
 if __name__ == "__main__":
     main()
+"""
+
+UNIT = """\
+import torch
+from torch import nn
+
+
+def scalar_to_float(scalar):
+    if isinstance(scalar, (int, float)):
+        return float(scalar)
+    return float(scalar.cpu().numpy().reshape(-1)[0])
+
+
+class InMemoryLogger:
+    def __init__(self):
+        self.buffer = {}
+
+    def log(self, name, data, step):
+        self.buffer.setdefault(step, {})[name] = scalar_to_float(data)
+
+
+class RegressionUnit:
+    def __init__(self, module, optimizer, logger):
+        self.module = module
+        self.optimizer = optimizer
+        self.logger = logger
+        self.step = 0
+
+    def train_step(self, inputs, targets):
+        loss = nn.functional.mse_loss(self.module(inputs), targets)
+        loss.backward()
+        self.optimizer.step()
+        self.optimizer.zero_grad()
+        self.logger.log("loss", loss, self.step)
+        self.step += 1
+"""
+
+FIT = """\
+import torch
+from torch import nn
+
+from ganpkg.unit import InMemoryLogger, RegressionUnit
+
+
+def fit(steps=2):
+    module = nn.Linear(4, 1)
+    unit = RegressionUnit(module, torch.optim.SGD(module.parameters(), lr=0.01), InMemoryLogger())
+    for _ in range(steps):
+        unit.train_step(torch.randn(3, 4), torch.randn(3, 1))
+    return unit
+
+
+if __name__ == "__main__":
+    fit()
 """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ganpkg_sources import NET, SAMPLE
+from ganpkg_sources import FIT, NET, SAMPLE, UNIT
 
 GG401 = (
     "ganpkg/models/net.py:15:16: warning: GG401 `self.forward(z)` requires grad when `generate()` runs with grad "
@@ -415,60 +415,6 @@ def test_a_method_of_another_files_model_returning_a_tuple_is_not_taken_for_a_fo
     run = subprocess.run([sys.executable, "-c", check], cwd=package, capture_output=True, text=True, timeout=120)
     assert run.stdout == "(1,)\n"
 
-
-UNIT = """\
-import torch
-from torch import nn
-
-
-def scalar_to_float(scalar):
-    if isinstance(scalar, (int, float)):
-        return float(scalar)
-    return float(scalar.cpu().numpy().reshape(-1)[0])
-
-
-class InMemoryLogger:
-    def __init__(self):
-        self.buffer = {}
-
-    def log(self, name, data, step):
-        self.buffer.setdefault(step, {})[name] = scalar_to_float(data)
-
-
-class RegressionUnit:
-    def __init__(self, module, optimizer, logger):
-        self.module = module
-        self.optimizer = optimizer
-        self.logger = logger
-        self.step = 0
-
-    def train_step(self, inputs, targets):
-        loss = nn.functional.mse_loss(self.module(inputs), targets)
-        loss.backward()
-        self.optimizer.step()
-        self.optimizer.zero_grad()
-        self.logger.log("loss", loss, self.step)
-        self.step += 1
-"""
-
-FIT = """\
-import torch
-from torch import nn
-
-from ganpkg.unit import InMemoryLogger, RegressionUnit
-
-
-def fit(steps=2):
-    module = nn.Linear(4, 1)
-    unit = RegressionUnit(module, torch.optim.SGD(module.parameters(), lr=0.01), InMemoryLogger())
-    for _ in range(steps):
-        unit.train_step(torch.randn(3, 4), torch.randn(3, 1))
-    return unit
-
-
-if __name__ == "__main__":
-    fit()
-"""
 
 GG401_PASSED = (
     "ganpkg/unit.py:8:18: error: GG401 `scalar` requires grad: `scalar_to_float(data)` on line 16 passes `data` "

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ganpkg_sources import NET, SAMPLE
+from ganpkg_sources import FIT, NET, SAMPLE, UNIT
 from lsp_harness import Client, diag, initialize
 
 pytestmark = pytest.mark.asyncio
@@ -272,3 +272,27 @@ async def test_what_a_class_of_another_file_keeps_is_a_store_and_follows_its_buf
     before = len(client.publishes(train))
     client.replace(utils, METER.replace("self.sum += val", "self.sum += float(val)"))
     assert await next_publish(client, train, before) == []
+
+
+PASSED = (
+    "`scalar` requires grad: `scalar_to_float(data)` on line 16 passes `data` (from "
+    f"`nn.functional.mse_loss(self.module(...` on line 27); `.numpy()` on it raises {NUMPY}"
+)
+
+
+async def test_what_another_file_passes_a_constructor_follows_its_buffer(client: Client, package: Path):
+    """unit.py alone says nothing (its `logger` could be anything); fit.py builds the unit with the logger
+    whose helper converts the loss: unit.py's error appears - and goes when an unsaved edit of fit.py
+    passes `print` instead, without unit.py being touched."""
+    (package / "ganpkg/unit.py").write_text(UNIT)
+    (package / "ganpkg/fit.py").write_text(FIT)
+    await start(client, package)
+    unit, fit = (package / "ganpkg/unit.py").as_uri(), (package / "ganpkg/fit.py").as_uri()
+    client.open(unit, UNIT)
+    assert summary(await client.diagnostics_for(unit)) == [
+        ("GG401", diag((7, 17, 7, 37)), types.DiagnosticSeverity.Error, PASSED)]
+    client.open(fit, FIT)
+    before = len(client.publishes(unit))
+    client.replace(fit, FIT.replace("InMemoryLogger()", "print"))
+    assert await next_publish(client, unit, before) == []
+    assert (package / "ganpkg/unit.py").read_text() == UNIT
