@@ -89,7 +89,7 @@ def finding_data(f: Finding) -> list:
         f.severity.value,
         f.message,
         _range(f.range),
-        [[_range(r.range), r.message] for r in f.related],
+        [[_range(r.range), r.message, r.path] for r in f.related],
         [[x.title, x.safety.value, [[_range(e.range), e.new_text] for e in x.edits]] for x in f.fixes],
         list(f.tags),
     ]
@@ -103,7 +103,7 @@ def finding_from(d: list) -> Finding:
         Severity(severity),
         message,
         _unrange(rng),
-        tuple(Related(_unrange(r), m) for r, m in related),
+        tuple(Related(_unrange(r[0]), r[1], r[2]) for r in related),
         tuple(Fix(t, Safety(s), tuple(Edit(_unrange(r), text) for r, text in edits)) for t, s, edits in fixes),
         tuple(tags),
     )

@@ -361,7 +361,7 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
     if payload[2] is not None:
         numbers, starts, indents = payload[2]
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
-    calls = [Call(*c[:8], _tuples(c[8]) if len(c) > 8 else ()) for c in payload[3]] if len(payload) > 3 else []
+    calls = [Call(*c[:8], _tuples(c[8]), *c[9:11]) for c in payload[3]] if len(payload) > 3 else []
     summaries = {k: _summary(v) for k, v in payload[4].items()} if len(payload) > 4 else {}
     result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries)
     if job.want_source and findings:
@@ -380,7 +380,8 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch, c.args] for c in result.calls]
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch, c.args, c.line, c.column]
+             for c in result.calls]
     summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
                  else ["builds", v.parameterized, v.where, list(v.forwards)] for k, v in result.summaries.items()}
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Optional
 
 
 class Severity(enum.Enum):
@@ -52,6 +53,9 @@ class Related:
 
     range: Range
     message: str
+    # another file of the project (absolute path), where the call that explains the finding is: the
+    # range's column is one whose line prefix is ASCII, the same in every encoding
+    path: Optional[str] = None
 
 
 @dataclass(frozen=True)

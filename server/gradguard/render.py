@@ -17,7 +17,7 @@ of the text output (files sorted, findings by position). Lines and columns are
         "related": [                            # places that explain it
           {"line": 11, "column": 12, "end_line": 11, "end_column": 34,
            "message": "the graph is created here"}
-        ],
+        ],                                      # (with "path" when in another file of the project)
         "fixes": [                              # first is the one --fix applies
           {
             "title": "Store `loss.detach()`",
@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import json
+import os
 import re
 import unicodedata
 from collections import Counter
@@ -103,7 +104,7 @@ def in_cells(finding: Finding, cells: CellMap) -> tuple[int, Finding, dict]:
     moved = dataclasses.replace(
         finding,
         range=rng,
-        related=tuple(dataclasses.replace(r, range=move(r.range)) for r in finding.related),
+        related=tuple(r if r.path else dataclasses.replace(r, range=move(r.range)) for r in finding.related),
         fixes=tuple(
             dataclasses.replace(f, edits=tuple(dataclasses.replace(e, range=move(e.range)) for e in f.edits))
             for f in finding.fixes
@@ -113,6 +114,12 @@ def in_cells(finding: Finding, cells: CellMap) -> tuple[int, Finding, dict]:
 
 
 # ---------------------------------------------------------------- text
+def shown_path(path: str) -> str:
+    """Another file as the text output names files: relative to the current directory when under it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def finding_line(path: str, finding: Finding, style: Palette = PLAIN, cell: int | None = None) -> str:
     """`path:line:col: severity: CODE message` (`path:cell 3:line:col: ...` in a notebook), column 1-based:
     the shape of `file_error`'s lines, and of a compiler's, which editors and CI already read."""
@@ -176,7 +183,11 @@ def code_frame(
             out.append(f"{' ' * width} {bar} {' ' * start}{style.severity(carets, finding.severity)}")
     out.append(f"{' ' * width} {bar}")
     for related in finding.related:
-        out.append(f"{' ' * width} = {style('note', bold=True)}: {related.message} (line {note_line(related.range) if note_line else related.range.start.line})")
+        if related.path:
+            line = f"{shown_path(related.path)} line {related.range.start.line}"
+        else:
+            line = f"line {note_line(related.range) if note_line else related.range.start.line}"
+        out.append(f"{' ' * width} = {style('note', bold=True)}: {related.message} ({line})")
     if finding.fixes:
         fix = finding.fixes[0]
         unsafe = " (unsafe)" if fix.safety is Safety.UNSAFE else ""
@@ -296,7 +307,8 @@ def finding_json(path: str, finding: Finding, cell: int | None = None, cells: di
         **({"cell": cell} if cell is not None else {}),
         **_span(finding.range),
         "message": finding.message,
-        "related": [{**where(r.range), "message": r.message} for r in finding.related],
+        "related": [{"path": shown_path(r.path), **_span(r.range), "message": r.message} if r.path
+                    else {**where(r.range), "message": r.message} for r in finding.related],
         "fixes": [
             {
                 "title": fix.title,

@@ -67,7 +67,8 @@ def result(path: str, finding: Finding, rule_index: int, cell: Optional[int] = N
         out["relatedLocations"] = [
             {
                 "id": i,
-                "physicalLocation": {"artifactLocation": artifact, "region": _region(r.range)},
+                "physicalLocation": {"artifactLocation": _artifact(r.path) if r.path else artifact,
+                                     "region": _region(r.range)},
                 "message": {"text": r.message},
             }
             for i, r in enumerate(finding.related)

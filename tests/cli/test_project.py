@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -109,6 +110,25 @@ def test_removing_the_callers_no_grad_reports_the_callee(gradguard, package):
     without_no_grad(package)
     result = gradguard("check", "--no-cache", "ganpkg/models/net.py")
     assert result.stdout == GG401_PROVED + "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
+
+
+def test_the_call_in_the_other_file_is_a_related_location(gradguard, package):
+    """JSON and SARIF point at sample.py's call on line 8 (fresh and from the cache); after a Chinese string on its
+    line the column is the line's indentation, which means the same in every encoding."""
+    without_no_grad(package)
+    here = {"line": 11, "column": 16, "end_line": 11, "end_column": 26, "message": "requires grad from here"}
+    call = {"path": "ganpkg/sample.py", "line": 8, "column": 13, "end_line": 8, "end_column": 13,
+            "message": "`generate()` is called here, with grad on"}
+    for _ in range(2):
+        [found] = json.loads(gradguard("check", "--output-format", "json", "ganpkg/models/net.py").stdout)
+        assert found["related"] == [here, call]
+    [result] = json.loads(gradguard("check", "--output-format", "sarif", ".").stdout)["runs"][0]["results"]
+    assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in result["relatedLocations"]] == [
+        "ganpkg/models/net.py", "ganpkg/sample.py"]
+    sample = package / "ganpkg/sample.py"
+    sample.write_text(sample.read_text().replace("print(g.generate(4))", 'print("训练", g.generate(4))'))
+    [found] = json.loads(gradguard("check", "--output-format", "json", "ganpkg/models/net.py").stdout)
+    assert found["related"] == [here, {**call, "column": 5, "end_column": 5}]
 
 
 def test_the_cached_result_of_a_callee_goes_when_its_caller_changes(gradguard, package):
@@ -229,6 +249,20 @@ def test_a_model_built_by_a_factory_of_another_module_is_a_model(gradguard, pack
         GG103 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
     assert gradguard("check", "--no-cache", "--no-project", "ganpkg/show.py").stdout == (
         "All checks passed! 1 file checked.\n")
+
+
+def test_star_imports_lead_where_explicit_ones_do(gradguard, package):
+    """`from ganpkg.models import *` in show.py and `from .net import *` in models/__init__.py: the
+    factory is found as through named imports; so is the meter of `from ganpkg.utils import *`."""
+    (package / "ganpkg/models/__init__.py").write_text("from .net import *\n")
+    (package / "ganpkg/show.py").write_text(SHOW.replace("import create_model", "import *"))
+    assert gradguard("check", "--no-cache", "ganpkg/show.py").stdout == (
+        GG103 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    (package / "ganpkg/utils.py").write_text(METER)
+    (package / "ganpkg/train.py").write_text(
+        TRAIN.replace("import Generator", "import *").replace("import AverageMeter", "import *"))
+    assert gradguard("check", "--no-cache", "ganpkg/train.py").stdout == (
+        GG101 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
 
 
 def test_runtime_truth_of_the_factory(package):
@@ -358,6 +392,9 @@ def test_a_reset_another_file_calls_once_is_no_reset_per_batch(gradguard, packag
         GG104 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
     assert gradguard("check", "--no-cache", "--no-project", "ganpkg/memory.py").stdout == (
         "All checks passed! 1 file checked.\n")
+    [found] = json.loads(gradguard("check", "--no-cache", "--output-format", "json", "ganpkg/memory.py").stdout)
+    assert found["related"][-1] == {"path": "ganpkg/sequences.py", "line": 8, "column": 9, "end_line": 8,
+                                    "end_column": 9, "message": "`init_sequence()` is called here, outside the training steps"}
     (package / "ganpkg/sequences.py").write_text(per_batch(SEQUENCES))
     assert gradguard("check", "--no-cache", "ganpkg/memory.py").stdout == "All checks passed! 1 file checked.\n"
 

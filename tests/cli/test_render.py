@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from gradguard import render
-from gradguard.findings import Edit, Finding, Fix, Position, Range, Safety, Severity
+from gradguard.findings import Edit, Finding, Fix, Position, Range, Related, Safety, Severity
 
 
 def finding(start, end, fixes=()) -> Finding:
@@ -80,3 +82,13 @@ def test_a_finding_line_names_its_severity():
 
 def test_diff_of_identical_text_is_empty():
     assert render.unified_diff("a.py", "x\n", "x\n") == ""
+
+
+def test_a_note_in_another_file_names_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    at = Range(Position(8, 12), Position(8, 12))
+    other = Related(at, "`generate()` is called here, with grad on", str(tmp_path / "pkg" / "sample.py"))
+    here = Related(Range(Position(1, 0), Position(1, 1)), "requires grad from here")
+    frame = render.code_frame("x\n", dataclasses.replace(finding((1, 0), (1, 1)), related=(here, other)))
+    assert frame[-2:] == ["  = note: requires grad from here (line 1)",
+                          "  = note: `generate()` is called here, with grad on (pkg/sample.py line 8)"]

@@ -94,7 +94,11 @@ async def test_editing_the_caller_reports_the_callee_without_touching_it(client:
     assert await client.diagnostics_for(sample) == []
     before = len(client.publishes(net))
     client.replace(sample, SAMPLE_WITH_GRAD)  # not saved: the buffer is the truth
-    assert summary(await next_publish(client, net, before)) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
+    [found] = await next_publish(client, net, before)
+    assert summary([found]) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
+    at = types.Position(7, 12)  # `generate` of `print(g.generate(4))`, in the edited buffer
+    assert found.related_information[1] == types.DiagnosticRelatedInformation(
+        types.Location(sample, types.Range(at, at)), "`generate()` is called here, with grad on")
     [edited] = [i for i, p in enumerate(client.published) if p.uri == sample and p.version == 2]
     [callee] = [i for i, p in enumerate(client.published) if p.uri == net][before:]
     assert edited < callee  # the edited document's own diagnostics come first

@@ -31,6 +31,7 @@ import libcst as cst
 from gradguard.engine import insertions
 from gradguard.engine.flow import FlowAnalysis
 from gradguard.engine.locate import name_starts
+from gradguard.engine.outside import At
 from gradguard.engine.parsing import TOO_DEEP, ParseError, Parser, parse, with_room
 from gradguard.engine.positions import Positions, RangeCache
 from gradguard.engine.suppress import (
@@ -152,7 +153,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     ):
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
     queries = _queries(parsed, flow, positions, findings) if ask_types else []
-    calls = flow.exported_calls() if export_calls else []
+    calls = flow.exported_calls(partial(_ascii_places, parsed, flow, positions)) if export_calls else []
     summaries = flow.exported_summaries() if export_calls else {}
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
@@ -171,6 +172,26 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         calls=calls,
         summaries=summaries,
     )
+
+
+def _ascii_places(parsed, flow: FlowAnalysis, positions: Positions, names: list) -> dict:
+    """Where each name node starts, (line, column), for another file's related location: a column
+    after non-ASCII text (a Chinese string before the call) becomes the line's indentation, so that
+    it means the same in every encoding, without that file's text."""
+    placed = name_starts(parsed, flow.top_of, [n for n in names if isinstance(n, cst.Name) and n in flow.top_of])
+    lines = parsed.source.split("\n")
+    out = {}
+    for name in names:
+        at = placed.get(name)
+        if at is None:
+            try:
+                at = positions.span(name)[:2]
+            except Exception:  # noqa: BLE001 - a node the walk made up has no place: no related location
+                continue
+        line, column = at
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        out[name] = (line, column if text[:column].isascii() else len(text) - len(text.lstrip()))
+    return out
 
 
 def _printer(module: cst.Module):
@@ -312,7 +333,8 @@ def _resolve(module, source: str, reports: list[Report], settings: Settings, pos
             placed = [(node, _edit(module, positions, lines, node, new)) for node, new in f.replacements]
             fixes.append(Fix(f.title, f.safety, tuple(e for _, e in placed)))
             checks.append((len(findings), len(fixes) - 1, placed))
-        related = tuple(Related(positions.range(node), text) for node, text in r.related)
+        related = tuple(Related(Range(Position(node.line, node.column), Position(node.line, node.column)), text, node.path)
+                        if isinstance(node, At) else Related(positions.range(node), text) for node, text in r.related)
         findings.append(
             Finding(
                 code=r.rule.code,

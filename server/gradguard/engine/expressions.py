@@ -106,7 +106,8 @@ class Expressions:
             return b.value
         if node.value in ("True", "False", "None"):
             return NUMBER
-        return UNKNOWN
+        star = self.star_name(node.value)
+        return Value(qualname=star) if star else UNKNOWN
 
     def _e_attribute(self, node: cst.Attribute) -> Value:
         base = self._eval(node.value)

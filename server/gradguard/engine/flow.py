@@ -11,6 +11,7 @@ analysed again, a bounded number of times; its earlier findings are dropped.
 
 from __future__ import annotations
 
+import builtins
 from typing import Callable, Optional
 
 import libcst as cst
@@ -24,7 +25,7 @@ from gradguard.engine.expressions import Expressions
 from gradguard.engine.from_use import FromUse
 from gradguard.engine.function_facts import FunctionFacts, function_facts
 from gradguard.engine.gradmodes import GradModes
-from gradguard.engine.outside import Border
+from gradguard.engine.outside import LIBRARIES, Border
 from gradguard.engine.model import (
     Backward,
     Binding,
@@ -115,6 +116,9 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.outside: dict = outside or {}
         self.outgoing: Optional[list] = [] if export_calls else None
         self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
+        # `from models import *` of a module that may be the project's: a name the file reads but never
+        # binds is named "*.Net", which the project index resolves through the file's star imports
+        self.star_imports = False
 
     def facts_of(self, node: cst.FunctionDef) -> FunctionFacts:
         found = self.function_facts.get(node)
@@ -185,6 +189,12 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
                 if b is not None:
                     return b
             scope = scope.parent
+        return None
+
+    def star_name(self, name: str) -> Optional[str]:
+        """"*.Net" for a name no statement of the file binds, when a star import may bind it."""
+        if self.star_imports and name not in _BUILTINS:
+            return f"*.{name}"
         return None
 
     # ---------------------------------------------------------------- blocks
@@ -403,6 +413,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
                     self._bind(root, Value(qualname=root), s)
             return
         if isinstance(s.names, cst.ImportStar):
+            mod = dotted(s.module) if s.module is not None else ""
+            self.star_imports |= bool(s.relative) or mod.split(".", 1)[0] not in LIBRARIES
             return
         mod = dotted(s.module) if s.module is not None else ""
         mod = "." * len(s.relative) + (mod or "")
@@ -440,12 +452,14 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
     def _qualname(self, node: cst.BaseExpression) -> Optional[str]:
         if isinstance(node, cst.Name):
             b = self.lookup(node.value)
-            return b.value.qualname if b is not None else None
+            return b.value.qualname if b is not None else self.star_name(node.value)
         if isinstance(node, cst.Attribute):
             base = self._qualname(node.value)
             return f"{base}.{node.attr.value}" if base else None
         return None
 
+
+_BUILTINS = frozenset(dir(builtins))
 
 # Expression node type -> the method that evaluates it (FlowAnalysis._eval).
 FlowAnalysis._EVAL = {

@@ -10,6 +10,7 @@ import libcst as cst
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import FunctionInfo, GradMode
+from gradguard.engine.outside import Outside
 from gradguard.engine.syntax import literal_bool
 from gradguard.engine.walk import descendants
 from gradguard.engine.values import (
@@ -133,15 +134,15 @@ class GradModes:
             return False
         return self.function is None or self._on_in(self.function, set())
 
-    def proved_by_other_files(self) -> Optional[str]:
-        """Why grad is on here for certain when only the project's other files prove it (see
-        `grad_proved_on`): "called with grad on: sample.py line 9, in `main()`"."""
+    def proved_by_other_files(self) -> Optional[Outside]:
+        """The other files' calls, when only they prove grad is on here for certain (see
+        `grad_proved_on`): their `why` is "called with grad on: sample.py, in `main()`"."""
         fn = self.function
         if fn is None or self.frame.mode is not GradMode.ON or fn.decorated_mode is GradMode.ON \
                 or self._scope_uses(fn.node).backpropagates:
             return None
         outside = self.outside_of(fn)
-        return outside.why if outside is not None and outside.proved else None
+        return outside if outside is not None and outside.proved else None
 
     def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
         if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:

@@ -11,7 +11,7 @@ grad off. The engine never reads another file: the driver hands it what the othe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -45,6 +45,17 @@ class Call:
     unknown: bool = False  # its result, bound to a name, is unknown here: another file may say it is a model
     per_batch: bool = False  # every training step runs it: in a forward, or in the loop body of each backward
     args: tuple = ()  # ((position or keyword, what the argument is: `describe`), ...) - what is known of each
+    line: int = 0  # where the callee's name is (0: unknown); the column's line prefix is ASCII
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class At:
+    """A place in another file of the project: the call a finding's related location points at."""
+
+    path: str  # absolute
+    line: int
+    column: int
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,7 @@ class Outside:
     # ((position after `self`, or keyword), what every call passes there), where the calls agree: a
     # constructor's under "C.__init__" (`RegressionUnit(m, opt, InMemoryLogger())`)
     params: tuple = ()
+    at: Optional[At] = None  # the call `where` names first
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,11 @@ def describe(v: Value) -> Optional[tuple]:
         inner = describe(v.item)
         return ("items", inner) if inner is not None else None
     return None
+
+
+def callee_name(call: cst.Call) -> cst.CSTNode:
+    """The node a call's position is given by: `generate` of `g.generate(4)`, `Net` of `Net()`."""
+    return call.func.attr if isinstance(call.func, cst.Attribute) else call.func
 
 
 def _one_graph(v: Value) -> bool:
@@ -295,18 +312,20 @@ class Border:
             return f"{where}, decorated `@{self._short(decorator)}`"
         return f"{where}, which runs with grad off"
 
-    def exported_calls(self) -> list[Call]:
+    def exported_calls(self, place: Callable[[list], dict]) -> list[Call]:
         """The calls of other files' functions, once the walk is over (whether grad is on for
-        certain is read then, when every call of the file's own functions has been seen)."""
+        certain is read then, when every call of the file's own functions has been seen).
+        `place(names)`: name node -> (line, column) where its line prefix is ASCII."""
         proved: dict = {}
         calls = set()
+        placed = place([callee_name(e[6]) for e in self.outgoing or ()])
         for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in self.outgoing or ():
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
             unknown = named and self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
             calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown, _per_batch(fn, loops),
-                           passed))
+                           passed, *placed.get(callee_name(node), (0, 0))))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
 
     def exported_summaries(self) -> dict:

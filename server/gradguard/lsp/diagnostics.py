@@ -11,9 +11,10 @@ from functools import lru_cache
 from typing import Optional
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from gradguard import docs
-from gradguard.findings import Finding, Position, Range, Safety, Severity
+from gradguard.findings import Finding, Position, Range, Related, Safety, Severity
 from gradguard.lsp.actions import SOURCE, ignore_edit, range_data
 from gradguard.lsp.documents import Snapshot
 
@@ -46,16 +47,20 @@ def diagnostics(snapshot: Snapshot, findings: list[Finding]) -> dict[str, list[t
                 code_description=types.CodeDescription(href) if (href := _href(finding.code)) else None,
                 source=SOURCE,
                 tags=[types.DiagnosticTag.Unnecessary] if "unnecessary" in finding.tags else None,
-                related_information=[_related(snapshot, r.range, r.message) for r in finding.related] or None,
+                related_information=[_related(snapshot, r) for r in finding.related] or None,
                 data=_data(snapshot, finding),
             )
         )
     return out
 
 
-def _related(snapshot: Snapshot, rng: Range, message: str) -> types.DiagnosticRelatedInformation:
-    part, placed = snapshot.place(rng)
-    return types.DiagnosticRelatedInformation(types.Location(part.uri, placed), message)
+def _related(snapshot: Snapshot, related: Related) -> types.DiagnosticRelatedInformation:
+    if related.path:  # a call in another file of the project: its column's line prefix is ASCII (any encoding)
+        at = types.Position(related.range.start.line - 1, related.range.start.column)
+        return types.DiagnosticRelatedInformation(types.Location(from_fs_path(related.path), types.Range(at, at)),
+                                                  related.message)
+    part, placed = snapshot.place(related.range)
+    return types.DiagnosticRelatedInformation(types.Location(part.uri, placed), related.message)
 
 
 def _data(snapshot: Snapshot, finding: Finding) -> dict:

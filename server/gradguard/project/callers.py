@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from dataclasses import replace
+from typing import Optional
 
 from gradguard.engine.model import GradMode
-from gradguard.engine.outside import Builds, Call, Keeps, Outside
+from gradguard.engine.outside import At, Builds, Call, Keeps, Outside
 from gradguard.project.index import ProjectIndex
 
 
@@ -46,7 +47,7 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: f
         agreed = _agreed(index, found)
         params = _params(index, path, found)
         if params:
-            told = Outside(None, False, "", params=params, where=_where(index, found))
+            told = Outside(None, False, "", params=params, where=_where(index, found), at=_at(found))
             if "." not in symbol:  # a class's call passes its constructor's arguments; a function's, its own
                 out[path].setdefault(f"{symbol}.__init__", told)
             agreed = replace(agreed, params=params) if agreed is not None else told
@@ -79,20 +80,30 @@ def _agreed(index: ProjectIndex, found: list) -> Outside | None:
     modes = {call.mode for _, call in found}
     steps = {call.per_batch for _, call in found}
     per_batch = steps.pop() if len(steps) == 1 else None
-    where = _where(index, found)
+    where, at = _where(index, found), _at(found)
     if modes == {GradMode.OFF.value}:
         guessed = all(call.by_name for _, call in found)
-        return Outside(GradMode.OFF, False, "called only with grad off: " + where, guessed, per_batch, where)
+        return Outside(GradMode.OFF, False, "called only with grad off: " + where, guessed, per_batch, where, at=at)
     if modes == {GradMode.ON.value} and all(call.proved and not call.by_name for _, call in found):
-        return Outside(GradMode.ON, True, "called with grad on: " + where, per_batch=per_batch, where=where)
+        return Outside(GradMode.ON, True, "called with grad on: " + where, per_batch=per_batch, where=where, at=at)
     if per_batch is not None:  # (GG104: a reset every training step runs, or one none does)
         return Outside(None, False, "called " + ("once per training step" if per_batch else "outside the training steps")
-                       + ": " + where, per_batch=per_batch, where=where)
+                       + ": " + where, per_batch=per_batch, where=where, at=at)
     return None
 
 
+def _first(found: list) -> tuple:
+    return min(found, key=lambda f: (f[0], f[1].how, f[1].line))
+
+
+def _at(found: list) -> Optional[At]:
+    """The call `_where` names first, as a place (not in a notebook: its lines are the cells' joined)."""
+    caller, call = _first(found)
+    return At(caller, call.line, call.column) if call.line and caller.endswith(".py") else None
+
+
 def _where(index: ProjectIndex, found: list) -> str:
-    caller, call = min(found, key=lambda f: (f[0], f[1].how))
+    caller, call = _first(found)
     shown = os.path.relpath(caller, index.root)
     more = len(found) - 1
     return f"{shown}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")

@@ -27,6 +27,7 @@ class Module:
     path: str  # absolute
     defines: frozenset = frozenset()  # "f", "C", "C.m": what another file can name
     imports: dict = field(default_factory=dict)  # local name -> qualified name, from `from ... import` lines
+    stars: tuple = ()  # the modules of its `from ... import *` lines, in order
 
 
 def scan(path: str, text: str) -> Module:
@@ -47,15 +48,18 @@ def scan(path: str, text: str) -> Module:
             if indent == member_indent and kind == "def":
                 defines.add(f"{top_class}.{name}")
     imports = {}
+    stars = []
     for m in _FROM.finditer(text):
         module, names = m.group(1), m.group(2).strip("()")
         for part in names.split(","):
             words = part.split()
+            if words == ["*"]:
+                stars.append(module)
             if not words or words[0] == "*":
                 continue
             local = words[2] if len(words) >= 3 and words[1] == "as" else words[0]
             imports[local] = f"{module}{words[0]}" if module.endswith(".") else f"{module}.{words[0]}"
-    return Module(path, frozenset(defines), imports)
+    return Module(path, frozenset(defines), imports, tuple(stars))
 
 
 class ProjectIndex:
@@ -83,8 +87,11 @@ class ProjectIndex:
 
     def resolve(self, importer: str, qualname: str, depth: int = 0) -> Optional[tuple[str, str]]:
         """(path, symbol) of the project's definition that `qualname`, as `importer`'s imports
-        spell it ("models.net.Net.generate", ".utils.evaluate"), names; None if not the project's."""
+        spell it ("models.net.Net.generate", ".utils.evaluate", "*.Net" for a name only a star import
+        can have bound), names; None if not the project's."""
         parts, dots = _split(qualname)
+        if parts[0] == "*":
+            return self._through_stars(importer, parts[1:], depth)
         for i in range(len(parts) - 1, 0, -1):
             for path in self._module_files(importer, dots, parts[:i]):
                 found = self._in_module(path, parts[i:], depth)
@@ -102,6 +109,18 @@ class ProjectIndex:
         origin = module.imports.get(symbol[0])  # a re-export: `from .net import Net` in models/__init__.py
         if origin is not None and depth < MAX_DEPTH:
             return self.resolve(path, ".".join([origin, *symbol[1:]]), depth + 1)
+        return self._through_stars(path, symbol, depth)  # `from .net import *` in models/__init__.py
+
+    def _through_stars(self, path: str, symbol: list[str], depth: int) -> Optional[tuple[str, str]]:
+        """Where the star imports of `path` find `symbol`: the last one that binds it wins, as in Python."""
+        module = self.modules.get(path)
+        if module is None or depth >= MAX_DEPTH:
+            return None
+        for star in reversed(module.stars):
+            found = self.resolve(path, star + ".".join(symbol) if star.endswith(".") else ".".join([star, *symbol]),
+                                 depth + 1)
+            if found is not None:
+                return found
         return None
 
     def _module_files(self, importer: str, dots: int, parts: list[str]):

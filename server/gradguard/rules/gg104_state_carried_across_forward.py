@@ -54,6 +54,7 @@ class Carried:
     also: tuple = ()  # other attributes the same assignment carries (`Y, self.mean, self.var = f(...)`)
     owner: object = None  # the method whose call this one's events belong to (see _owner)
     reset_elsewhere: str = ""  # its reset, as the project's other files call it: "`init_sequence()` ... (train.py, ...)"
+    reset_at: object = None  # engine.outside.At: that call, for a related location in the other file
 
 
 class StateCarriedAcrossForward(Rule):
@@ -408,6 +409,7 @@ class StateCarriedAcrossForward(Rule):
             if never:
                 f, o = never[0]
                 c.reset_elsewhere = f"`{f.name}()`, its reset, is called only outside the training steps: {o.where}"
+                c.reset_at = o.at and (o.at, f"`{f.name}()` is called here, outside the training steps")
             return not never
         for fn, loops, backs in sites:
             if fn is None:
@@ -461,7 +463,7 @@ class StateCarriedAcrossForward(Rule):
                 f"{elsewhere}"
             )
 
-        related = [(c.read, "the previous call's value is read here")]
+        related = [(c.read, "the previous call's value is read here")] + ([c.reset_at] if c.reset_at else [])
         self.report(c.target, message, fixes=fixes, related=related)
 
     VALID = [

@@ -160,7 +160,7 @@ class NumpyOnGradTensor(Rule):
         when = "" if proved else f" when `{fn.name}()` runs with grad enabled"
         raises = "raises" if proved else "then raises"
         callers = self.flow.proved_by_other_files() if proved and not v.leaf else None
-        because = f" (`{fn.name}()` is {callers})" if callers else ""
+        because = f" (`{fn.name}()` is {callers.why})" if callers else ""
 
         def message(line_of):
             origin = evidence_note(why, base, line_of, self.code_of)
@@ -171,6 +171,8 @@ class NumpyOnGradTensor(Rule):
             new = method_chain(base, "detach")
             fixes.append(PendingFix(f"Insert `.detach()`: `{short(self.code_of(new))}`", Safety.SAFE, [(base, new)]))
         related = [(why.node, "requires grad from here")] if why is not None else []
+        if callers and callers.at:
+            related.append((callers.at, f"`{fn.name}()` is called here, with grad on"))
         self.report(node, message, fixes=fixes, related=related, severity=None if proved else Severity.WARNING)
 
     VALID = [
