@@ -1,7 +1,8 @@
 """The sample package both project-wide test files build (tests/cli/test_project.py through the CLI,
 tests/lsp/test_lsp_project.py through the server): a model whose `generate()` calls `.numpy()`, and its
 only caller, under `@torch.no_grad()`; a training unit whose logger converts what it is given
-(unit.py) and the only code that builds it with that logger (fit.py)."""
+(unit.py) and the only code that builds it with that logger (fit.py); a script that builds the model
+with the factory and prints a prediction (show.py)."""
 
 NET = """\
 import torch
@@ -93,4 +94,18 @@ def fit(steps=2):
 
 if __name__ == "__main__":
     fit()
+"""
+
+SHOW = """\
+import torch
+
+from ganpkg.models import create_model
+
+
+def show(path):
+    model = create_model()
+    model.load_state_dict(torch.load(path))
+    z = torch.randn(4, 8)
+    print(model(z).argmax(1))
+    return model(z)
 """

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ganpkg_sources import FIT, NET, SAMPLE, UNIT
+from ganpkg_sources import FIT, NET, SAMPLE, SHOW, UNIT
 
 GG401 = (
     "ganpkg/models/net.py:15:16: warning: GG401 `self.forward(z)` requires grad when `generate()` runs with grad "
@@ -21,7 +21,7 @@ GG401 = (
 GG401_PROVED = (
     "ganpkg/models/net.py:15:16: error: GG401 `self.forward(z)` requires grad (from `self.fc(z)` on line 11); "
     "`.numpy()` on it raises \"Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-    'instead." (`generate()` is called with grad on: ganpkg/sample.py, in `main()`)\n'
+    'instead." (`generate()` is called with grad on: ganpkg/sample.py line 8, in `main()`)\n'
 )
 
 
@@ -221,20 +221,6 @@ def test_runtime_truth_of_the_meter(with_meter):
     assert subprocess.run(run, cwd=with_meter, capture_output=True, text=True, timeout=120).stdout == "False True\n"
 
 
-SHOW = """\
-import torch
-
-from ganpkg.models import create_model
-
-
-def show(path):
-    model = create_model()
-    model.load_state_dict(torch.load(path))
-    z = torch.randn(4, 8)
-    print(model(z).argmax(1))
-    return model(z)
-"""
-
 GG103 = (
     "ganpkg/show.py:10:11: warning: GG103 `model(z)` runs with grad enabled and its outputs reach only `.argmax()` "
     "(line 10), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
@@ -373,8 +359,8 @@ GG104 = (
     "ganpkg/memory.py:14:9: warning: GG104 `self.memory` is assigned a value with a graph in `write()` after reading "
     "the previous call's `self.memory` (line 14): every past batch's graph stays reachable, memory grows with every "
     "call, and the next `.backward()` fails with \"Trying to backward through the graph a second time\"; detach it "
-    "when storing it (`init_sequence()`, its reset, is called only outside the training steps: ganpkg/sequences.py, "
-    "in `train()`)\n"
+    "when storing it (`init_sequence()`, its reset, is called only outside the training steps: ganpkg/sequences.py "
+    "line 8, in `train()`)\n"
 )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ganpkg_sources import FIT, NET, SAMPLE, UNIT
+from ganpkg_sources import FIT, NET, SAMPLE, SHOW, UNIT
 from lsp_harness import Client, diag, initialize
 
 pytestmark = pytest.mark.asyncio
@@ -24,7 +24,7 @@ ALONE = (
 # With the caller's no_grad gone, main() - run by the script - proves the crash: an error, and why.
 PROVED = (
     f"`self.forward(z)` requires grad (from `self.fc(z)` on line 11); `.numpy()` on it raises {NUMPY} "
-    "(`generate()` is called with grad on: ganpkg/sample.py, in `main()`)"
+    "(`generate()` is called with grad on: ganpkg/sample.py line 8, in `main()`)"
 )
 
 
@@ -300,3 +300,30 @@ async def test_what_another_file_passes_a_constructor_follows_its_buffer(client:
     client.replace(fit, FIT.replace("InMemoryLogger()", "print"))
     assert await next_publish(client, unit, before) == []
     assert (package / "ganpkg/unit.py").read_text() == UNIT
+
+
+async def hover_at(client: Client, uri: str, text: str, needle: str) -> str | None:
+    line = text[: text.index(needle)].count("\n")
+    column = text.index(needle) - text.rfind("\n", 0, text.index(needle)) - 1
+    found = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, column + 1)))
+    return found.contents.value if found is not None else None
+
+
+async def test_a_hover_on_a_name_says_which_file_told_what_it_is(client: Client, package: Path):
+    """The unit's logger is what fit.py builds the unit with; show.py's model is what the factory of
+    models/net.py returns. Names nothing in another file speaks of get no hover."""
+    (package / "ganpkg/unit.py").write_text(UNIT)
+    (package / "ganpkg/fit.py").write_text(FIT)
+    (package / "ganpkg/show.py").write_text(SHOW)
+    await start(client, package, select=["GG401", "GG103"])
+    unit, show = (package / "ganpkg/unit.py").as_uri(), (package / "ganpkg/show.py").as_uri()
+    client.open(unit, UNIT)
+    await client.diagnostics_for(unit)
+    assert await hover_at(client, unit, UNIT, "logger.log(") == (
+        "**Here:** `self.logger` is a `InMemoryLogger` (passed by ganpkg/fit.py line 9, in `fit()`)")
+    assert await hover_at(client, unit, UNIT, "step += 1") is None
+    client.open(show, SHOW)
+    await client.diagnostics_for(show)
+    assert await hover_at(client, show, SHOW, "model.load_state_dict") == (
+        "**Here:** `model` is an `nn.Module` (`create_model` returns an nn.Module (ganpkg/models/net.py) on line 7)")

@@ -49,6 +49,8 @@ def node_at(analysis, line: int, column: int) -> Optional[cst.CSTNode]:
 
 def describe_value(name: str, v: Value, line_of, code_for) -> Optional[str]:
     def at(ev):
+        if ev.elsewhere and isinstance(ev.node, cst.Param):
+            return ev.text  # what another file passes a parameter: the text says where
         return f"{ev.text} on line {line_of(ev.node)}"
 
     parts = []
@@ -71,6 +73,18 @@ def describe_value(name: str, v: Value, line_of, code_for) -> Optional[str]:
     elif v.fresh:
         parts.append(f"`{name}` has its own storage (a copy)")
     return "; ".join(parts) or None
+
+
+def told_at(analysis, line: int, column: int) -> Optional[str]:
+    """The state of the value at (line, column) when another file of the project says what it is
+    (`self.logger`, which fit.py builds the unit with): a hover on any name, not only on a call."""
+    node = node_at(analysis, line, column)
+    if node is None or isinstance(node, cst.Call):
+        return None
+    v = analysis.flow.value(node)
+    if v.why is None or not v.why.elsewhere:
+        return None
+    return describe_value(short(analysis.flow.code_for(node)), v, analysis.positions.line, analysis.flow.code_for)
 
 
 def describe_at(analysis, line: int, column: int) -> Optional[str]:

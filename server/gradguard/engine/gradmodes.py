@@ -136,7 +136,7 @@ class GradModes:
 
     def proved_by_other_files(self) -> Optional[Outside]:
         """The other files' calls, when only they prove grad is on here for certain (see
-        `grad_proved_on`): their `why` is "called with grad on: sample.py, in `main()`"."""
+        `grad_proved_on`): their `why` is "called with grad on: sample.py line 9, in `main()`"."""
         fn = self.function
         if fn is None or self.frame.mode is not GradMode.ON or fn.decorated_mode is GradMode.ON \
                 or self._scope_uses(fn.node).backpropagates:

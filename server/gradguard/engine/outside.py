@@ -64,10 +64,10 @@ class Outside:
 
     mode: Optional[GradMode]  # None: the calls disagree
     proved: bool  # ON only: every call runs with grad on for certain
-    why: str  # "called only with grad off: main.py, in `test()`, decorated `@t.no_grad()`"
+    why: str  # "called only with grad off: main.py line 9, in `test()`, decorated `@t.no_grad()`"
     guessed: bool = False  # only calls of objects nothing tells, matched by the method's name
     per_batch: Optional[bool] = None  # every call runs once per training step (True), none does (False)
-    where: str = ""  # the calls: "main.py, in `test()`, decorated `@t.no_grad()` (and 2 more calls)"
+    where: str = ""  # the calls: "main.py line 9, in `test()`, decorated `@t.no_grad()` (and 2 more calls)"
     # ((position after `self`, or keyword), what every call passes there), where the calls agree: a
     # constructor's under "C.__init__" (`RegressionUnit(m, opt, InMemoryLogger())`)
     params: tuple = ()
@@ -89,7 +89,7 @@ class Builds:
     what another file's `model = create_model(cfg)` holds."""
 
     parameterized: bool  # its calls build a graph by themselves (it has weights)
-    where: str  # "nn.Module subclass `Net`", "returns an nn.Module"
+    where: str  # "builds `Net`, an nn.Module", "returns an nn.Module"; then the file: "(models/net.py)"
     forwards: tuple = ()  # a class's methods that return one tensor the model computes (`sample()`): forward passes
 
 
@@ -168,7 +168,7 @@ class Border:
         what = next((w for key, w in outside.params if key == name or key == position), None)
         if what is None:
             return None
-        why = Evidence(param, f"another file passes it: {outside.where}")
+        why = Evidence(param, f"passed by {outside.where}", elsewhere=True)
         if what[0] == "instance":
             info = next((c for c in self.classes if c.name == what[1] and c.scope is not None and c.scope.kind == "module"), None)
             if info is None:
@@ -209,7 +209,8 @@ class Border:
             self._kept_elsewhere(node, summary, args)
         elif isinstance(summary, Builds) and not by_name:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=summary.parameterized,
-                         forwards=frozenset(summary.forwards), why=Evidence(node, f"`{self._short(node.func)}` {summary.where}"))
+                         forwards=frozenset(summary.forwards),
+                         why=Evidence(node, f"`{self._short(node.func)}` {summary.where}", elsewhere=True))
         return None
 
     def _passed(self, args: list) -> tuple:
@@ -340,11 +341,11 @@ class Border:
                 # action has no graph, and nothing here would say which element has one)
                 runs = tuple(sorted(name for name, fn in info.methods.items()
                                     if fn.decorated_mode is None and _one_graph(fn.returns) and name != "forward"))
-                out[info.name] = Builds(info.parameterized, f"builds `{info.name}`, an nn.Module of another file", runs)
+                out[info.name] = Builds(info.parameterized, f"builds `{info.name}`, an nn.Module", runs)
         for fn in self.functions:
             symbol = symbol_of(fn)
             if fn.cls is None and symbol is not None and fn.returns.kind is Kind.MODULE:
-                out[symbol] = Builds(fn.returns.parameterized, "returns an nn.Module (in another file)")
+                out[symbol] = Builds(fn.returns.parameterized, "returns an nn.Module")
         for fn in self.functions:
             symbol = symbol_of(fn)
             if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol:

@@ -38,6 +38,9 @@ class Evidence:
 
     node: cst.CSTNode
     text: str  # e.g. "from `model(x)`", "`.item()`"
+    # the fact comes from another file of the project ("passed by fit.py line 9, in `fit()`", "`create_model`
+    # returns an nn.Module (models/net.py)"): a hover on the name says where it came from
+    elsewhere: bool = False
 
 
 @dataclass(frozen=True, eq=False)

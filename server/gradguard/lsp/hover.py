@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from gradguard.engine.describe import describe_at
+from gradguard.engine.describe import describe_at, told_at
 from gradguard.docs import rule_markdown, rule_summary_markdown, url_for
 from gradguard.engine.suppress import IGNORE, NOQA
 from gradguard.findings import Position
@@ -194,6 +194,23 @@ def receiver_state(analysis, line: int, column: int) -> Optional[str]:
         return None
 
 
+def told_state(analysis, line: int, column: int) -> Optional[str]:
+    """What another file of the project says the value at this point is, and where it says so."""
+    if analysis is None or analysis.flow is None:
+        return None
+    try:
+        return told_at(analysis, line, column)
+    except Exception:  # noqa: BLE001 - a hover must not fail because of the engine
+        log.exception("told_at failed at %s:%s", line, column)
+        return None
+
+
+def word_span(line: str, column: int) -> Optional[tuple[int, int]]:
+    """The columns of the name under the cursor."""
+    word = _word_at(line, column)
+    return word[:2] if word is not None else None
+
+
 def suppression_code_at(line: str, column: int) -> Optional[tuple[int, int, str]]:
     """The rule code under the cursor in a `# noqa: GG101` or `# gradguard: ignore[GG101]` comment."""
     for pattern in (NOQA, IGNORE):
@@ -235,12 +252,16 @@ def describe(
 ) -> Optional[tuple[str, Optional[tuple[int, int]]]]:
     """The hover at `pos` on `line`: Markdown and the hovered name's columns (None: no hover).
 
-    `topic` is `topic_at(...)`, `state` the engine's words on its receiver, `findings` the
+    `topic` is `topic_at(...)`, `state` the engine's words on its receiver (or, with no topic, on the
+    name, from another file: `told_state`), `findings` the
     rule code and fix titles of each diagnostic under the cursor."""
     sections, span = [], None
     if topic is not None:
         sections.append(facts(topic, copy_order, state))
         span = (topic.start, topic.end)
+    elif state:  # a name another file of the project says something about
+        sections.append(f"**Here:** {state}")
+        span = word_span(line, pos.column)
     codes = [code for code, _ in findings]
     fixes: dict[str, list[str]] = {}
     for code, titles in findings:  # one section a rule; two findings of one rule here share it

@@ -214,9 +214,14 @@ async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[ty
     snapshot, _, pos = located
     line = snapshot.program_line(pos.line)
     topic = hover.topic_at(line, pos.column, snapshot.source)
-    state = await session.receiver_state(uri, pos.line, topic.start) if topic is not None else None
+    settings = session.settings_for(snapshot)
+    state = None
+    if topic is not None:
+        state = await session.receiver_state(uri, pos.line, topic.start)
+    elif settings.outside or settings.imported:  # on any other name: what another file of the project says it is
+        state = await session.receiver_state(uri, pos.line, pos.column, told=True)
     findings = [(str(d.code), actions.fix_titles(d)) for d in session.diagnostics_at(uri, params.position)]
-    found = hover.describe(line, pos, topic, state, session.settings_for(snapshot).copy_order, findings)
+    found = hover.describe(line, pos, topic, state, settings.copy_order, findings)
     if found is None:
         return None
     markdown, span = found

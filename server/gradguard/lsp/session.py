@@ -346,8 +346,9 @@ class Session:
             d for d in items if (d.range.start.line, d.range.start.character) <= at <= (d.range.end.line, d.range.end.character)
         ]
 
-    async def receiver_state(self, uri: str, line: int, column: int) -> Optional[str]:
-        """The engine's words on the value at a program position, if they come within the budget."""
+    async def receiver_state(self, uri: str, line: int, column: int, told: bool = False) -> Optional[str]:
+        """The engine's words on the value at a program position, if they come within the budget;
+        `told`: only what another file of the project says it is (a hover on any name)."""
         outcome = self.current_outcome(uri)
         if outcome is None:
             return None
@@ -356,13 +357,13 @@ class Session:
             if key not in self._tasks:
                 self.schedule(key, now=True)
             return None
-        job = partial(read, hover.receiver_state, outcome.analysis, line, column)
+        job = partial(read, hover.told_state if told else hover.receiver_state, outcome.analysis, line, column)
         future = asyncio.get_running_loop().run_in_executor(self._reads, job)
         try:  # shielded: a late answer still completes, and the engine caches its index
             state = await asyncio.wait_for(asyncio.shield(future), HOVER_STATE_BUDGET_S)
         except asyncio.TimeoutError:
             state = None
-        symbol = await self._symbol(outcome.snapshot, line, column)
+        symbol = None if told else await self._symbol(outcome.snapshot, line, column)
         return "; ".join(x for x in (symbol, state) if x) or None
 
     async def _symbol(self, snapshot: Snapshot, line: int, column: int) -> Optional[str]:

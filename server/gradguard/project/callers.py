@@ -106,7 +106,8 @@ def _where(index: ProjectIndex, found: list) -> str:
     caller, call = _first(found)
     shown = os.path.relpath(caller, index.root)
     more = len(found) - 1
-    return f"{shown}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")
+    line = f" line {call.line}" if call.line else ""
+    return f"{shown}{line}, {call.how}" + (f" (and {more} more call{'s' if more > 1 else ''})" if more else "")
 
 
 def summaries_wanted(index: ProjectIndex, calls: dict[str, list[Call]]) -> set[str]:
@@ -146,6 +147,8 @@ def callees_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries
             if found is None or found[0] == os.path.abspath(caller):
                 continue
             summary = summaries.get(found[0], {}).get(found[1])
-            if isinstance(summary, Keeps) and call.in_loop or isinstance(summary, Builds) and call.unknown:
+            if isinstance(summary, Keeps) and call.in_loop:
                 out[caller][call.target] = summary
+            elif isinstance(summary, Builds) and call.unknown:
+                out[caller][call.target] = replace(summary, where=f"{summary.where} ({os.path.relpath(found[0], index.root)})")
     return dict(out)
