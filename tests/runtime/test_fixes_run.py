@@ -13,6 +13,7 @@ from gradguard.engine.fixes import apply_edits, fix_source
 from gradguard.settings import Settings
 
 torch = pytest.importorskip("torch")
+from runtime.stand_ins import stand_ins  # noqa: E402
 from runtime.training import assert_still_trains, run  # noqa: E402 - needs torch
 
 
@@ -20,11 +21,12 @@ def _fix_and_run(code: str, settings: Settings, name: str) -> None:
     fixed = fix_source(code, settings).source
     if fixed == code:
         return  # nothing safe to apply
-    try:
-        before = run(code, name)
-    except ImportError as e:
-        pytest.skip(f"cannot import {e.name or 'a relative module'}: {e}")
-    after = run(fixed, f"{name} fixed")
+    with stand_ins():  # the modules of the user's project an example imports (runtime/stand_ins.py)
+        try:
+            before = run(code, name)
+        except ImportError as e:
+            pytest.skip(f"cannot import {e.name or 'a relative module'}: {e}")
+        after = run(fixed, f"{name} fixed")
     assert_still_trains(before, after, name)
 
 

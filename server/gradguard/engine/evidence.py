@@ -667,10 +667,18 @@ _TRAINS = re.compile(
 )
 
 
+# `create_supervised_trainer(`, `Seq2SeqTrainer(`, `net.fit(` (knowledge.FRAMEWORK_TRAINERS, _METHODS)
+_FRAMEWORK_TRAINS = re.compile(
+    r"(?:" + "|".join(sorted(K.FRAMEWORK_TRAINERS)) + r")\s*\("
+    r"|\.\s*(?:" + "|".join(sorted(K.FRAMEWORK_TRAINING_METHODS)) + r")\s*\("
+)
+
+
 def trains(source: str) -> bool:
-    """Does the file call `.backward()`, `autograd.grad` or an optimizer's `step()` anywhere? If not,
-    it is an inference script: every forward in it runs for inference."""
-    return _TRAINS.search(source) is not None
+    """Does the file call `.backward()`, `autograd.grad` or an optimizer's `step()` anywhere, or hand a
+    model to a framework that trains it? If not, it is an inference script: every forward in it runs
+    for inference."""
+    return _TRAINS.search(source) is not None or _FRAMEWORK_TRAINS.search(source) is not None
 
 
 # `w.grad` (hand SGD's `w.data -= lr * w.grad`, `w.grad.data.zero_()`), not `torch.autograd.grad(...)`

@@ -196,6 +196,11 @@ NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
 FRAMEWORK_STEPS = frozenset({"training_step"}) | NO_GRAD_HOOKS
 # Steps whose returned loss the framework back-propagates (Lightning's automatic optimization).
 BACKPROPAGATED_RETURNS = frozenset({"training_step"})
+# Calls that hand a model to a framework's training loop, in a file with no `.backward()` of its own:
+# ignite's `create_supervised_trainer(model, opt, loss)`, a `Trainer(...)` (Lightning, Hugging Face,
+# and their subclasses: `Seq2SeqTrainer(...)`), and a Keras-style `.fit(...)` (skorch, poutyne, torchbearer)
+FRAMEWORK_TRAINERS = frozenset({"create_supervised_trainer", "Trainer"})  # a name ending so, called
+FRAMEWORK_TRAINING_METHODS = frozenset({"fit", "fit_generator"})
 
 
 # `*_` methods that change no values: allowed on leaves, invisible to aliases.

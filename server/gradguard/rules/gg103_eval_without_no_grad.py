@@ -2412,6 +2412,39 @@ def tag(tagger, tokens):
             note='a parameter whose members are submodules only `Tagger.__init__` builds is a `Tagger`; the indices item of `.max(dim=-1)` ends the graph as `.argmax()` does',
             runtime='tagger = Tagger()\nseen = []\ntagger.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(tagger, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
         ),
+        Invalid(
+            """
+import torch
+from skorch import NeuralNetClassifier
+from torch import nn
+
+
+class Module(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+
+    def forward(self, x):
+        return self.net(x).softmax(-1)
+
+
+X = torch.randn(64, 4)
+y = torch.randint(0, 2, (64,))
+clf = NeuralNetClassifier(Module, max_epochs=2, lr=0.1)
+clf.fit(X, y)
+module = Module()
+module.load_state_dict(clf.module_.state_dict())
+scores = module(X[:5])
+print(scores.argmax(1))
+""",
+            range=(22, 9, 22, 22),
+            message='`module(X[:5])` runs with grad enabled and its outputs reach only `.argmax()` (line 23), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom skorch import NeuralNetClassifier\nfrom torch import nn\n\n\nclass Module(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))\n\n    def forward(self, x):\n        return self.net(x).softmax(-1)\n\n\nX = torch.randn(64, 4)\ny = torch.randint(0, 2, (64,))\nclf = NeuralNetClassifier(Module, max_epochs=2, lr=0.1)\nclf.fit(X, y)\nmodule = Module()\nmodule.load_state_dict(clf.module_.state_dict())\nwith torch.no_grad():\n    scores = module(X[:5])\nprint(scores.argmax(1))\n',
+            ),
+            note="skorch's fit() trains the module (a framework's loop, no `.backward()` in the file): the message says what the outputs reach, never that the file does not train",
+            runtime='assert has_graph(scores) and activations_alive(scores)',
+        ),
     ]
 
 
