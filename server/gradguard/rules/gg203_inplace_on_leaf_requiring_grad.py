@@ -164,10 +164,10 @@ class InplaceOnLeafRequiringGrad(Rule):
 
     def _steps_on_own_grad(self, node, tensor: cst.BaseExpression) -> bool:
         """`s -= lr * s.grad` on a tensor the analysis cannot see, after a backward in this
-        function: a tensor with a `.grad` to step on is a leaf that requires grad (a non-leaf's
-        `.grad` is None, and `lr * None` raises), unless the code asked for one with
-        `retain_grad()` or set it by hand."""
-        if not isinstance(tensor, cst.Name) or not any(b.function is self.flow.function for b in self.flow.backwards):
+        function (or in the caller it was walked for, before the call: a helper that takes the step): a
+        tensor with a `.grad` to step on is a leaf that requires grad (a non-leaf's `.grad` is None, and
+        `lr * None` raises), unless the code asked for one with `retain_grad()` or set it by hand."""
+        if not isinstance(tensor, cst.Name):
             return False
         grad = f"{tensor.value}.grad"
         if isinstance(node, cst.AugAssign):
@@ -178,9 +178,35 @@ class InplaceOnLeafRequiringGrad(Rule):
             return False
         if not any(isinstance(a, cst.Attribute) and self.code_of(a) == grad for a in _operands(update, self.flow.handed_on)):
             return False
-        fn = self.flow.function
-        body = self.code_of(fn.node if fn is not None else self.flow.module)
-        return f"{tensor.value}.retain_grad(" not in body and not re.search(rf"\b{re.escape(grad)}\s*=[^=]", body)
+        holders = self._holders(self.flow.function, tensor.value)
+        if not any(b.function is fn for b in self.flow.backwards for fn, _ in holders):
+            return False
+        for fn, name in holders:
+            body = self.code_of(fn.node if fn is not None else self.flow.module)
+            if f"{name}.retain_grad(" in body or re.search(rf"\b{re.escape(name)}\.grad\s*=[^=]", body):
+                return False
+        return True
+
+    @staticmethod
+    def _holders(fn, name: str) -> list:
+        """(function, name) of the tensor `name` of `fn`, and, while it is a parameter of a function
+        walked at a call that passes a name for it, the caller's (function, name)."""
+        found = [(fn, name)]
+        while fn is not None and fn.walked_at is not None:
+            p = fn.node.params
+            names = [x.name.value for x in (*p.posonly_params, *p.params)]
+            if fn.cls is not None and names:
+                names = names[1:]
+            call, caller = fn.walked_at
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+            if given is None and name in names and not any(a.star for a in call.args):
+                pos = [a.value for a in call.args if a.keyword is None]
+                given = pos[names.index(name)] if names.index(name) < len(pos) else None
+            if not isinstance(given, cst.Name):
+                break
+            fn, name = caller, given.value
+            found.append((fn, name))
+        return found
 
     VALID = [
         Valid(
