@@ -423,6 +423,27 @@ train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6)
             note="the dict entry is a copy (`.detach().clone()`): clamping it leaves `probs` alone",
             runtime="assert model.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+
+
+def to_unit(v):
+    v /= v.norm(dim=-1, keepdim=True)
+    return v
+
+
+def unit_copy(emb):
+    return to_unit(emb.detach())
+
+
+def bank_entry(encoder, x):
+    emb = encoder(x)
+    return unit_copy(emb)
+""",
+            note="the same helpers, and the caller's tensor is never read after the call: only the unit copy is used",
+            runtime="enc = torch.nn.Linear(3, 3)\nassert torch.allclose(bank_entry(enc, torch.randn(2, 3)).norm(dim=-1), torch.ones(2))",
+        ),
     ]
 
     INVALID = [
@@ -667,5 +688,68 @@ train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6)
             ),
             raises=SAVED,
             note="a detached alias kept in a dict entry and written in place there: the entry is the alias this function made",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def to_unit(v):
+    v /= v.norm(dim=-1, keepdim=True)
+    return v
+
+
+def unit_copy(emb):
+    return to_unit(emb.detach())
+
+
+def step(encoder, opt, x, target):
+    emb = encoder(x)
+    bank = unit_copy(emb)
+    loss = ((emb - target) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return bank
+""",
+            range=(11, 11, 11, 32),
+            message="`to_unit()` writes its argument in place (`/=` on `v`, line 6), and `emb.detach()` shares storage with `emb`: "
+                    "`emb` silently changes too, which is used again on line 17",
+            fixes=(
+                '\nimport torch\n\n\ndef to_unit(v):\n    v /= v.norm(dim=-1, keepdim=True)\n    return v\n\n\n'
+                'def unit_copy(emb):\n    return to_unit(emb.clone().detach())\n\n\ndef step(encoder, opt, x, target):\n'
+                '    emb = encoder(x)\n    bank = unit_copy(emb)\n    loss = ((emb - target) ** 2).mean()\n    opt.zero_grad()\n'
+                '    loss.backward()\n    opt.step()\n    return bank\n',
+            ),
+            note="the alias is made of a helper's parameter and written by another helper: the caller's `emb`, given at the call, changes too",
+            runtime="enc = torch.nn.Linear(3, 3)\noutputs = []\nenc.register_forward_hook(lambda m, i, o: outputs.append(o))\n"
+                    "step(enc, torch.optim.SGD(enc.parameters(), lr=0.0), torch.randn(2, 3) * 5, torch.zeros(2, 3))\n"
+                    "assert torch.allclose(outputs[0].detach().norm(dim=-1), torch.ones(2))",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def centred(img):
+    img -= img.min()
+    return img
+
+
+def log_feature_map(writer, feat, step):
+    img = feat.detach()[0]
+    img = centred(img)
+    writer.append((step, img.mean().item()))
+""",
+            range=(12, 10, 12, 22),
+            message="`centred()` writes its argument in place (`-=` on `img`, line 6), and `feat.detach()` shares storage with "
+                    "`feat`: `feat` silently changes too, the caller's tensor",
+            fixes=(
+                '\nimport torch\n\n\ndef centred(img):\n    img -= img.min()\n    return img\n\n\n'
+                'def log_feature_map(writer, feat, step):\n    img = feat.clone().detach()[0]\n    img = centred(img)\n'
+                '    writer.append((step, img.mean().item()))\n',
+            ),
+            note="a helper of the file writes the alias in place: the write changes the caller's caller's tensor, as if written here",
+            runtime="feat = torch.rand(2, 1, 3, 3) + 1\nbefore = feat.clone()\nlog_feature_map([], feat, 0)\nassert not torch.equal(feat, before)",
         ),
     ]
