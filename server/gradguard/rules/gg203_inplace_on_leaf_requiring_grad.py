@@ -367,6 +367,28 @@ with torch.no_grad():
             note="the same step through a helper's tuple under `no_grad`",
             runtime="assert model.weight.is_leaf and model.weight.requires_grad",
         ),
+        Valid(
+            """
+import torch
+
+
+def sgd_step(scale, lr):
+    with torch.no_grad():
+        scale -= lr * scale.grad
+    return scale
+
+
+def refine(scale, inputs, targets, lr=0.1, steps=3):
+    for _ in range(steps):
+        loss = ((inputs * scale - targets) ** 2).mean()
+        loss.backward()
+        scale = sgd_step(scale, lr)
+        scale.grad.zero_()
+    return scale
+""",
+            note="the same helper taking its step under no_grad",
+            runtime="s = refine(torch.ones(3, requires_grad=True), torch.randn(4, 3), torch.randn(4, 3))\nassert s.is_leaf and s.requires_grad",
+        ),
     ]
 
     INVALID = [
@@ -669,6 +691,36 @@ for p in model.parameters():
             ),
             raises=LEAF,
             note="the parameter handed through a helper's tuple (`tagged(p, ...)[0]`) is the parameter itself",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def sgd_step(scale, lr):
+    scale -= lr * scale.grad
+    return scale
+
+
+def refine(scale, inputs, targets, lr=0.1, steps=3):
+    for _ in range(steps):
+        loss = ((inputs * scale - targets) ** 2).mean()
+        loss.backward()
+        scale = sgd_step(scale, lr)
+        scale.grad.zero_()
+    return scale
+""",
+            range=(6, 4, 6, 28),
+            message='`scale` is a leaf tensor that requires grad (the update reads `scale.grad`, which only a leaf that requires grad '
+                    'has); the in-place `-=` on it raises "a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\n\n\ndef sgd_step(scale, lr):\n    with torch.no_grad():\n        scale -= lr * scale.grad\n    return scale\n\n\n'
+                'def refine(scale, inputs, targets, lr=0.1, steps=3):\n    for _ in range(steps):\n        loss = ((inputs * scale - targets) ** 2).mean()\n        loss.backward()\n        scale = sgd_step(scale, lr)\n        scale.grad.zero_()\n    return scale\n',
+            ),
+            runtime="try:\n    refine(torch.ones(3, requires_grad=True), torch.randn(4, 3), torch.randn(4, 3))\nexcept RuntimeError as e:\n"
+                    "    assert 'a leaf Variable that requires grad is being used in an in-place operation' in str(e)\n"
+                    "else:\n    raise AssertionError('no error')",
+            note="the step taken by a helper: the backward that gave the tensor its `.grad` is its caller's, before the call",
         ),
     ]
 
