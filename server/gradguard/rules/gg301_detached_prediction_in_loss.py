@@ -562,7 +562,7 @@ class DetachedPredictionInLoss(Rule):
             for rec in self._scored:
                 if rec.cut.node in reported or rec.call not in b.value.origins or rec.call in self._as_target:
                     continue
-                if rec.stamp[0] is not b.function or not self.current(rec.stamp):
+                if not self._walked_for(rec.stamp[0], b.function) or not self.current(rec.stamp):
                     continue  # a call in a helper or forward() is one node for every caller: not this loss's
                 scorer = dotted(rec.call.func)
                 cut = sorted(m for m in rec.cut_from if any(m == t or m.startswith(t + ".") for t in trained))
@@ -580,6 +580,18 @@ class DetachedPredictionInLoss(Rule):
                     continue  # another input of the scorer reaches the trained model
                 reported.add(rec.cut.node)
                 self._report_scored(rec, cut, scorer, step, construction, b.node)
+
+    @staticmethod
+    def _walked_for(fn, caller) -> bool:
+        """Is `fn` the function `caller`, or a method its last analysis walked for a call `self.m(...)`
+        of `caller` (directly or through such calls): there `self.d` names the same submodule."""
+        while fn is not caller:
+            if fn is None or fn.walked_at is None or fn.cls is None:
+                return False
+            call, fn = fn.walked_at
+            if not (is_self_attribute(call.func) and fn is not None and fn.cls is not None):
+                return False
+        return True
 
     def _starved(self, rec: ScoredCut, b) -> bool:
         """Does no backward of the function that back-propagates `b` reach what the cut value was
