@@ -1630,6 +1630,27 @@ def train_step(state, target):
             note="the back-propagated loss is computed from `u`, which the file binds where the analysis cannot see (RL-Adventure's quantile DQN): the forward whose indices are read may feed it",
             runtime='train_step(torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+def run_model(model, x):
+    out = model(x)
+    return out
+
+
+def train_epoch(model, criterion, opt, batches):
+    for x, y in batches:
+        out = run_model(model, x)
+        loss = criterion(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            note='the same helper called by a training loop that back-propagates its outputs',
+            runtime='model = torch.nn.Linear(3, 2)\ntrain_epoch(model, torch.nn.functional.cross_entropy, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert model.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -2436,6 +2457,31 @@ def tag(tagger, tokens):
             ),
             note='a parameter whose members are submodules only `Tagger.__init__` builds is a `Tagger`; the indices item of `.max(dim=-1)` ends the graph as `.argmax()` does',
             runtime='tagger = Tagger()\nseen = []\ntagger.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(tagger, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
+        ),
+        Invalid(
+            """
+import torch
+
+
+def run_model(model, x):
+    out = model(x)
+    return out
+
+
+def evaluate(model, criterion, batches):
+    total = 0.0
+    for x, y in batches:
+        out = run_model(model, x)
+        total += criterion(out, y).item()
+    return total / len(batches)
+""",
+            range=(13, 14, 13, 33),
+            message='`run_model(model, x)` runs with grad enabled in `evaluate()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\n\ndef run_model(model, x):\n    out = model(x)\n    return out\n\n\n@torch.no_grad()\ndef evaluate(model, criterion, batches):\n    total = 0.0\n    for x, y in batches:\n        out = run_model(model, x)\n        total += criterion(out, y).item()\n    return total / len(batches)\n',
+            ),
+            note='a helper of the file runs the model and returns its outputs: the evaluation function that calls it is where the forward runs with grad on',
+            runtime='model = torch.nn.Linear(3, 2)\nseen = []\nmodel.register_forward_hook(lambda m, i, o: seen.append(o))\nevaluate(model, torch.nn.functional.cross_entropy, [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert has_graph(seen[0])',
         ),
     ]
 
