@@ -139,6 +139,8 @@ class _UseFinder(cst.CSTVisitor):
         # what a statement's value is, through a helper of the file that hands on its argument
         # (`out, h = as_pair(rnn(x, h))[0]`): handing.FileHelpers.handed_on
         self.handed = helpers.handed_on if helpers is not None else _itself
+        # what a call of the file's helper runs for its caller (`out = self.predict(qa)` runs `self.model`)
+        self.runs = helpers.runs if helpers is not None else _nothing
         self.uses = Uses()
         self.loops = 0
         self.results: dict = {}  # name -> the callee whose result it was bound to (`out = model(x)`)
@@ -164,7 +166,7 @@ class _UseFinder(cst.CSTVisitor):
             self.uses.aliases.setdefault(node.targets[0].target.value, set()).add(call.value)
             return
         if isinstance(call, cst.Call) and len(node.targets) == 1 and place_key(node.targets[0].target):
-            key = dotted(call.func)
+            key = self._callee(call)
             if key is not None:
                 self.results[place_key(node.targets[0].target)] = key  # (`self.out = self.model(qa)` too)
         if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Tuple):
@@ -172,7 +174,7 @@ class _UseFinder(cst.CSTVisitor):
             self.uses.unpacked[call] = names
         if not self.loops or not isinstance(call, cst.Call):
             return
-        key = dotted(call.func)
+        key = self._callee(call)
         if key is None or "." in key and not key.startswith("self."):
             return  # `np.foo(...)`, `env.step(...)`: a module's function or an object's method
         bound = {n for t in node.targets for n in _bound(t.target)}
@@ -182,6 +184,11 @@ class _UseFinder(cst.CSTVisitor):
 
     def _nested(self, node) -> bool:
         return node is not self.root
+
+    def _callee(self, call: cst.Call) -> Optional[str]:
+        """The dotted name of what `call` runs: its callee, or what a helper of the file runs for it."""
+        ran = self.runs(call)
+        return dotted(ran) if ran is not None else dotted(call.func)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return not self._nested(node)
@@ -206,7 +213,7 @@ class _UseFinder(cst.CSTVisitor):
         if key is None or first is None or not is_loss_name(key.rsplit(".", 1)[-1]):
             return
         first = self.handed(first)
-        model = dotted(first.func) if isinstance(first, cst.Call) else (
+        model = self._callee(first) if isinstance(first, cst.Call) else (
             self.results.get(place_key(first)) if place_key(first) else None)
         if model is not None and (model.startswith("self.") and model.count(".") == 1 or model in self.params):
             self.uses.predicts.setdefault(model, node)
@@ -249,6 +256,10 @@ class _UseFinder(cst.CSTVisitor):
 
 def _itself(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
+
+
+def _nothing(node: cst.BaseExpression) -> None:
+    return None
 
 
 def is_loss_name(name: str) -> bool:
@@ -741,6 +752,7 @@ def class_uses(node: cst.ClassDef, helpers=None) -> Uses:
                 called={k: v for k, v in mine.called.items() if k.startswith("self.")},
                 backwards={k: v for k, v in mine.backwards.items() if k.startswith("self.")},
                 recurrent={k: v for k, v in mine.recurrent.items() if k.startswith("self.")},
+                predicts={k: v for k, v in mine.predicts.items() if k.startswith("self.")},
             ))
     return uses
 

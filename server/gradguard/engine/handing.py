@@ -110,6 +110,47 @@ def held_params(expr: cst.BaseExpression, params: set, at: tuple = ()) -> dict:
     return out
 
 
+def returned_callee(fn: cst.FunctionDef) -> Optional[str]:
+    """The callable whose results every `return` of `fn` hands back, when it is a parameter or an
+    attribute of `self` (what the function was given): `return self.model(qa)`, or `out, (h, c) =
+    model(x, (h, c))` then `return out, h, c`. A helper that runs what it is given for its caller."""
+    nodes = own_nodes(fn)
+    if any(isinstance(n, (cst.Yield, cst.Await)) for n in nodes):
+        return None
+    params = params_of(fn)
+    made: dict = {}  # name -> the call it was bound from (once)
+    for n in nodes:
+        if isinstance(n, cst.Assign):
+            for t in n.targets:
+                for name in _names_in(t.target):
+                    made[name] = None if name in made or not isinstance(n.value, cst.Call) else n.value
+        elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem)):
+            for name in _names_in(getattr(n, "target", None) or getattr(getattr(n, "asname", None), "name", None)):
+                made[name] = None
+    found = None
+    for r in (n for n in nodes if isinstance(n, cst.Return)):
+        items = [e.value for e in r.value.elements] if isinstance(r.value, cst.Tuple) else [r.value]
+        calls = {id(c): c for c in (
+            e if isinstance(e, cst.Call) else made.get(e.value) if isinstance(e, cst.Name) else None for e in items)}
+        if len(calls) != 1 or None in calls.values():
+            return None  # (a bare `return`, a constant, a name bound twice or from elsewhere, two calls)
+        func = next(iter(calls.values())).func
+        callee = func.value if isinstance(func, cst.Name) and func.value in params else (
+            f"self.{func.attr.value}" if is_self_attribute(func) else None)
+        if callee is None or found not in (None, callee):
+            return None
+        found = callee
+    return found
+
+
+def _names_in(target: cst.BaseExpression) -> list:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _names_in(e.value)]
+    return []
+
+
 def kept_on_self(init: cst.FunctionDef) -> dict:
     """attribute -> parameter: `self.fields = fields`, a statement `__init__` always runs, the only
     mention of the parameter and of the attribute, in an `__init__` that calls no method of its own."""
@@ -164,7 +205,31 @@ class FileHelpers:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 seen.setdefault(stmt.name.value, []).append(stmt)
         self.defs = {name: found[0] for name, found in seen.items() if len(found) == 1}
+        methods: dict = {}
+        for cls in (d for d in self.defs.values() if isinstance(d, cst.ClassDef)):
+            for stmt in cls.body.body:
+                if isinstance(stmt, cst.FunctionDef):
+                    methods.setdefault(stmt.name.value, []).append(stmt)
+        self.methods = {name: found[0] for name, found in methods.items() if len(found) == 1}
         self.summaries: dict = {}
+
+    def runs(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """What a call of the file's own function (or of a method on `self`) runs and hands back, in
+        the caller's terms (handing.returned_callee): `model` of `step(model, x, h)`, `self.model` of
+        `self.predict(qa)`; None for any other call."""
+        func = call.func
+        if isinstance(func, cst.Name) and isinstance(self.defs.get(func.value), cst.FunctionDef):
+            fn, bound = self.defs[func.value], False
+        elif is_self_attribute(func) and func.attr.value in self.methods:
+            fn, bound = self.methods[func.attr.value], True
+        else:
+            return None
+        callee = self._summary(returned_callee, fn)
+        if callee is None:
+            return None
+        if callee.startswith("self."):
+            return cst.Attribute(value=func.value, attr=cst.Name(callee[5:])) if bound else None
+        return argument(fn, call, callee, (), bound)
 
     def handed_on(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """`v` of `as_dict(v)["out"]`, `as_pair(v)[0]`, `Record(out=v).fields["out"]`; else `expr`."""

@@ -109,7 +109,8 @@ class FunctionInfo:
     call_sites: int = 0  # calls seen in this file (0: called from elsewhere, or by a framework)
     repeated: bool = False  # called over and over by a framework: `optimizer.step(closure)`
     keeps: Optional[dict] = None  # parameter -> where the function keeps it past the call (computed on first call)
-    param_values: dict = field(default_factory=dict)
+    param_values: dict = field(default_factory=dict)  # parameter -> what the calls give it, joined
+    given: dict = field(default_factory=dict)  # caller (None: the module) -> (its analysis, {parameter: Value})
     off_call: Optional[tuple] = None  # (call, the caller's `torch.no_grad()` or None): its first call with grad off
 
 

@@ -257,9 +257,7 @@ class Functions:
         fn.call_sites += 1
         if mode is GradMode.OFF and fn.off_call is None:
             fn.off_call = (call, self.frame.mode_nodes[-1])
-        for name, v in params.items():
-            old = fn.param_values.get(name)
-            fn.param_values[name] = v if old is None else merge(old, v)
+        self._given(fn, params)
         if fn.in_progress:
             return fn.returns
         context = self._context_of(fn)
@@ -294,6 +292,25 @@ class Functions:
         if own and returns.has_graph and mode is GradMode.ON:
             returns = returns.but(origins=returns.origins | {call})
         return returns
+
+    def _given(self, fn: FunctionInfo, params: dict) -> None:
+        """What this call gives `fn`'s parameters, joined with what the other calls give: each caller's
+        from its latest analysis only (a forward first walked on its own, its input unknown, and then
+        for its model's call, with a graph: the helper it calls is given the graph, not "unknown")."""
+        caller = self.function
+        stamp = caller.analyses if caller is not None else 0
+        mine = fn.given.get(caller)
+        if mine is None or mine[0] != stamp:
+            mine = fn.given[caller] = (stamp, {})
+        for name, v in params.items():
+            old = mine[1].get(name)
+            mine[1][name] = v if old is None else merge(old, v)
+        joined: dict = {}
+        for _, values in fn.given.values():
+            for name, v in values.items():
+                old = joined.get(name)
+                joined[name] = v if old is None else merge(old, v)
+        fn.param_values = joined
 
     def _backwards_through(self, fn: FunctionInfo, call: cst.Call) -> None:
         """What `fn` back-propagates, it back-propagates at this call, in the caller's loops: a loop

@@ -668,6 +668,28 @@ class CharModel(L.LightningModule):
             note='the state kept for the next training step is detached: each step back-propagates through its own batch only',
             runtime='model = CharModel()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nbatch = (torch.randint(0, 10, (2, 5)), torch.randint(0, 10, (2, 5)))\nfor i in range(2):\n    loss = model.training_step(batch, i)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\nassert model.rnn.weight_hh_l0.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+def step(rnn, x, h):
+    out, h = rnn(x, h)
+    return out, h
+
+
+def train(rnn, head, batches, opt):
+    for x, y in batches:
+        h = torch.zeros(1, 2, 4)
+        out, h = step(rnn, x, h)
+        loss = (head(out) - y).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            note='the same helper, with the state started afresh for every batch',
+            runtime='rnn, head = torch.nn.RNN(3, 4), torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.1)\ntrain(rnn, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(2)], opt)\nassert rnn.weight_hh_l0.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -1331,6 +1353,33 @@ class CharModel(L.LightningModule):
             ),
             note="Lightning runs `training_step` once per batch and back-propagates the loss it returns; the GRU state kept on `self` and fed back carries the previous step's freed graph (Lightning issue 655)",
             runtime="model = CharModel()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nbatch = (torch.randint(0, 10, (2, 5)), torch.randint(0, 10, (2, 5)))\nfor i in range(2):\n    loss = model.training_step(batch, i)\n    opt.zero_grad()\n    try:\n        loss.backward()\n    except RuntimeError as e:\n        assert 'backward through the graph a second time' in str(e) and i == 1\n    else:\n        assert i == 0\n    opt.step()",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def step(rnn, x, h):
+    out, h = rnn(x, h)
+    return out, h
+
+
+def train(rnn, head, batches, opt):
+    h = torch.zeros(1, 2, 4)
+    for x, y in batches:
+        out, h = step(rnn, x, h)
+        loss = (head(out) - y).pow(2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            range=(13, 30, 13, 31),
+            message='`h` carries the previous iteration\'s graph into `step(rnn, x, h)`: without `h.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=(
+                '\nimport torch\n\n\ndef step(rnn, x, h):\n    out, h = rnn(x, h)\n    return out, h\n\n\ndef train(rnn, head, batches, opt):\n    h = torch.zeros(1, 2, 4)\n    for x, y in batches:\n        h = h.detach()\n        out, h = step(rnn, x, h)\n        loss = (head(out) - y).pow(2).mean()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n',
+            ),
+            note='a helper of the file runs the recurrent model it is given and returns its state: the caller feeds that state back, as if it called the model itself',
+            runtime='rnn, head = torch.nn.RNN(3, 4), torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.1)\ntry:\n    train(rnn, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(2)], opt)\nexcept RuntimeError as e:\n    assert "backward through the graph a second time" in str(e)\nelse:\n    raise AssertionError("no error")',
         ),
     ]
 

@@ -251,12 +251,13 @@ class EvalWithoutNoGrad(Rule):
         self._tick = 0
         self._eval_at: dict = {}  # function (or None) -> (tick, the .eval() call)
         self._loop_ticks: dict = {}  # loop node -> tick it started at
-        self._calls: list = []  # (call, function, context, eval call, loops, statement, stamp)
+        self._calls: list = []  # (call, function, context, eval call, loops, statement, model, stamp, graph)
         self._file_trains = None  # does any call in the file train? (computed on first need)
         self._built: set = set()  # (function, name): a module constructed in that function
         self._loaded: set = set()  # (function, name): weights loaded into it there
         self._constructor_evals: dict = {}  # (class, "self.x") -> (0, the .eval() in its constructor)
         self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
+        self._graph_of: dict = {}  # a reported call of a helper -> the helper's forward whose graph it returns
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -300,7 +301,11 @@ class EvalWithoutNoGrad(Rule):
             ):
                 # (a method of another file's model that returns its graph is known not to turn grad off)
                 callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
-        if self._hand_written_model(callee, node):
+        graph = node  # the forward whose graph the call's outputs carry
+        inner = self._helper_forward(callee, node)
+        if inner is not None:
+            graph = inner  # a helper of the file that runs a model and returns its outputs: the call is the forward
+        elif self._hand_written_model(callee, node):
             pass  # a function of the file computing from tensors the code trains: a forward
         elif not (callee.kind is Kind.MODULE and callee.parameterized and not callee.frozen and not callee.loss and self.flow.value(node).has_graph):
             return
@@ -340,7 +345,19 @@ class EvalWithoutNoGrad(Rule):
         if root != name and (fn, root) in self._built and self._never_trained(root):
             return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
-        self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp()))
+        self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp(), graph))
+
+    def _helper_forward(self, callee, node: cst.Call) -> Optional[cst.Call]:
+        """The forward pass, found in the body of the file's function `callee`, whose graph the call
+        `node` returns (`out = self.run_model(qa)` with `def run_model(self, qa): return self.model(qa)`):
+        what the caller does with the outputs decides, as if it had run the model itself."""
+        fn = callee.cls if callee.kind is Kind.FUNCTION else None
+        if not isinstance(fn, FunctionInfo) or not fn.makes_graph:
+            return None
+        out = all_origins(self.flow.value(node))
+        # (the forward itself among the graphs returned, or the graphs it made: a model's own method's)
+        return next((c[0] for c in self._calls if c[1] is fn and self.current(c[7]) and (
+            c[0] in out or all_origins(self.flow.value(c[0])) & out)), None)
 
     def _hand_written_model(self, callee, node: cst.Call) -> bool:
         """`forward(x)` where `def forward(x): return w * x + b` reads `w`, a leaf that requires grad and
@@ -452,9 +469,15 @@ class EvalWithoutNoGrad(Rule):
 
     def finish(self) -> None:
         blocks: dict = {}  # the fix's target (or the call itself) -> the calls it covers, in order
-        for node, fn, after_eval, why, loops, stmt, model, stamp in self._calls:
+        inner = {graph for node, *_, graph in self._calls if graph is not node}
+        passed = set()  # the forwards reported (a helper's own, judged in the helper)
+        for node, fn, after_eval, why, loops, stmt, model, stamp, graph in self._calls:
             if not self.current(stamp):
                 continue
+            if why == "sinks" and node in inner and fn.call_sites and node in all_origins(fn.returns):
+                continue  # where the outputs go is decided at the helper's call, by the caller that uses them
+            if graph in passed:
+                continue  # the helper's own forward, reported in the helper
             if why == "named" and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
             if fn is not None and fn.cls is not None and fn.cls.module_like and any(
@@ -464,16 +487,18 @@ class EvalWithoutNoGrad(Rule):
                 continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if why == "numpy" and (fn.returns.has_graph or any(e.has_graph for e in fn.returns.elements or ())):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
-            if any(node in b.origins for b in self.flow.backwards):
+            if any(graph in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
-            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (why == "named" and after_eval):
+            if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (why == "named" and after_eval):
                 continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
-            if why in ("inference", "numpy") and node in self.flow.escaped:
+            if why in ("inference", "numpy") and graph in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
-            if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
+            if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
                 continue
+            passed.add(node)
+            self._graph_of[node] = graph
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
@@ -608,7 +633,7 @@ class EvalWithoutNoGrad(Rule):
             title = "Wrap the loop in `with torch.no_grad():`" if target[0] == "loop" else "Wrap in `with torch.no_grad():`"
             fixes.append(PendingFix(title, Safety.SAFE, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
 
-        uses = self._sinks_of(node) if why == "sinks" else []
+        uses = self._sinks_of(self._graph_of.get(node, node)) if why == "sinks" else []
 
         def message(line_of):
             since = f" on line {line_of(after_eval[1])}" if why == "eval" else ""
@@ -1605,6 +1630,27 @@ def train_step(state, target):
             note="the back-propagated loss is computed from `u`, which the file binds where the analysis cannot see (RL-Adventure's quantile DQN): the forward whose indices are read may feed it",
             runtime='train_step(torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+def run_model(model, x):
+    out = model(x)
+    return out
+
+
+def train_epoch(model, criterion, opt, batches):
+    for x, y in batches:
+        out = run_model(model, x)
+        loss = criterion(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            note='the same helper called by a training loop that back-propagates its outputs',
+            runtime='model = torch.nn.Linear(3, 2)\ntrain_epoch(model, torch.nn.functional.cross_entropy, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert model.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -2444,6 +2490,31 @@ print(scores.argmax(1))
             ),
             note="skorch's fit() trains the module (a framework's loop, no `.backward()` in the file): the message says what the outputs reach, never that the file does not train",
             runtime='assert has_graph(scores) and activations_alive(scores)',
+        ),
+        Invalid(
+            """
+import torch
+
+
+def run_model(model, x):
+    out = model(x)
+    return out
+
+
+def evaluate(model, criterion, batches):
+    total = 0.0
+    for x, y in batches:
+        out = run_model(model, x)
+        total += criterion(out, y).item()
+    return total / len(batches)
+""",
+            range=(13, 14, 13, 33),
+            message='`run_model(model, x)` runs with grad enabled in `evaluate()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\n\ndef run_model(model, x):\n    out = model(x)\n    return out\n\n\n@torch.no_grad()\ndef evaluate(model, criterion, batches):\n    total = 0.0\n    for x, y in batches:\n        out = run_model(model, x)\n        total += criterion(out, y).item()\n    return total / len(batches)\n',
+            ),
+            note='a helper of the file runs the model and returns its outputs: the evaluation function that calls it is where the forward runs with grad on',
+            runtime='model = torch.nn.Linear(3, 2)\nseen = []\nmodel.register_forward_hook(lambda m, i, o: seen.append(o))\nevaluate(model, torch.nn.functional.cross_entropy, [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert has_graph(seen[0])',
         ),
     ]
 

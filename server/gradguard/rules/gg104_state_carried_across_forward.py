@@ -831,6 +831,39 @@ class Controller(nn.Module):
                  "the training code of another file calls before every batch",
             runtime="net = Controller()\nfor _ in range(3):\n    net.init_sequence(2)\n    sum(net(torch.randn(2, 4)) for _ in range(3)).sum().backward()\nassert net.add.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Leaky(nn.Module):
+    def __init__(self, beta=0.9):
+        super().__init__()
+        self.beta = beta
+        self.mem = None
+
+    def integrate(self, cur):
+        self.mem = self.beta * self.mem + cur
+
+    def forward(self, cur):
+        self.mem = torch.zeros_like(cur)
+        self.integrate(cur)
+        return torch.sigmoid(self.mem - 1.0)
+
+
+class SpikingNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+        self.lif = Leaky()
+
+    def forward(self, x):
+        return self.lif(self.fc(x))
+""",
+            note='the same method, with the state reset at every forward',
+            runtime='net = SpikingNet()\nfor _ in range(2):\n    net(torch.randn(2, 4)).sum().backward()\nassert net.fc.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -1125,6 +1158,45 @@ for _ in range(2):
             ),
             raises=SECOND_TIME,
             note="a running mean updated from the input and handed through a helper's tuple (`with_count(...)[0]`): the value is the update itself",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Leaky(nn.Module):
+    def __init__(self, beta=0.9):
+        super().__init__()
+        self.beta = beta
+        self.mem = None
+
+    def integrate(self, cur):
+        self.mem = self.beta * self.mem + cur
+
+    def forward(self, cur):
+        if self.mem is None:
+            self.mem = torch.zeros_like(cur)
+        self.integrate(cur)
+        return torch.sigmoid(self.mem - 1.0)
+
+
+class SpikingNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 6)
+        self.lif = Leaky()
+
+    def forward(self, x):
+        return self.lif(self.fc(x))
+""",
+            range=(13, 8, 13, 16),
+            message='`self.mem` is assigned a value with a graph in `integrate()` after reading the previous call\'s `self.mem` (line 13): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Leaky(nn.Module):\n    def __init__(self, beta=0.9):\n        super().__init__()\n        self.beta = beta\n        self.mem = None\n\n    def integrate(self, cur):\n        self.mem = (self.beta * self.mem + cur).detach()\n\n    def forward(self, cur):\n        if self.mem is None:\n            self.mem = torch.zeros_like(cur)\n        self.integrate(cur)\n        return torch.sigmoid(self.mem - 1.0)\n\n\nclass SpikingNet(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 6)\n        self.lif = Leaky()\n\n    def forward(self, x):\n        return self.lif(self.fc(x))\n',
+            ),
+            note="the state is integrated by a method the forward calls; the forward is first walked on its own, then for the network's call that gives it a graph: the method is given that graph",
+            runtime='net = SpikingNet()\nnet(torch.randn(2, 4)).sum().backward()\ntry:\n    net(torch.randn(2, 4)).sum().backward()\nexcept RuntimeError as e:\n    assert "backward through the graph a second time" in str(e)\nelse:\n    raise AssertionError("no error")',
         ),
     ]
 

@@ -66,12 +66,14 @@ class InplaceThroughDetachAlias(Rule):
         self._reads: dict = {}  # Binding -> [(tick, loops)]
         self._writes: list = []  # (node, alias name node, alias, op, tick, loops, stamp)
         self._meta: set = set()  # Name nodes only read for metadata (x.shape)
+        self._bound: dict = {}  # Name node -> its Binding where it was read (a call's argument)
 
     def visit_Name(self, node: cst.Name) -> None:
         self._tick += 1
         b = self.flow.lookup(node.value)
         if b is not None:
             self._reads.setdefault(b, []).append((self._tick, self.flow.frame.loops, node))
+            self._bound[node] = b
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         # p.device, p.shape, p.size(): reading metadata does not see the write.
@@ -116,26 +118,67 @@ class InplaceThroughDetachAlias(Rule):
         """The call, in the function that made the alias, whose callee writes it (`to_unit(emb.detach())`
         with `def to_unit(v): return v.div_(...)`): the caller's line is where the bug is and the fix
         goes; the write itself is a related location. None where this function made the alias."""
-        fn, call = self.flow.function, None
+        return self._home(alias, self.flow.function)[0]
+
+    @staticmethod
+    def _home(alias, fn) -> tuple:
+        """(the call into `fn`, the writing function, from the function that made the alias, and that
+        function): (None, fn) where `fn` made the alias itself, (None, None) where no walk links the two."""
+        call = None
         while fn is not None and not any(n is alias.node for n in descendants(fn.node)):
             if fn.walked_at is None:
-                return None
+                return None, None
             call, fn = fn.walked_at
-        return call
+        return call, fn
+
+    def _originals(self, alias, home) -> list:
+        """The bindings that hold the aliased tensor, each with the tick after which a read sees the
+        write: the alias's own, and, where it is a parameter of a function walked at a call, the
+        caller's name given at that call (`def extracted(emb): return to_unit(emb.detach())`, called as
+        `extracted(emb)` before the caller's loss reads `emb`), and so on up the calls."""
+        found, binding, fn = [(alias.binding, 0)], alias.binding, home
+        while fn is not None and isinstance(binding.node, cst.Param) and fn.walked_at is not None:
+            if not any(binding.node is q for q in (*fn.node.params.posonly_params, *fn.node.params.params,
+                                                    *fn.node.params.kwonly_params)):
+                break
+            call, caller = fn.walked_at
+            arg = self._argument(fn, call, binding.node.name.value)
+            binding = self._bound.get(arg) if isinstance(arg, cst.Name) else None
+            if binding is None:
+                break
+            found.append((binding, max((t for t, _, n in self._reads.get(binding, []) if n is arg), default=0)))
+            fn = caller
+        return found
+
+    @staticmethod
+    def _argument(fn, call: cst.Call, name: str) -> Optional[cst.BaseExpression]:
+        """The expression `call` passes for parameter `name` of `fn`."""
+        for a in call.args:
+            if a.keyword is not None and a.keyword.value == name:
+                return a.value
+        p = fn.node.params
+        names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if fn.cls is not None and isinstance(call.func, cst.Attribute) and names:
+            names = names[1:]  # `obj.method(x)`: `self` is the receiver
+        pos = [a.value for a in call.args if a.keyword is None]
+        if any(a.star for a in call.args) or name not in names or names.index(name) >= len(pos):
+            return None
+        return pos[names.index(name)]
 
     def finish(self) -> None:
         for node, target, alias, op, tick, loops, stamp, call in self._writes:
             if not self.current(stamp):
                 continue
             later = [
-                n for t, read_loops, n in self._reads.get(alias.binding, [])
-                if t > tick or (loops and loops[-1] in read_loops)  # afterwards, or in the next iteration
+                n for b, since in self._originals(alias, self._home(alias, stamp[0])[1])
+                for t, read_loops, n in self._reads.get(b, [])
+                if t > max(tick, since) or (loops and loops[-1] in read_loops)  # afterwards, or in the next iteration
             ]
             later = [n for n in later if n is not alias.node.func.value and n not in self._meta]
             if later:
                 self._report(node, target, alias, op, later[0], call=call)
             elif self._callers_tensor(node, alias, stamp):
-                self._report(node, target, alias, op, None)
+                self._report(node, target, alias, op, None, call=call)
             elif self._parameter_overwritten(node, alias, loops):
                 self._report(node, target, alias, op, None, parameter=True, call=call)
 
@@ -146,7 +189,7 @@ class InplaceThroughDetachAlias(Rule):
         tensor, which the caller still holds. Left alone: a parameter of the model (writes
         meant for it), and writes that fill or copy into the tensor (`out.detach()` as an
         output buffer) or functions named like in-place ones (`clip_`)."""
-        fn = stamp[0]
+        fn = self._home(alias, stamp[0])[1]  # where the alias was made: the write may be a helper's it calls
         if fn is None or fn.call_sites or fn.name.endswith("_") or alias.leaf:
             return False
         if not isinstance(alias.binding.node, cst.Param) or alias.binding.node.name.value in ("self", "cls"):
@@ -379,6 +422,27 @@ train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6)
 """,
             note="the dict entry is a copy (`.detach().clone()`): clamping it leaves `probs` alone",
             runtime="assert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+
+
+def to_unit(v):
+    v /= v.norm(dim=-1, keepdim=True)
+    return v
+
+
+def unit_copy(emb):
+    return to_unit(emb.detach())
+
+
+def bank_entry(encoder, x):
+    emb = encoder(x)
+    return unit_copy(emb)
+""",
+            note="the same helpers, and the caller's tensor is never read after the call: only the unit copy is used",
+            runtime="enc = torch.nn.Linear(3, 3)\nassert torch.allclose(bank_entry(enc, torch.randn(2, 3)).norm(dim=-1), torch.ones(2))",
         ),
     ]
 
@@ -624,5 +688,68 @@ train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), torch.randn(8, 6)
             ),
             raises=SAVED,
             note="a detached alias kept in a dict entry and written in place there: the entry is the alias this function made",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def to_unit(v):
+    v /= v.norm(dim=-1, keepdim=True)
+    return v
+
+
+def unit_copy(emb):
+    return to_unit(emb.detach())
+
+
+def step(encoder, opt, x, target):
+    emb = encoder(x)
+    bank = unit_copy(emb)
+    loss = ((emb - target) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return bank
+""",
+            range=(11, 11, 11, 32),
+            message="`to_unit()` writes its argument in place (`/=` on `v`, line 6), and `emb.detach()` shares storage with `emb`: "
+                    "`emb` silently changes too, which is used again on line 17",
+            fixes=(
+                '\nimport torch\n\n\ndef to_unit(v):\n    v /= v.norm(dim=-1, keepdim=True)\n    return v\n\n\n'
+                'def unit_copy(emb):\n    return to_unit(emb.clone().detach())\n\n\ndef step(encoder, opt, x, target):\n'
+                '    emb = encoder(x)\n    bank = unit_copy(emb)\n    loss = ((emb - target) ** 2).mean()\n    opt.zero_grad()\n'
+                '    loss.backward()\n    opt.step()\n    return bank\n',
+            ),
+            note="the alias is made of a helper's parameter and written by another helper: the caller's `emb`, given at the call, changes too",
+            runtime="enc = torch.nn.Linear(3, 3)\noutputs = []\nenc.register_forward_hook(lambda m, i, o: outputs.append(o))\n"
+                    "step(enc, torch.optim.SGD(enc.parameters(), lr=0.0), torch.randn(2, 3) * 5, torch.zeros(2, 3))\n"
+                    "assert torch.allclose(outputs[0].detach().norm(dim=-1), torch.ones(2))",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def centred(img):
+    img -= img.min()
+    return img
+
+
+def log_feature_map(writer, feat, step):
+    img = feat.detach()[0]
+    img = centred(img)
+    writer.append((step, img.mean().item()))
+""",
+            range=(12, 10, 12, 22),
+            message="`centred()` writes its argument in place (`-=` on `img`, line 6), and `feat.detach()` shares storage with "
+                    "`feat`: `feat` silently changes too, the caller's tensor",
+            fixes=(
+                '\nimport torch\n\n\ndef centred(img):\n    img -= img.min()\n    return img\n\n\n'
+                'def log_feature_map(writer, feat, step):\n    img = feat.clone().detach()[0]\n    img = centred(img)\n'
+                '    writer.append((step, img.mean().item()))\n',
+            ),
+            note="a helper of the file writes the alias in place: the write changes the caller's caller's tensor, as if written here",
+            runtime="feat = torch.rand(2, 1, 3, 3) + 1\nbefore = feat.clone()\nlog_feature_map([], feat, 0)\nassert not torch.equal(feat, before)",
         ),
     ]

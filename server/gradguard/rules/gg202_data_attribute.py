@@ -4,6 +4,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
+from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
@@ -91,6 +92,12 @@ class DataAttribute(Rule):
         self._saved: list = []  # [(stamp: function and its analysis, tick, code of what was saved, origins of the graph that saved it)]
         self._backwards: list = []  # [(function, tick, origins)]
         self._owners: dict = {}  # loop variable over `m.parameters()` -> (function, code of m)
+        self._bound: dict = {}  # Name node -> its Binding where it was read (a call's argument)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        b = self.flow.lookup(node.value)
+        if b is not None:
+            self._bound[node] = b
 
     # ------------------------------------------------------------ what runs when
     def visit_For(self, node: cst.For) -> None:
@@ -175,15 +182,23 @@ class DataAttribute(Rule):
         """A write through `data` now; if the tensor is the output of an op that saved it
         (`probs = torch.sigmoid(z)`), or a view of one (`torch.sigmoid(z).squeeze(-1)` shares
         its storage), the origins of that graph."""
-        own = None
+        own, owner = None, self.flow.function
         base = data.value
         if isinstance(base, cst.Name):
             b = self.flow.lookup(base.value)
             v = self.flow.value(base)
+            # a helper's parameter: the tensor its caller gave at the call the helper was walked for
+            # (`def clamp(p): p.data.clamp_(...)` called as `clamp(p)` in a forward), up the calls
+            while b is not None and isinstance(b.node, cst.Param) and owner is not None and owner.walked_at is not None:
+                call, caller = owner.walked_at
+                arg = argument(owner.node, call, b.node.name.value, (), bound=owner.cls is not None and isinstance(
+                    call.func, cst.Attribute))
+                b = self._bound.get(arg) if isinstance(arg, cst.Name) else None
+                owner = caller
             rhs = _through_views(b.node) if b is not None else None
             if isinstance(rhs, cst.Call) and (dotted(rhs.func) or "").rsplit(".", 1)[-1] in K.OUTPUT_SAVING and v.has_graph:
                 own = v.origins
-        self._writes[data] = (self._tick, own, self.flow.statement)
+        self._writes[data] = (self._tick, own, self.flow.statement, owner if own is not None else self.flow.function)
 
     # ----------------------------------------------------------------- findings
     def finish(self) -> None:
@@ -224,7 +239,7 @@ class DataAttribute(Rule):
     def _corrupts(self, node: cst.Attribute, stamp) -> bool:
         """Was the written tensor saved for backward before the write, by a graph that is
         back-propagated after it (or handed to the caller of a model's forward)?"""
-        fn, (tick, own, _) = stamp[0], self._writes[node]
+        fn, (tick, own, _, owner) = stamp[0], self._writes[node]
         base = node.value
         names = _prefixes(self, base)
         if isinstance(base, cst.Name) and base.value in self._owners and self._owners[base.value][0] is fn:
@@ -234,8 +249,8 @@ class DataAttribute(Rule):
             saved.append(own)
         if not saved:
             return False
-        if fn is not None and (fn.name.endswith("forward") or fn.cls is not None and fn.cls.module_like):
-            return True  # the model's caller back-propagates what forward returns
+        if owner is not None and (owner.name.endswith("forward") or owner.cls is not None and owner.cls.module_like):
+            return True  # the model's caller back-propagates what forward returns (a helper's write: the forward's)
         return any(f == stamp and t > tick and origins & o for f, t, origins in self._backwards for o in saved)
 
     def _write(self, node: cst.Attribute, stmt, mode, base: str, stamp) -> None:
@@ -372,6 +387,31 @@ print(scores.data[0], stats["first"].data[0])
 """,
             note="`.data[0]` on 1-d tensors without a graph (a detached batch, a dict item): a row and an element, no error",
             runtime="assert scores.data[0].shape == (3,) and stats['first'].data[0].dim() == 0",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def keep_finite(p):
+    return p.clamp(1e-4, 1 - 1e-4)
+
+
+class ClickModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 1)
+
+    def forward(self, x):
+        p = torch.sigmoid(self.linear(x)).squeeze(-1)
+        p = keep_finite(p)
+        return p
+""",
+            note="the same helper clamping out of place: a new tensor, the sigmoid's saved output untouched",
+            runtime="model = ClickModel()\nF.binary_cross_entropy(model(torch.randn(6, 3)), torch.rand(6)).backward()\n"
+                    "assert torch.isfinite(model.linear.weight.grad).all()",
         ),
     ]
 
@@ -1098,6 +1138,36 @@ log_norms(nn.Linear(4, 2), torch.randn(8, 4), [])
             severity=Severity.ERROR,
             note="`x.norm(2)`: the 2 is the order, not a dim - the norm of every element, 0-dim",
             raises="invalid index of a 0-dim tensor",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def keep_finite(p):
+    p.data.clamp_(1e-4, 1 - 1e-4)
+
+
+class ClickModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(3, 1)
+
+    def forward(self, x):
+        p = torch.sigmoid(self.linear(x)).squeeze(-1)
+        keep_finite(p)
+        return p
+""",
+            range=(8, 4, 8, 10),
+            message='in-place write through `p.data` after `p` was saved for backward: autograd never sees it, and the backward that follows computes silently wrong gradients',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\ndef keep_finite(p):\n    with torch.no_grad():\n        p.clamp_(1e-4, 1 - 1e-4)\n\n\nclass ClickModel(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.linear = nn.Linear(3, 1)\n\n    def forward(self, x):\n        p = torch.sigmoid(self.linear(x)).squeeze(-1)\n        keep_finite(p)\n        return p\n',
+            ),
+            note="the sigmoid output is clamped through .data by a helper the forward calls: the output the caller's backward reads was saved by sigmoid, and the write is hidden from autograd",
+            runtime='torch.manual_seed(0)\nmodel = ClickModel()\nwith torch.no_grad():\n    model.linear.weight.copy_(torch.tensor([[6.0, -4.0, 2.0]]))\nref = ClickModel()\nref.load_state_dict(model.state_dict())\nx, y = torch.randn(6, 3) * 2, torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])\nF.binary_cross_entropy(model(x), y).backward()\np = torch.sigmoid(ref.linear(x)).squeeze(-1).clamp(1e-4, 1 - 1e-4)\nF.binary_cross_entropy(p, y).backward()\nassert not torch.allclose(model.linear.weight.grad, ref.linear.weight.grad)',
         ),
     ]
 

@@ -164,10 +164,10 @@ class InplaceOnLeafRequiringGrad(Rule):
 
     def _steps_on_own_grad(self, node, tensor: cst.BaseExpression) -> bool:
         """`s -= lr * s.grad` on a tensor the analysis cannot see, after a backward in this
-        function: a tensor with a `.grad` to step on is a leaf that requires grad (a non-leaf's
-        `.grad` is None, and `lr * None` raises), unless the code asked for one with
-        `retain_grad()` or set it by hand."""
-        if not isinstance(tensor, cst.Name) or not any(b.function is self.flow.function for b in self.flow.backwards):
+        function (or in the caller it was walked for, before the call: a helper that takes the step): a
+        tensor with a `.grad` to step on is a leaf that requires grad (a non-leaf's `.grad` is None, and
+        `lr * None` raises), unless the code asked for one with `retain_grad()` or set it by hand."""
+        if not isinstance(tensor, cst.Name):
             return False
         grad = f"{tensor.value}.grad"
         if isinstance(node, cst.AugAssign):
@@ -178,9 +178,35 @@ class InplaceOnLeafRequiringGrad(Rule):
             return False
         if not any(isinstance(a, cst.Attribute) and self.code_of(a) == grad for a in _operands(update, self.flow.handed_on)):
             return False
-        fn = self.flow.function
-        body = self.code_of(fn.node if fn is not None else self.flow.module)
-        return f"{tensor.value}.retain_grad(" not in body and not re.search(rf"\b{re.escape(grad)}\s*=[^=]", body)
+        holders = self._holders(self.flow.function, tensor.value)
+        if not any(b.function is fn for b in self.flow.backwards for fn, _ in holders):
+            return False
+        for fn, name in holders:
+            body = self.code_of(fn.node if fn is not None else self.flow.module)
+            if f"{name}.retain_grad(" in body or re.search(rf"\b{re.escape(name)}\.grad\s*=[^=]", body):
+                return False
+        return True
+
+    @staticmethod
+    def _holders(fn, name: str) -> list:
+        """(function, name) of the tensor `name` of `fn`, and, while it is a parameter of a function
+        walked at a call that passes a name for it, the caller's (function, name)."""
+        found = [(fn, name)]
+        while fn is not None and fn.walked_at is not None:
+            p = fn.node.params
+            names = [x.name.value for x in (*p.posonly_params, *p.params)]
+            if fn.cls is not None and names:
+                names = names[1:]
+            call, caller = fn.walked_at
+            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+            if given is None and name in names and not any(a.star for a in call.args):
+                pos = [a.value for a in call.args if a.keyword is None]
+                given = pos[names.index(name)] if names.index(name) < len(pos) else None
+            if not isinstance(given, cst.Name):
+                break
+            fn, name = caller, given.value
+            found.append((fn, name))
+        return found
 
     VALID = [
         Valid(
@@ -340,6 +366,28 @@ with torch.no_grad():
 """,
             note="the same step through a helper's tuple under `no_grad`",
             runtime="assert model.weight.is_leaf and model.weight.requires_grad",
+        ),
+        Valid(
+            """
+import torch
+
+
+def sgd_step(scale, lr):
+    with torch.no_grad():
+        scale -= lr * scale.grad
+    return scale
+
+
+def refine(scale, inputs, targets, lr=0.1, steps=3):
+    for _ in range(steps):
+        loss = ((inputs * scale - targets) ** 2).mean()
+        loss.backward()
+        scale = sgd_step(scale, lr)
+        scale.grad.zero_()
+    return scale
+""",
+            note="the same helper taking its step under no_grad",
+            runtime="s = refine(torch.ones(3, requires_grad=True), torch.randn(4, 3), torch.randn(4, 3))\nassert s.is_leaf and s.requires_grad",
         ),
     ]
 
@@ -643,6 +691,36 @@ for p in model.parameters():
             ),
             raises=LEAF,
             note="the parameter handed through a helper's tuple (`tagged(p, ...)[0]`) is the parameter itself",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def sgd_step(scale, lr):
+    scale -= lr * scale.grad
+    return scale
+
+
+def refine(scale, inputs, targets, lr=0.1, steps=3):
+    for _ in range(steps):
+        loss = ((inputs * scale - targets) ** 2).mean()
+        loss.backward()
+        scale = sgd_step(scale, lr)
+        scale.grad.zero_()
+    return scale
+""",
+            range=(6, 4, 6, 28),
+            message='`scale` is a leaf tensor that requires grad (the update reads `scale.grad`, which only a leaf that requires grad '
+                    'has); the in-place `-=` on it raises "a leaf Variable that requires grad is being used in an in-place operation."',
+            fixes=(
+                '\nimport torch\n\n\ndef sgd_step(scale, lr):\n    with torch.no_grad():\n        scale -= lr * scale.grad\n    return scale\n\n\n'
+                'def refine(scale, inputs, targets, lr=0.1, steps=3):\n    for _ in range(steps):\n        loss = ((inputs * scale - targets) ** 2).mean()\n        loss.backward()\n        scale = sgd_step(scale, lr)\n        scale.grad.zero_()\n    return scale\n',
+            ),
+            runtime="try:\n    refine(torch.ones(3, requires_grad=True), torch.randn(4, 3), torch.randn(4, 3))\nexcept RuntimeError as e:\n"
+                    "    assert 'a leaf Variable that requires grad is being used in an in-place operation' in str(e)\n"
+                    "else:\n    raise AssertionError('no error')",
+            note="the step taken by a helper: the backward that gave the tensor its `.grad` is its caller's, before the call",
         ),
     ]
 

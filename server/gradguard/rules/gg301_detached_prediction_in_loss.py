@@ -562,7 +562,7 @@ class DetachedPredictionInLoss(Rule):
             for rec in self._scored:
                 if rec.cut.node in reported or rec.call not in b.value.origins or rec.call in self._as_target:
                     continue
-                if rec.stamp[0] is not b.function or not self.current(rec.stamp):
+                if not self._walked_for(rec.stamp[0], b.function) or not self.current(rec.stamp):
                     continue  # a call in a helper or forward() is one node for every caller: not this loss's
                 scorer = dotted(rec.call.func)
                 cut = sorted(m for m in rec.cut_from if any(m == t or m.startswith(t + ".") for t in trained))
@@ -580,6 +580,18 @@ class DetachedPredictionInLoss(Rule):
                     continue  # another input of the scorer reaches the trained model
                 reported.add(rec.cut.node)
                 self._report_scored(rec, cut, scorer, step, construction, b.node)
+
+    @staticmethod
+    def _walked_for(fn, caller) -> bool:
+        """Is `fn` the function `caller`, or a method its last analysis walked for a call `self.m(...)`
+        of `caller` (directly or through such calls): there `self.d` names the same submodule."""
+        while fn is not caller:
+            if fn is None or fn.walked_at is None or fn.cls is None:
+                return False
+            call, fn = fn.walked_at
+            if not (is_self_attribute(call.func) and fn is not None and fn.cls is not None):
+                return False
+        return True
 
     def _starved(self, rec: ScoredCut, b) -> bool:
         """Does no backward of the function that back-propagates `b` reach what the cut value was
@@ -1040,6 +1052,33 @@ def validate(net, batches):
 """,
             runtime='net = torch.nn.Linear(3, 2)\nassert validate(net, [(torch.randn(4, 3), torch.randn(4, 2))]) > 0\nassert net.weight.grad is None',
             note='the same helper, which this file calls only under no_grad for a metric: not a loss anything back-propagates',
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+class GAN:
+    def __init__(self, g, d):
+        self.g, self.d = g, d
+        self.g_optim = torch.optim.Adam(self.g.parameters(), lr=1e-3)
+        self.d_optim = torch.optim.Adam(self.d.parameters(), lr=1e-3)
+
+    def score(self, fake):
+        return self.d(fake.detach())
+
+    def discriminator_step(self, z):
+        fake = self.g(z)
+        scores = self.score(fake)
+        loss = F.mse_loss(scores, torch.zeros_like(scores))
+        self.d_optim.zero_grad()
+        loss.backward()
+        self.d_optim.step()
+        return loss.item()
+""",
+            note='the same scoring method called by the discriminator step, which steps the discriminator: the detach is right there',
+            runtime='gan = GAN(torch.nn.Linear(2, 3), torch.nn.Linear(3, 1))\ngan.discriminator_step(torch.randn(4, 2))\nassert gan.d.weight.grad is not None and gan.g.weight.grad is None',
         ),
     ]
 
@@ -1717,6 +1756,38 @@ def objective(net, xb, yb):
             message='`pred.detach().abs().mean().item()` is a constant to the loss returned on line 7: cut from its graph, it changes the loss value and trains nothing; if it should train, add the tensor itself',
             note='a helper that no code of the file calls returns a 0-dim sum with a graph - a loss its callers back-propagate, whatever it is called: the `.item()` term adds nothing to the gradient',
             runtime='net, x, y = torch.nn.Linear(3, 2), torch.randn(4, 3), torch.randn(4, 2)\nobjective(net, x, y).backward()\ngot = net.weight.grad.clone()\nnet.zero_grad()\nF.mse_loss(net(x), y).backward()\nassert torch.equal(got, net.weight.grad)',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+class GAN:
+    def __init__(self, g, d):
+        self.g, self.d = g, d
+        self.g_optim = torch.optim.Adam(self.g.parameters(), lr=1e-3)
+        self.d_optim = torch.optim.Adam(self.d.parameters(), lr=1e-3)
+
+    def score(self, fake):
+        return self.d(fake.detach())
+
+    def generator_step(self, z):
+        fake = self.g(z)
+        scores = self.score(fake)
+        loss = F.mse_loss(scores, torch.ones_like(scores))
+        self.g_optim.zero_grad()
+        loss.backward()
+        self.g_optim.step()
+        return loss.item()
+""",
+            range=(13, 22, 13, 35),
+            message='`.detach()` cuts `self.g` from the input `self.d` scores on line 13, yet the `.backward()` on line 20 is for `self.g_optim.step()` on line 21, built over the parameters of `self.g`, not `self.d` (line 9): this term sends `self.g` no gradient',
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\n\n\nclass GAN:\n    def __init__(self, g, d):\n        self.g, self.d = g, d\n        self.g_optim = torch.optim.Adam(self.g.parameters(), lr=1e-3)\n        self.d_optim = torch.optim.Adam(self.d.parameters(), lr=1e-3)\n\n    def score(self, fake):\n        return self.d(fake)\n\n    def generator_step(self, z):\n        fake = self.g(z)\n        scores = self.score(fake)\n        loss = F.mse_loss(scores, torch.ones_like(scores))\n        self.g_optim.zero_grad()\n        loss.backward()\n        self.g_optim.step()\n        return loss.item()\n',
+            ),
+            note="the discriminator scores the detached fake in a method the generator step calls on self: the step's loss sends the generator nothing",
+            runtime='gan = GAN(torch.nn.Linear(2, 3), torch.nn.Linear(3, 1))\ngan.generator_step(torch.randn(4, 2))\nassert gan.g.weight.grad is None',
         ),
     ]
 
