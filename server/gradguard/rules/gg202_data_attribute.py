@@ -3,9 +3,9 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.evidence import dotted
+from gradguard.engine.evidence import dotted, named_params
 from gradguard.engine.model import GradMode
-from gradguard.engine.values import Grad, Kind
+from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
     has_multiline_string,
@@ -91,6 +91,7 @@ class DataAttribute(Rule):
         self._saved: list = []  # [(stamp: function and its analysis, tick, code of what was saved, origins of the graph that saved it)]
         self._backwards: list = []  # [(function, tick, origins)]
         self._owners: dict = {}  # loop variable over `m.parameters()` -> (function, code of m)
+        self._in_forward: dict = {}  # `.data` read with grad on in a module's forward() -> that forward
 
     # ------------------------------------------------------------ what runs when
     def visit_For(self, node: cst.For) -> None:
@@ -149,10 +150,28 @@ class DataAttribute(Rule):
         if node.attr.value == "data":
             v = self.flow.value(node.value)
             # Only tensors that require grad: `.data` of a buffer or of `.grad` bypasses nothing.
-            if v.kind is Kind.TENSOR and v.grad is Grad.YES:
+            required = v.kind is Kind.TENSOR and v.grad is Grad.YES
+            fn = self.flow.function
+            if fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like \
+                    and self.flow.frame.mode is GradMode.ON and (required or v.grad is not Grad.NO and self._input(node.value, fn)):
+                # (forward()'s input: what the caller computed it with, whatever the analysis was given)
+                self._in_forward[node] = (fn, required)
+            if required or node in self._in_forward:
                 self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
         elif _is_data(node.value) and node.attr.value in META:
             self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
+
+    def _input(self, node: cst.BaseExpression, fn) -> bool:
+        """Is `node` forward()'s own input, or a name bound to it (`short = x`)?"""
+        params = named_params(fn.node)
+        for _ in range(4):
+            b = self.flow.lookup(node.value) if isinstance(node, cst.Name) else None
+            if b is None or not isinstance(b.node, (cst.Name, cst.Param)):
+                return False
+            if isinstance(b.node, cst.Param):
+                return b.node is params.get(node.value)
+            node = b.node
+        return False
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x.data[0]` on any expression the engine knows is 0-dim (`loss`, `losses["g"]`,
@@ -200,6 +219,8 @@ class DataAttribute(Rule):
                 self._write(node, stmt, mode, base, stamp)
             elif node in self._meta:
                 continue
+            elif self._cuts_forward(node) or node in self._in_forward and not self._in_forward[node][1]:
+                continue  # (an input not known to require grad: a read hands out nothing that matters)
             else:
                 new = method_chain(node.value, "detach")
                 self.report(
@@ -208,6 +229,34 @@ class DataAttribute(Rule):
                     f"detected; use `{base}.detach()`",
                     fixes=[PendingFix(f"Use `{short(self.code_of(new))}`", Safety.SAFE, [(node, new)])],
                 )
+
+    def _cuts_forward(self, node: cst.Attribute) -> bool:
+        """`.data` read in forward() feeding what forward() returns (`torch.cat([x.data, pads], 1)` as a
+        residual shortcut, `F.conv2d(x, self.weight.data)`): reported (as a warning) when it is, since no
+        gradient passes it. A graph cut from every output is GG301's (a submodule that never learns)."""
+        fn = self._in_forward.get(node, (None,))[0]
+        if fn is None:
+            return False
+        base = self.flow.value(node.value)
+        if base.has_graph and not all_origins(base) & all_origins(fn.returns):
+            return False
+        returned = _returned_from(fn.node, node)
+        if returned is None:
+            return False
+        name = short(self.code_of(node.value))
+        new = method_chain(node.value, "detach")
+
+        def message(line_of):
+            return (
+                f"`{name}.data` in `forward()` feeds what it returns (line {line_of(returned)}) without a graph: the "
+                f"backward sends nothing to `{name}` along this path, silently; use `{name}`, or `{name}.detach()` "
+                "where the cut is meant"
+            )
+
+        self.report(node, message, severity=Severity.WARNING, related=[(returned, "returned here")],
+                    fixes=[PendingFix(f"Keep the cut, explicitly: `{short(self.code_of(new))}`", Safety.UNSAFE,
+                                      [(node, new)])])
+        return True
 
     def _zero_dim(self, node: cst.Subscript, data: cst.Attribute) -> None:
         base = short(self.code_of(data.value))
@@ -372,6 +421,32 @@ print(scores.data[0], stats["first"].data[0])
 """,
             note="`.data[0]` on 1-d tensors without a graph (a detached batch, a dict item): a row and an element, no error",
             runtime="assert scores.data[0].shape == (3,) and stats['first'].data[0].dim() == 0",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Normalizer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.register_buffer("running", torch.zeros(dim))
+
+    def forward(self, x):
+        n = x.data.size(0)
+        mask = (x.data > 0).float()
+        pad = x.data.new_zeros(n, 1)
+        self.running.copy_(x.data.mean(0))
+        with torch.no_grad():
+            self.running.mul_(0.9).add_(0.1 * x.data.mean(0))
+        return torch.cat([self.fc(x) * mask, pad], 1)
+""",
+            note="issue 29: `.data` in forward() only for what has no gradient - a size, a mask, a new tensor's "
+            "shape, a statistic copied into a buffer (also under no_grad)",
+            runtime="norm = Normalizer(3)\nx = torch.randn(4, 3, requires_grad=True)\nnorm(x).sum().backward()\n"
+            "assert norm.fc.weight.grad is not None and x.grad is not None",
         ),
     ]
 
@@ -1099,7 +1174,166 @@ log_norms(nn.Linear(4, 2), torch.randn(8, 4), [])
             note="`x.norm(2)`: the 2 is the order, not a dim - the norm of every element, 0-dim",
             raises="invalid index of a 0-dim tensor",
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ShortcutBlock(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.pad = cout - cin
+
+    def forward(self, x):
+        out = self.conv(x)
+        zero_pads = torch.zeros(x.size(0), self.pad, x.size(2), x.size(3))
+        short = torch.cat([x.data, zero_pads], 1)
+        return F.relu(out + short)
+""",
+            range=(16, 27, 16, 33),
+            message="`x.data` in `forward()` feeds what it returns (line 17) without a graph: the backward sends "
+            "nothing to `x` along this path, silently; use `x`, or `x.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "class ShortcutBlock(nn.Module):\n    def __init__(self, cin, cout):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(cin, cout, 3, padding=1)\n        self.pad = cout - cin\n\n"
+                "    def forward(self, x):\n        out = self.conv(x)\n"
+                "        zero_pads = torch.zeros(x.size(0), self.pad, x.size(2), x.size(3))\n"
+                "        short = torch.cat([x.detach(), zero_pads], 1)\n        return F.relu(out + short)\n",
+            ),
+            # the input's gradient comes only through the convolution, not through the identity shortcut
+            runtime="block = ShortcutBlock(2, 4)\nx = torch.randn(1, 2, 5, 5, requires_grad=True)\n"
+            "block(x).sum().backward()\nx2 = x.detach().requires_grad_()\n"
+            "F.relu(block.conv(x2) + torch.cat([x2, torch.zeros(1, 2, 5, 5)], 1)).sum().backward()\n"
+            "assert not torch.allclose(x.grad, x2.grad)",
+            note="issue 29: ResNet's option-A shortcut zero-pads `x.data` (pytorch forum reports): the layers "
+            "before the block get only the residual branch's gradient; the fix only makes the cut explicit (unsafe)",
+        ),
+        Invalid(
+            """
+import torch.nn.functional as F
+from torch import nn
+
+
+class StdConv2d(nn.Conv2d):
+    def forward(self, x):
+        w = self.weight.data
+        w = (w - w.mean((1, 2, 3), keepdim=True)) / (w.std((1, 2, 3), keepdim=True) + 1e-5)
+        return F.conv2d(x, w, self.bias, self.stride, self.padding)
+""",
+            range=(8, 12, 8, 28),
+            message="`self.weight.data` in `forward()` feeds what it returns (line 10) without a graph: the backward "
+            "sends nothing to `self.weight` along this path, silently; use `self.weight`, or "
+            "`self.weight.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass StdConv2d(nn.Conv2d):\n"
+                "    def forward(self, x):\n        w = self.weight.detach()\n"
+                "        w = (w - w.mean((1, 2, 3), keepdim=True)) / (w.std((1, 2, 3), keepdim=True) + 1e-5)\n"
+                "        return F.conv2d(x, w, self.bias, self.stride, self.padding)\n",
+            ),
+            runtime="import torch\nconv = StdConv2d(2, 3, 3)\nconv(torch.randn(1, 2, 5, 5)).sum().backward()\n"
+            "assert conv.weight.grad is None and conv.bias.grad is not None",
+            note="issue 29: weight standardisation through `.data`: the weight never learns, the bias does",
+        ),
     ]
+
+
+# Methods and torch functions whose result takes only the shape, dtype or device of what they are given.
+_FRESH = frozenset(
+    "new new_zeros new_ones new_full new_empty new_tensor zeros_like ones_like empty_like full_like rand_like "
+    "randn_like randint_like".split()
+)
+
+
+def _returned_from(fn: cst.FunctionDef, data: cst.Attribute):
+    """The `return` whose value `data` reaches through differentiable steps - assignments, arithmetic,
+    calls given it (`torch.cat([x.data, pads])`, `self.fc(h)`), tensor methods - and not through what
+    ends a graph (`.size()`, comparisons, `.argmax()`, an in-place write into a buffer), in statement order."""
+    names: set = set()
+
+    def carries(e) -> bool:
+        if e is data or isinstance(e, cst.Name) and e.value in names:
+            return True
+        if isinstance(e, cst.Attribute):
+            return e.attr.value not in K.NEVER_GRAD_ATTRIBUTES and carries(e.value)
+        if isinstance(e, cst.Call):
+            f = e.func
+            if isinstance(f, cst.Attribute):
+                if f.attr.value in K.NEVER_GRAD_METHODS | _FRESH or K.is_inplace_method(f.attr.value):
+                    return False
+                if carries(f.value):
+                    return True
+            elif isinstance(f, cst.Name) and f.value in ("len", "int", "float", "bool", "str", "print", "isinstance", "range"):
+                return False
+            return any(carries(a.value) for a in e.args)
+        if isinstance(e, cst.Subscript):
+            inner = e.value
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and len(e.slice) == 1 \
+                    and isinstance(e.slice[0].slice, cst.Index):
+                items = K.TUPLE_RESULTS.get(inner.func.attr.value)
+                at = _literal_index(e.slice[0].slice.value)
+                if items is not None and isinstance(at, int) and -len(items) <= at < len(items) and items[at] == "none":
+                    return False  # `x.data.max(1)[1]`: indices
+            return carries(inner)
+        if isinstance(e, cst.BinaryOperation):
+            return carries(e.left) or carries(e.right)
+        if isinstance(e, cst.UnaryOperation):
+            return not isinstance(e.operator, cst.Not) and carries(e.expression)
+        if isinstance(e, (cst.List, cst.Tuple)):
+            return any(carries(el.value) for el in e.elements)
+        if isinstance(e, cst.IfExp):
+            return carries(e.body) or carries(e.orelse)
+        return False
+
+    def bind(target) -> None:
+        if isinstance(target, cst.Name):
+            names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                bind(el.value)
+
+    def walk_body(body):
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return) and small.value is not None and carries(small.value):
+                        return small
+                    if isinstance(small, cst.Assign) and carries(small.value):
+                        for t in small.targets:
+                            bind(t.target)
+                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and small.value is not None and carries(small.value):
+                        bind(small.target)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            else:
+                for block in _blocks(stmt):
+                    found = walk_body(block)
+                    if found is not None:
+                        return found
+        return None
+
+    return walk_body(fn.body.body)
+
+
+def _blocks(stmt) -> list:
+    """The statement lists of a compound statement, in source order."""
+    out = []
+    for name in ("body", "orelse", "handlers", "finalbody"):
+        part = getattr(stmt, name, None)
+        parts = part if isinstance(part, (list, tuple)) else [part]
+        for p in parts:
+            if p is None:
+                continue
+            if isinstance(p, (cst.Else, cst.If, cst.ExceptHandler, cst.Finally)):
+                out.extend(_blocks(p) if isinstance(p, cst.If) else [p.body.body])
+            elif isinstance(p, cst.BaseSuite):
+                out.append(p.body if isinstance(p, cst.IndentedBlock) else [cst.SimpleStatementLine(body=p.body)])
+    return out
 
 
 def _through_views(node):
