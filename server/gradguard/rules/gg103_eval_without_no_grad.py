@@ -188,8 +188,12 @@ class EvalWithoutNoGrad(Rule):
     returns no graph (DBFace's `detect(model, image)`). The
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
-    is one, and its own methods (`model.encode(x)`) are forward passes too. One
-    finding per evaluation block (the forwards of one loop, or of consecutive
+    is one, and its own methods (`model.encode(x)`) are forward passes too.
+    `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
+    since torch 0.4 (it only warns) - says so too: whatever is called on such
+    an input is a model, and its forward pass is a finding wherever it runs
+    with grad enabled, unless its outputs reach a `.backward()` (the message
+    names the `volatile=True`). One finding per evaluation block (the forwards of one loop, or of consecutive
     statements after `.eval()`); it sits on the first model call.
 
     ## Why is this bad?
@@ -238,7 +242,10 @@ class EvalWithoutNoGrad(Rule):
     Safe: decorating the evaluation function with `@torch.no_grad()`, or
     wrapping the loop (or statement) after `model.eval()` in
     `with torch.no_grad():`, changes no value - only whether a graph is
-    recorded (`import torch` is added when missing).
+    recorded (`import torch` is added when missing). Where only `volatile=True`
+    says a forward evaluates and its outputs go to a caller out of sight, the
+    fix is unsafe. The fix leaves the `volatile=True` keyword alone (it only
+    warns).
     """
 
     code = "GG103"

@@ -36,6 +36,11 @@ class DataAttribute(Rule):
     `loss.data[0]` (or `[-1]`) on a 0-dim tensor is an **error**: it raises
     `IndexError`, however the tensor is reached (`losses["g"].data[0]`,
     `out[i].sum().data[0]`, `step(...)[0].data[0]`).
+    A read in a module's `forward()` whose value feeds what `forward()`
+    returns (`torch.cat([x.data, zero_pads], 1)` as a residual shortcut,
+    `F.conv2d(x, self.weight.data)`) is a **warning**: no gradient passes it
+    (a graph it cuts from every output is GG301's). Sizes, masks, new
+    tensors of its shape and statistics copied into a buffer are left alone.
     Every other use is **info**, and info is only reported when the rule is
     selected by name (`--select GG202`): the sanctioned idioms - Polyak / EMA
     target updates, manual SGD and weight clipping after `step()`, init, a
@@ -69,7 +74,9 @@ class DataAttribute(Rule):
 
     ## Fix safety
     Reads: `x.data` -> `x.detach()` is safe (same values, same storage, no
-    graph); `loss.data[0]` -> `loss.item()` is safe (the number it meant).
+    graph); `loss.data[0]` -> `loss.item()` is safe (the number it meant). In
+    `forward()` the same rewrite is unsafe: it keeps the cut, which may be the
+    bug - drop `.data` where the gradient should pass.
     Writes: dropping `.data` and wrapping the statement in
     `with torch.no_grad():` is unsafe: the write is now seen by autograd, so code
     that silently computed wrong gradients starts raising instead.
