@@ -160,7 +160,7 @@ class DataAttribute(Rule):
             required = v.kind is Kind.TENSOR and v.grad is Grad.YES
             fn = self.flow.function
             if fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like \
-                    and self.flow.frame.mode is GradMode.ON and (required or v.grad is not Grad.NO and self._input(node.value, fn)):
+                    and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (required or v.grad is not Grad.NO and self._input(node.value, fn)):
                 # (forward()'s input: what the caller computed it with, whatever the analysis was given)
                 self._in_forward[node] = (fn, required)
             if required or node in self._in_forward:
@@ -454,6 +454,24 @@ class Normalizer(nn.Module):
             "shape, a statistic copied into a buffer (also under no_grad)",
             runtime="norm = Normalizer(3)\nx = torch.randn(4, 3, requires_grad=True)\nnorm(x).sum().backward()\n"
             "assert norm.fc.weight.grad is not None and x.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+
+
+class Clip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = x.data.clamp(-1, 1)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+""",
+            note="issue 29: an autograd.Function's forward() runs without grad; its own backward() says what passes",
+            runtime="x = torch.randn(3, requires_grad=True)\nClip.apply(x).sum().backward()\nassert torch.equal(x.grad, torch.ones(3))",
         ),
     ]
 
@@ -1248,6 +1266,11 @@ class StdConv2d(nn.Conv2d):
             note="issue 29: weight standardisation through `.data`: the weight never learns, the bias does",
         ),
     ]
+
+
+def _static(fn: cst.FunctionDef) -> bool:
+    """A @staticmethod forward(): an autograd.Function's, which runs without grad (its backward is its own)."""
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
 
 
 # Methods and torch functions whose result takes only the shape, dtype or device of what they are given.
