@@ -160,8 +160,10 @@ class DataAttribute(Rule):
             required = v.kind is Kind.TENSOR and v.grad is Grad.YES
             fn = self.flow.function
             if fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like \
-                    and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (required or v.grad is not Grad.NO and self._input(node.value, fn)):
-                # (forward()'s input: what the caller computed it with, whatever the analysis was given)
+                    and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (
+                        required or v.grad is not Grad.NO and fn.cls.parameterized and self._input(node.value, fn)):
+                # (forward()'s input, in a module with weights of its own: an activation of the layers
+                # before it, whatever the analysis was given - a loss's or a metric's may be a target)
                 self._in_forward[node] = (fn, required)
             if required or node in self._in_forward:
                 self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
@@ -247,7 +249,7 @@ class DataAttribute(Rule):
         base = self.flow.value(node.value)
         if base.has_graph and not all_origins(base) & all_origins(fn.returns):
             return False
-        returned = _returned_from(fn.node, node)
+        returned = _returned_from(fn.node, node, self._differentiable)
         if returned is None:
             return False
         name = short(self.code_of(node.value))
@@ -264,6 +266,19 @@ class DataAttribute(Rule):
                     fixes=[PendingFix(f"Keep the cut, explicitly: `{short(self.code_of(new))}`", Safety.UNSAFE,
                                       [(node, new)])])
         return True
+
+    def _differentiable(self, func: cst.BaseExpression) -> bool:
+        """Does calling `func` pass on the graph of what it is given: a module, a torch function (not a
+        constructor copying its data), a function of this file? (A helper of another file may turn it into
+        NumPy: LPIPS's `util.tensor2im(in0.data)`.)"""
+        v = self.flow.value(func)
+        if v.kind in (Kind.MODULE, Kind.FUNCTION):
+            return True
+        q = v.qualname or ""
+        last = q.rsplit(".", 1)[-1]
+        if q in K.VARIABLE:
+            return True
+        return q.startswith("torch.") and not last[:1].isupper() and last not in ("tensor", "as_tensor", "from_numpy")
 
     def _zero_dim(self, node: cst.Subscript, data: cst.Attribute) -> None:
         base = short(self.code_of(data.value))
@@ -472,6 +487,42 @@ class Clip(torch.autograd.Function):
 """,
             note="issue 29: an autograd.Function's forward() runs without grad; its own backward() says what passes",
             runtime="x = torch.randn(3, requires_grad=True)\nClip.apply(x).sum().backward()\nassert torch.equal(x.grad, torch.ones(3))",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+from colors import lab_distance
+
+
+class Perceptual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Conv2d(3, 3, 1)
+
+    def forward(self, x, ref):
+        value = lab_distance(x.data, ref.data)
+        scale = self.proj.weight.type(type(x.data))
+        return torch.tensor([value]) * scale.sum()
+""",
+            note="issue 29: `.data` in forward() handed to a helper of another file (LPIPS's `util.tensor2im`, "
+            "which makes NumPy of it) or to `type()`: the `.data` is not what ends the gradient",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class SMAPE(nn.Module):
+    def forward(self, forecast, target, mask):
+        return 200 * torch.mean(torch.abs(forecast - target) / (forecast.data.abs() + target.data.abs()) * mask)
+""",
+            note="issue 29: a loss module without weights: its inputs may be targets, and N-BEATS' sMAPE stops the "
+            "gradient through its denominator on purpose",
+            runtime="f = torch.rand(4, requires_grad=True)\nSMAPE()(f, torch.rand(4), torch.ones(4)).backward()\n"
+            "assert f.grad is not None",
         ),
     ]
 
@@ -1280,10 +1331,11 @@ _FRESH = frozenset(
 )
 
 
-def _returned_from(fn: cst.FunctionDef, data: cst.Attribute):
+def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, differentiable):
     """The `return` whose value `data` reaches through differentiable steps - assignments, arithmetic,
-    calls given it (`torch.cat([x.data, pads])`, `self.fc(h)`), tensor methods - and not through what
-    ends a graph (`.size()`, comparisons, `.argmax()`, an in-place write into a buffer), in statement order."""
+    tensor methods, calls `differentiable(func)` says pass a graph on (`torch.cat([x.data, pads])`,
+    `self.fc(h)`) - and not through what ends a graph (`.size()`, comparisons, `.argmax()`, an in-place
+    write into a buffer, `type(x.data)`), in statement order."""
     names: set = set()
 
     def carries(e) -> bool:
@@ -1298,7 +1350,7 @@ def _returned_from(fn: cst.FunctionDef, data: cst.Attribute):
                     return False
                 if carries(f.value):
                     return True
-            elif isinstance(f, cst.Name) and f.value in ("len", "int", "float", "bool", "str", "print", "isinstance", "range"):
+            if not (differentiable(f) or isinstance(f, cst.Name) and f.value in ("sum", "abs", "max", "min")):
                 return False
             return any(carries(a.value) for a in e.args)
         if isinstance(e, cst.Subscript):
