@@ -193,8 +193,9 @@ class EvalWithoutNoGrad(Rule):
     since torch 0.4 (it only warns) - says so too: whatever is called on such
     an input is a model, and its forward pass is a finding wherever it runs
     with grad enabled, unless its outputs reach a `.backward()` (the message
-    names the `volatile=True`). One finding per evaluation block (the forwards of one loop, or of consecutive
-    statements after `.eval()`); it sits on the first model call.
+    names the `volatile=True`). One finding per evaluation block (the forwards
+    of one loop, or of consecutive statements after `.eval()`); it sits on the
+    first model call.
 
     ## Why is this bad?
     `model.eval()` does **not** stop graph building - it only switches layers
@@ -484,7 +485,9 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (
                     why == "named" and after_eval or node in self._volatile):
-                continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
+                # the graph is handed to a caller we cannot see, which may train on it - not after .eval(), nor
+                # when made from a volatile input (a caller could not back-propagate it before torch 0.4)
+                continue
             if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
