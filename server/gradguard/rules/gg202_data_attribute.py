@@ -249,7 +249,7 @@ class DataAttribute(Rule):
         base = self.flow.value(node.value)
         if base.has_graph and not all_origins(base) & all_origins(fn.returns):
             return False
-        returned = _returned_from(fn.node, node, self._differentiable)
+        returned = _returned_from(fn.node, node, self._passing)
         if returned is None:
             return False
         name = short(self.code_of(node.value))
@@ -267,18 +267,22 @@ class DataAttribute(Rule):
                                       [(node, new)])])
         return True
 
-    def _differentiable(self, func: cst.BaseExpression) -> bool:
-        """Does calling `func` pass on the graph of what it is given: a module, a torch function (not a
-        constructor copying its data), a function of this file? (A helper of another file may turn it into
-        NumPy: LPIPS's `util.tensor2im(in0.data)`.)"""
-        v = self.flow.value(func)
+    def _passing(self, call: cst.Call) -> list:
+        """The arguments whose graph `call` passes on: all of them for a module, a torch function (not a
+        constructor copying its data) or a function of this file; only the input of a recurrent layer
+        (a state cut before it is truncated backpropagation, GG102's subject); none for anything else.
+        (A helper of another file may turn it into NumPy: LPIPS's `util.tensor2im(in0.data)`.
+        `Variable(h.data)` was the way to detach before torch 0.4: the cut is meant.)"""
+        v = self.flow.value(call.func)
+        if v.kind is Kind.MODULE and v.layer in _RECURRENT:
+            return list(call.args[:1])
         if v.kind in (Kind.MODULE, Kind.FUNCTION):
-            return True
+            return list(call.args)
         q = v.qualname or ""
         last = q.rsplit(".", 1)[-1]
-        if q in K.VARIABLE:
-            return True
-        return q.startswith("torch.") and not last[:1].isupper() and last not in ("tensor", "as_tensor", "from_numpy")
+        if q.startswith("torch.") and not last[:1].isupper() and last not in ("tensor", "as_tensor", "from_numpy"):
+            return list(call.args)
+        return []
 
     def _zero_dim(self, node: cst.Subscript, data: cst.Attribute) -> None:
         base = short(self.code_of(data.value))
@@ -523,6 +527,29 @@ class SMAPE(nn.Module):
             "gradient through its denominator on purpose",
             runtime="f = torch.rand(4, requires_grad=True)\nSMAPE()(f, torch.rand(4), torch.ones(4)).backward()\n"
             "assert f.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x, hidden, cell):
+        hidden = hidden.data
+        out, hidden = self.rnn(x, hidden)
+        return self.fc(out), hidden, Variable(cell.data)
+""",
+            note="issue 29: a recurrent state cut as it enters the layer (truncated backpropagation, GG102's "
+            "subject), and `Variable(h.data)`, the way to detach before torch 0.4: the cut is meant",
+            runtime="tagger = Tagger()\nout, h, c = tagger(torch.randn(3, 1, 4), torch.zeros(1, 1, 8), torch.zeros(1))\n"
+            "out.sum().backward()\nassert tagger.rnn.weight_ih_l0.grad is not None",
         ),
     ]
 
@@ -1324,6 +1351,7 @@ def _static(fn: cst.FunctionDef) -> bool:
     return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
 
 
+_RECURRENT = frozenset("RNN LSTM GRU RNNCell LSTMCell GRUCell".split())
 # Methods and torch functions whose result takes only the shape, dtype or device of what they are given.
 _FRESH = frozenset(
     "new new_zeros new_ones new_full new_empty new_tensor zeros_like ones_like empty_like full_like rand_like "
@@ -1331,9 +1359,9 @@ _FRESH = frozenset(
 )
 
 
-def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, differentiable):
+def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing):
     """The `return` whose value `data` reaches through differentiable steps - assignments, arithmetic,
-    tensor methods, calls `differentiable(func)` says pass a graph on (`torch.cat([x.data, pads])`,
+    tensor methods, the arguments `passing(call)` says a call passes on (`torch.cat([x.data, pads])`,
     `self.fc(h)`) - and not through what ends a graph (`.size()`, comparisons, `.argmax()`, an in-place
     write into a buffer, `type(x.data)`), in statement order."""
     names: set = set()
@@ -1350,9 +1378,8 @@ def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, differentiable):
                     return False
                 if carries(f.value):
                     return True
-            if not (differentiable(f) or isinstance(f, cst.Name) and f.value in ("sum", "abs", "max", "min")):
-                return False
-            return any(carries(a.value) for a in e.args)
+            given = e.args if isinstance(f, cst.Name) and f.value in ("sum", "abs", "max", "min") else passing(e)
+            return any(carries(a.value) for a in given)
         if isinstance(e, cst.Subscript):
             inner = e.value
             if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and len(e.slice) == 1 \
@@ -1372,12 +1399,12 @@ def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, differentiable):
             return carries(e.body) or carries(e.orelse)
         return False
 
-    def bind(target) -> None:
+    def bind(target, carried: bool) -> None:
         if isinstance(target, cst.Name):
-            names.add(target.value)
+            (names.add if carried else names.discard)(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
-                bind(el.value)
+                bind(el.value, carried)
 
     def walk_body(body):
         for stmt in body:
@@ -1385,11 +1412,14 @@ def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, differentiable):
                 for small in stmt.body:
                     if isinstance(small, cst.Return) and small.value is not None and carries(small.value):
                         return small
-                    if isinstance(small, cst.Assign) and carries(small.value):
+                    if isinstance(small, cst.Assign):
+                        carried = carries(small.value)
                         for t in small.targets:
-                            bind(t.target)
-                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and small.value is not None and carries(small.value):
-                        bind(small.target)
+                            bind(t.target, carried)
+                    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                        bind(small.target, carries(small.value))
+                    elif isinstance(small, cst.AugAssign) and carries(small.value):
+                        bind(small.target, True)  # (`out += short`: still what it was, and now this too)
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
             else:
