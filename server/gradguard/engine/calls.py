@@ -66,6 +66,12 @@ class Calls:
         if isinstance(func, cst.Attribute) and func.attr.value == "step":
             self._repeated_closures(args)
         v = self._call(node, fv, args)
+        if v is UNKNOWN and knows_nothing(fv) and fv.qualname is None and self._volatile_input(args):
+            # `net(Variable(x, volatile=True))`: a model (no-grad intent says its call builds a graph),
+            # and since torch 0.4 it does build one
+            fv = Value(kind=Kind.MODULE, grad=Grad.NO, why=Evidence(node, "given a `volatile=True` input"))
+            self.values[func] = fv
+            v = self._module_call(node, fv, args)
         self._maybe_filled(func, fv, args)
         if self.strict and v is UNKNOWN and knows_nothing(fv) and not isinstance(func, cst.Attribute):
             graphs = [a for _, a in args if a.has_graph]
@@ -88,6 +94,12 @@ class Calls:
             if origins:
                 v = v.but(origins=origins)
         return v
+
+    @staticmethod
+    def _volatile_input(args: list):
+        """The `Variable(..., volatile=True)` the first positional argument was made by, if any."""
+        first = next((v for a, v in args if a.keyword is None and not a.star), None)
+        return first.volatile if first is not None else None
 
     def _maybe_filled(self, func: cst.BaseExpression, fv: Value, args: list) -> None:
         """A list or dict handed to a function that may fill it (`fill(losses, ...)` imported, or a
@@ -206,6 +218,8 @@ class Calls:
                 self._opaque_call(node, args)
                 return UNKNOWN  # an instance the type layer knows is no tensor: its own clone(), detach()...
             # Unknown receiver: only what holds whatever it is.
+            if recv.volatile is not None and name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
+                return recv  # `Variable(x, volatile=True).cuda()`: the same input, moved
             if name == "item":
                 return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
             if name == "tolist":
@@ -485,6 +499,9 @@ class Calls:
             rg = keyword(node, "requires_grad")
             if rg is not None and literal_bool(rg.value) and not vals[0].has_graph:
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, "`requires_grad=True`"))
+            volatile = keyword(node, "volatile")
+            if volatile is not None and literal_bool(volatile.value):
+                return vals[0].but(volatile=node)  # asks for no graph downstream, which it no longer does
             return vals[0]
         if q.startswith("torchvision.models.") and last not in ("get_weight", "list_models") and not any(
             part[:1].isupper() for part in q.split(".")  # `EfficientNet_B2_Weights.DEFAULT.transforms()`: a weight's

@@ -85,6 +85,7 @@ class Value:
     layer: Optional[str] = None  # MODULE: the torch.nn class it is an instance of (`LSTM`)
     evaluated: object = None  # MODULE: the `.eval()` / `.train(False)` call that left it in eval mode
     forwards: frozenset = frozenset()  # MODULE of another file of the project: its methods that run it (outside.Builds)
+    volatile: object = None  # the `Variable(..., volatile=True)` call it was made by (a no-op since torch 0.4)
 
     def but(self, **changes) -> "Value":
         return replace(self, **changes)

@@ -188,9 +188,14 @@ class EvalWithoutNoGrad(Rule):
     returns no graph (DBFace's `detect(model, image)`). The
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
-    is one, and its own methods (`model.encode(x)`) are forward passes too. One
-    finding per evaluation block (the forwards of one loop, or of consecutive
-    statements after `.eval()`); it sits on the first model call.
+    is one, and its own methods (`model.encode(x)`) are forward passes too.
+    `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
+    since torch 0.4 (it only warns) - says so too: whatever is called on such
+    an input is a model, and its forward pass is a finding wherever it runs
+    with grad enabled, unless its outputs reach a `.backward()` (the message
+    names the `volatile=True`). One finding per evaluation block (the forwards
+    of one loop, or of consecutive statements after `.eval()`); it sits on the
+    first model call.
 
     ## Why is this bad?
     `model.eval()` does **not** stop graph building - it only switches layers
@@ -238,7 +243,10 @@ class EvalWithoutNoGrad(Rule):
     Safe: decorating the evaluation function with `@torch.no_grad()`, or
     wrapping the loop (or statement) after `model.eval()` in
     `with torch.no_grad():`, changes no value - only whether a graph is
-    recorded (`import torch` is added when missing).
+    recorded (`import torch` is added when missing). Where only `volatile=True`
+    says a forward evaluates and its outputs go to a caller out of sight, the
+    fix is unsafe. The fix leaves the `volatile=True` keyword alone (it only
+    warns).
     """
 
     code = "GG103"
@@ -258,6 +266,7 @@ class EvalWithoutNoGrad(Rule):
         self._constructor_evals: dict = {}  # (class, "self.x") -> (0, the .eval() in its constructor)
         self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
         self._graph_of: dict = {}  # a reported call of a helper -> the helper's forward whose graph it returns
+        self._volatile: dict = {}  # forward call -> the `Variable(..., volatile=True)` its input was made by
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -325,8 +334,12 @@ class EvalWithoutNoGrad(Rule):
             and (eval_function_name(fn.name, method=fn.cls is not None) or evaluator_method(fn))
             and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
         )  # in a model's own class, only if it returns no graph (checked in finish)
+        first = next((a for a in node.args if a.keyword is None and not a.star), None)
+        volatile = self.flow.value(first.value).volatile if first is not None else None
         if after_eval is not None or named:
             why = "named" if named else "eval"
+        elif volatile is not None and not elsewhere:
+            why = "volatile"  # no-grad intent, whatever the function: only a backward of the outputs excuses it
         elif self._inference_script(fn) and not elsewhere:
             why = "inference"
         elif self._to_numpy(fn) and not elsewhere:
@@ -345,6 +358,8 @@ class EvalWithoutNoGrad(Rule):
         if root != name and (fn, root) in self._built and self._never_trained(root):
             return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
+        if volatile is not None:
+            self._volatile[node] = volatile
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp(), graph))
 
     def _helper_forward(self, callee, node: cst.Call) -> Optional[cst.Call]:
@@ -491,8 +506,11 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
-            if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (why == "named" and after_eval):
-                continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
+            if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (
+                    why == "named" and after_eval or node in self._volatile):
+                # the graph is handed to a caller we cannot see, which may train on it - not after .eval(), nor
+                # when made from a volatile input (a caller could not back-propagate it before torch 0.4)
+                continue
             if why in ("inference", "numpy") and graph in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
@@ -582,6 +600,8 @@ class EvalWithoutNoGrad(Rule):
         candidates = []
         if why == "eval":
             started = [loop for loop in loops if self._loop_ticks.get(loop, 0) > after_eval[0]]
+        elif why == "volatile":  # only the code around the forward says it evaluates
+            started = list(loops)
         else:  # the whole function (or script) evaluates
             if fn is not None:
                 candidates.append(("decorate", fn.node))
@@ -610,6 +630,10 @@ class EvalWithoutNoGrad(Rule):
         torch = torch_name(self.flow) or "torch"
         call = short(self.code_of(node))
         fixes = []
+        volatile = self._volatile.get(node)
+        # returned to a caller out of sight: only `volatile=True` says it never back-propagates them
+        safety = Safety.UNSAFE if volatile is not None and fn is not None and fn.call_sites == 0 \
+            and node in fn.returns.origins else Safety.SAFE
         if why == "named":
             where = f"in `{fn.name}()` and its output never reaches a `.backward()`"
         elif why == "numpy":
@@ -618,22 +642,24 @@ class EvalWithoutNoGrad(Rule):
             where = "after `.eval()`{since} and its output never reaches a `.backward()`"  # since: filled in below
         elif why == "sinks":
             where = "{sinks}"  # filled in below
+        elif why == "volatile":
+            where = "{sinks}"  # filled in below (what reaches no backward, if it ends in sinks)
         else:
             where = "in a file that never trains (no `.backward()`, no optimizer `step()`)"
         if target is not None and target[0] == "decorate":
             anchor = fn.node.decorators[0] if fn.node.decorators else fn.node
             fixes.append(PendingFix(
-                f"Decorate `{fn.name}` with `@torch.no_grad()`", Safety.SAFE,
+                f"Decorate `{fn.name}` with `@torch.no_grad()`", safety,
                 [(("before", anchor), lambda spot: f"@{torch}.no_grad()\n{spot.indent}")] + import_torch(self.flow),
             ))
         elif target is not None and target[0] == "span":
-            fixes.append(PendingFix("Wrap the block in `with torch.no_grad():`", Safety.SAFE,
+            fixes.append(PendingFix("Wrap the block in `with torch.no_grad():`", safety,
                                     [(target, wrap_in_no_grad(torch))] + import_torch(self.flow)))
         elif target is not None:
             title = "Wrap the loop in `with torch.no_grad():`" if target[0] == "loop" else "Wrap in `with torch.no_grad():`"
-            fixes.append(PendingFix(title, Safety.SAFE, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
+            fixes.append(PendingFix(title, safety, [(target[1], wrap_in_no_grad(torch))] + import_torch(self.flow)))
 
-        uses = self._sinks_of(self._graph_of.get(node, node)) if why == "sinks" else []
+        uses = self._sinks_of(self._graph_of.get(node, node)) if why in ("sinks", "volatile") else []
 
         def message(line_of):
             since = f" on line {line_of(after_eval[1])}" if why == "eval" else ""
@@ -644,8 +670,13 @@ class EvalWithoutNoGrad(Rule):
                 lines = sorted({line_of(u.node) for u in shown})
                 where_ = f"line{'s' if len(lines) > 1 else ''} " + ", ".join(str(n) for n in lines)
                 sinks = f"and its outputs reach only {names} ({where_}), never a `.backward()`"
+            elif why == "volatile":  # (returned to a caller out of sight: the keyword is all that says evaluation)
+                sinks = f"although its input was made with `volatile=True` (line {line_of(volatile)}), which has done nothing since torch 0.4"
             said = where.format(since=since, sinks=sinks)
-            note = " (`eval()` does not disable gradients)" if after_eval is not None else ""
+            notes = ["`eval()` does not disable gradients"] if after_eval is not None else []
+            if volatile is not None and (uses or why != "volatile"):
+                notes.append(f"`volatile=True` on line {line_of(volatile)} has done nothing since torch 0.4")
+            note = f" ({', and '.join(notes)})" if notes else ""
             also = f"; so do {more} more forward passes in the same block" if more > 1 else "; so does 1 more forward pass in the same block" if more else ""
             return (
                 f"`{call}` runs with grad enabled {said}: "
@@ -653,6 +684,8 @@ class EvalWithoutNoGrad(Rule):
             )
 
         related = [(after_eval[1], "`.eval()` does not turn gradients off")] if after_eval is not None else []
+        if volatile is not None:
+            related.append((volatile, "`volatile=True` has done nothing since torch 0.4: use `with torch.no_grad():`"))
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
@@ -1651,6 +1684,59 @@ def train_epoch(model, criterion, opt, batches):
             note='the same helper called by a training loop that back-propagates its outputs',
             runtime='model = torch.nn.Linear(3, 2)\ntrain_epoch(model, torch.nn.functional.cross_entropy, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def accuracy(net, batches):
+    correct = 0
+    with torch.no_grad():
+        for x, y in batches:
+            x = Variable(x, volatile=True)
+            out = net(x)
+            correct += (out.argmax(1) == y).sum().item()
+    return correct
+""",
+            note="issue 29: `volatile=True` (a no-op) under `torch.no_grad()`, which does disable gradients",
+            runtime="net = torch.nn.Linear(4, 3)\nseen = []\nnet.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "accuracy(net, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])\nassert not seen[0].requires_grad",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+
+def train_step(net, x, y):
+    x = Variable(x, volatile=True)
+    loss = F.cross_entropy(net(x), y)
+    loss.backward()
+    return loss.item()
+""",
+            note="issue 29: the outputs of a forward given a `volatile=True` input reach a `.backward()`: the graph is wanted",
+            runtime="net = torch.nn.Linear(4, 3)\ntrain_step(net, torch.randn(5, 4), torch.randint(0, 3, (5,)))\n"
+            "assert net.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def accuracy(net, batches, train):
+    correct = 0
+    for x, y in batches:
+        a = Variable(x, volatile=False)
+        b = Variable(x, volatile=not train)
+        correct += (net(a).argmax(1) == net(b).argmax(1)).sum().item()
+    return correct
+""",
+            note="issue 29: `volatile=False`, and a value not known to be True, say nothing about intent",
+            runtime="assert accuracy(torch.nn.Linear(4, 3), [(torch.randn(5, 4), None)], False) == 5",
+        ),
     ]
 
     INVALID = [
@@ -2515,6 +2601,76 @@ def evaluate(model, criterion, batches):
             ),
             note='a helper of the file runs the model and returns its outputs: the evaluation function that calls it is where the forward runs with grad on',
             runtime='model = torch.nn.Linear(3, 2)\nseen = []\nmodel.register_forward_hook(lambda m, i, o: seen.append(o))\nevaluate(model, torch.nn.functional.cross_entropy, [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert has_graph(seen[0])',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+
+def accuracy(net, batches):
+    correct = 0
+    for x, y in batches:
+        x = Variable(x, volatile=True)
+        out = net(x)
+        correct += (out.argmax(1) == y).sum().item()
+    return correct
+
+
+def fit(net, batches, opt):
+    for x, y in batches:
+        loss = F.cross_entropy(net(Variable(x)), Variable(y))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            range=(11, 14, 11, 20),
+            message="`net(x)` runs with grad enabled and its outputs reach only `.argmax()` (line 12), never a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing (`volatile=True` on "
+            "line 10 has done nothing since torch 0.4)",
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch.autograd import Variable\n\n\n"
+                "def accuracy(net, batches):\n    correct = 0\n    with torch.no_grad():\n        for x, y in batches:\n"
+                "            x = Variable(x, volatile=True)\n            out = net(x)\n"
+                "            correct += (out.argmax(1) == y).sum().item()\n    return correct\n\n\n"
+                "def fit(net, batches, opt):\n    for x, y in batches:\n"
+                "        loss = F.cross_entropy(net(Variable(x)), Variable(y))\n        opt.zero_grad()\n"
+                "        loss.backward()\n        opt.step()\n",
+            ),
+            runtime="net = torch.nn.Linear(4, 3)\nseen = []\nnet.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "accuracy(net, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])\nassert has_graph(seen[0])",
+            note="issue 29: old code's only no-grad sign, `Variable(x, volatile=True)`, only warns since torch 0.4; "
+            "a callable given a volatile input is a model",
+        ),
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+class Encoder:
+    def __init__(self, net, device):
+        self.net = net
+        self.device = device
+
+    def embed(self, images):
+        images = Variable(images, volatile=True).to(self.device)
+        return self.net(images)
+""",
+            range=(13, 15, 13, 31),
+            message="`self.net(images)` runs with grad enabled although its input was made with `volatile=True` "
+            "(line 12), which has done nothing since torch 0.4: autograd records the graph and keeps its "
+            "activations for nothing",
+            fixes=(
+                "\nimport torch\nfrom torch.autograd import Variable\n\n\nclass Encoder:\n"
+                "    def __init__(self, net, device):\n        self.net = net\n        self.device = device\n\n"
+                "    def embed(self, images):\n        images = Variable(images, volatile=True).to(self.device)\n"
+                "        with torch.no_grad():\n            return self.net(images)\n",
+            ),
+            runtime='out = Encoder(torch.nn.Linear(4, 2), "cpu").embed(torch.randn(3, 4))\nassert has_graph(out)',
+            note="issue 29: returned to a caller out of sight, which before torch 0.4 could not back-propagate a "
+            "volatile result; the fix is unsafe (that caller is not seen)",
         ),
     ]
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
-from gradguard.engine.evidence import dotted
+from gradguard.engine.evidence import dotted, named_params
 from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
-from gradguard.engine.values import Grad, Kind
+from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
     has_multiline_string,
@@ -37,6 +37,11 @@ class DataAttribute(Rule):
     `loss.data[0]` (or `[-1]`) on a 0-dim tensor is an **error**: it raises
     `IndexError`, however the tensor is reached (`losses["g"].data[0]`,
     `out[i].sum().data[0]`, `step(...)[0].data[0]`).
+    A read in a module's `forward()` whose value feeds what `forward()`
+    returns (`torch.cat([x.data, zero_pads], 1)` as a residual shortcut,
+    `F.conv2d(x, self.weight.data)`) is a **warning**: no gradient passes it
+    (a graph it cuts from every output is GG301's). Sizes, masks, new
+    tensors of its shape and statistics copied into a buffer are left alone.
     Every other use is **info**, and info is only reported when the rule is
     selected by name (`--select GG202`): the sanctioned idioms - Polyak / EMA
     target updates, manual SGD and weight clipping after `step()`, init, a
@@ -70,7 +75,9 @@ class DataAttribute(Rule):
 
     ## Fix safety
     Reads: `x.data` -> `x.detach()` is safe (same values, same storage, no
-    graph); `loss.data[0]` -> `loss.item()` is safe (the number it meant).
+    graph); `loss.data[0]` -> `loss.item()` is safe (the number it meant). In
+    `forward()` the same rewrite is unsafe: it keeps the cut, which may be the
+    bug - drop `.data` where the gradient should pass.
     Writes: dropping `.data` and wrapping the statement in
     `with torch.no_grad():` is unsafe: the write is now seen by autograd, so code
     that silently computed wrong gradients starts raising instead.
@@ -93,6 +100,7 @@ class DataAttribute(Rule):
         self._backwards: list = []  # [(function, tick, origins)]
         self._owners: dict = {}  # loop variable over `m.parameters()` -> (function, code of m)
         self._bound: dict = {}  # Name node -> its Binding where it was read (a call's argument)
+        self._in_forward: dict = {}  # `.data` read with grad on in a module's forward() -> that forward
 
     def visit_Name(self, node: cst.Name) -> None:
         b = self.flow.lookup(node.value)
@@ -156,10 +164,30 @@ class DataAttribute(Rule):
         if node.attr.value == "data":
             v = self.flow.value(node.value)
             # Only tensors that require grad: `.data` of a buffer or of `.grad` bypasses nothing.
-            if v.kind is Kind.TENSOR and v.grad is Grad.YES:
+            required = v.kind is Kind.TENSOR and v.grad is Grad.YES
+            fn = self.flow.function
+            if fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like \
+                    and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (
+                        required or v.grad is not Grad.NO and fn.cls.parameterized and self._input(node.value, fn)):
+                # (forward()'s input, in a module with weights of its own: an activation of the layers
+                # before it, whatever the analysis was given - a loss's or a metric's may be a target)
+                self._in_forward[node] = (fn, required)
+            if required or node in self._in_forward:
                 self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
         elif _is_data(node.value) and node.attr.value in META:
             self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
+
+    def _input(self, node: cst.BaseExpression, fn) -> bool:
+        """Is `node` forward()'s own input, or a name bound to it (`short = x`)?"""
+        params = named_params(fn.node)
+        for _ in range(4):
+            b = self.flow.lookup(node.value) if isinstance(node, cst.Name) else None
+            if b is None or not isinstance(b.node, (cst.Name, cst.Param)):
+                return False
+            if isinstance(b.node, cst.Param):
+                return b.node is params.get(node.value)
+            node = b.node
+        return False
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`x.data[0]` on any expression the engine knows is 0-dim (`loss`, `losses["g"]`,
@@ -215,6 +243,8 @@ class DataAttribute(Rule):
                 self._write(node, stmt, mode, base, stamp)
             elif node in self._meta:
                 continue
+            elif self._cuts_forward(node) or node in self._in_forward and not self._in_forward[node][1]:
+                continue  # (an input not known to require grad: a read hands out nothing that matters)
             else:
                 new = method_chain(node.value, "detach")
                 self.report(
@@ -223,6 +253,51 @@ class DataAttribute(Rule):
                     f"detected; use `{base}.detach()`",
                     fixes=[PendingFix(f"Use `{short(self.code_of(new))}`", Safety.SAFE, [(node, new)])],
                 )
+
+    def _cuts_forward(self, node: cst.Attribute) -> bool:
+        """`.data` read in forward() feeding what forward() returns (`torch.cat([x.data, pads], 1)` as a
+        residual shortcut, `F.conv2d(x, self.weight.data)`): reported (as a warning) when it is, since no
+        gradient passes it. A graph cut from every output is GG301's (a submodule that never learns)."""
+        fn = self._in_forward.get(node, (None,))[0]
+        if fn is None:
+            return False
+        base = self.flow.value(node.value)
+        if base.has_graph and not all_origins(base) & all_origins(fn.returns):
+            return False
+        returned = _returned_from(fn.node, node, self._passing)
+        if returned is None:
+            return False
+        name = short(self.code_of(node.value))
+        new = method_chain(node.value, "detach")
+
+        def message(line_of):
+            return (
+                f"`{name}.data` in `forward()` feeds what it returns (line {line_of(returned)}) without a graph: the "
+                f"backward sends nothing to `{name}` along this path, silently; use `{name}`, or `{name}.detach()` "
+                "where the cut is meant"
+            )
+
+        self.report(node, message, severity=Severity.WARNING, related=[(returned, "returned here")],
+                    fixes=[PendingFix(f"Keep the cut, explicitly: `{short(self.code_of(new))}`", Safety.UNSAFE,
+                                      [(node, new)])])
+        return True
+
+    def _passing(self, call: cst.Call) -> list:
+        """The arguments whose graph `call` passes on: all of them for a module, a torch function (not a
+        constructor copying its data) or a function of this file; only the input of a recurrent layer
+        (a state cut before it is truncated backpropagation, GG102's subject); none for anything else.
+        (A helper of another file may turn it into NumPy: LPIPS's `util.tensor2im(in0.data)`.
+        `Variable(h.data)` was the way to detach before torch 0.4: the cut is meant.)"""
+        v = self.flow.value(call.func)
+        if v.kind is Kind.MODULE and v.layer in _RECURRENT:
+            return list(call.args[:1])
+        if v.kind in (Kind.MODULE, Kind.FUNCTION):
+            return list(call.args)
+        q = v.qualname or ""
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.") and not last[:1].isupper() and last not in ("tensor", "as_tensor", "from_numpy"):
+            return list(call.args)
+        return []
 
     def _zero_dim(self, node: cst.Subscript, data: cst.Attribute) -> None:
         base = short(self.code_of(data.value))
@@ -412,6 +487,109 @@ class ClickModel(nn.Module):
             note="the same helper clamping out of place: a new tensor, the sigmoid's saved output untouched",
             runtime="model = ClickModel()\nF.binary_cross_entropy(model(torch.randn(6, 3)), torch.rand(6)).backward()\n"
                     "assert torch.isfinite(model.linear.weight.grad).all()",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Normalizer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.fc = nn.Linear(dim, dim)
+        self.register_buffer("running", torch.zeros(dim))
+
+    def forward(self, x):
+        n = x.data.size(0)
+        mask = (x.data > 0).float()
+        pad = x.data.new_zeros(n, 1)
+        self.running.copy_(x.data.mean(0))
+        with torch.no_grad():
+            self.running.mul_(0.9).add_(0.1 * x.data.mean(0))
+        return torch.cat([self.fc(x) * mask, pad], 1)
+""",
+            note="issue 29: `.data` in forward() only for what has no gradient - a size, a mask, a new tensor's "
+            "shape, a statistic copied into a buffer (also under no_grad)",
+            runtime="norm = Normalizer(3)\nx = torch.randn(4, 3, requires_grad=True)\nnorm(x).sum().backward()\n"
+            "assert norm.fc.weight.grad is not None and x.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+
+
+class Clip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = x.data.clamp(-1, 1)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+""",
+            note="issue 29: an autograd.Function's forward() runs without grad; its own backward() says what passes",
+            runtime="x = torch.randn(3, requires_grad=True)\nClip.apply(x).sum().backward()\nassert torch.equal(x.grad, torch.ones(3))",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+from colors import lab_distance
+
+
+class Perceptual(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Conv2d(3, 3, 1)
+
+    def forward(self, x, ref):
+        value = lab_distance(x.data, ref.data)
+        scale = self.proj.weight.type(type(x.data))
+        return torch.tensor([value]) * scale.sum()
+""",
+            note="issue 29: `.data` in forward() handed to a helper of another file (LPIPS's `util.tensor2im`, "
+            "which makes NumPy of it) or to `type()`: the `.data` is not what ends the gradient",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class SMAPE(nn.Module):
+    def forward(self, forecast, target, mask):
+        return 200 * torch.mean(torch.abs(forecast - target) / (forecast.data.abs() + target.data.abs()) * mask)
+""",
+            note="issue 29: a loss module without weights: its inputs may be targets, and N-BEATS' sMAPE stops the "
+            "gradient through its denominator on purpose",
+            runtime="f = torch.rand(4, requires_grad=True)\nSMAPE()(f, torch.rand(4), torch.ones(4)).backward()\n"
+            "assert f.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.autograd import Variable
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x, hidden, cell):
+        hidden = hidden.data
+        out, hidden = self.rnn(x, hidden)
+        return self.fc(out), hidden, Variable(cell.data)
+""",
+            note="issue 29: a recurrent state cut as it enters the layer (truncated backpropagation, GG102's "
+            "subject), and `Variable(h.data)`, the way to detach before torch 0.4: the cut is meant",
+            runtime="tagger = Tagger()\nout, h, c = tagger(torch.randn(3, 1, 4), torch.zeros(1, 1, 8), torch.zeros(1))\n"
+            "out.sum().backward()\nassert tagger.rnn.weight_ih_l0.grad is not None",
         ),
     ]
 
@@ -1169,7 +1347,175 @@ class ClickModel(nn.Module):
             note="the sigmoid output is clamped through .data by a helper the forward calls: the output the caller's backward reads was saved by sigmoid, and the write is hidden from autograd",
             runtime='torch.manual_seed(0)\nmodel = ClickModel()\nwith torch.no_grad():\n    model.linear.weight.copy_(torch.tensor([[6.0, -4.0, 2.0]]))\nref = ClickModel()\nref.load_state_dict(model.state_dict())\nx, y = torch.randn(6, 3) * 2, torch.tensor([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])\nF.binary_cross_entropy(model(x), y).backward()\np = torch.sigmoid(ref.linear(x)).squeeze(-1).clamp(1e-4, 1 - 1e-4)\nF.binary_cross_entropy(p, y).backward()\nassert not torch.allclose(model.linear.weight.grad, ref.linear.weight.grad)',
         ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class ShortcutBlock(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.pad = cout - cin
+
+    def forward(self, x):
+        out = self.conv(x)
+        zero_pads = torch.zeros(x.size(0), self.pad, x.size(2), x.size(3))
+        short = torch.cat([x.data, zero_pads], 1)
+        return F.relu(out + short)
+""",
+            range=(16, 27, 16, 33),
+            message="`x.data` in `forward()` feeds what it returns (line 17) without a graph: the backward sends "
+            "nothing to `x` along this path, silently; use `x`, or `x.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "class ShortcutBlock(nn.Module):\n    def __init__(self, cin, cout):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(cin, cout, 3, padding=1)\n        self.pad = cout - cin\n\n"
+                "    def forward(self, x):\n        out = self.conv(x)\n"
+                "        zero_pads = torch.zeros(x.size(0), self.pad, x.size(2), x.size(3))\n"
+                "        short = torch.cat([x.detach(), zero_pads], 1)\n        return F.relu(out + short)\n",
+            ),
+            # the input's gradient comes only through the convolution, not through the identity shortcut
+            runtime="block = ShortcutBlock(2, 4)\nx = torch.randn(1, 2, 5, 5, requires_grad=True)\n"
+            "block(x).sum().backward()\nx2 = x.detach().requires_grad_()\n"
+            "F.relu(block.conv(x2) + torch.cat([x2, torch.zeros(1, 2, 5, 5)], 1)).sum().backward()\n"
+            "assert not torch.allclose(x.grad, x2.grad)",
+            note="issue 29: ResNet's option-A shortcut zero-pads `x.data` (pytorch forum reports): the layers "
+            "before the block get only the residual branch's gradient; the fix only makes the cut explicit (unsafe)",
+        ),
+        Invalid(
+            """
+import torch.nn.functional as F
+from torch import nn
+
+
+class StdConv2d(nn.Conv2d):
+    def forward(self, x):
+        w = self.weight.data
+        w = (w - w.mean((1, 2, 3), keepdim=True)) / (w.std((1, 2, 3), keepdim=True) + 1e-5)
+        return F.conv2d(x, w, self.bias, self.stride, self.padding)
+""",
+            range=(8, 12, 8, 28),
+            message="`self.weight.data` in `forward()` feeds what it returns (line 10) without a graph: the backward "
+            "sends nothing to `self.weight` along this path, silently; use `self.weight`, or "
+            "`self.weight.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass StdConv2d(nn.Conv2d):\n"
+                "    def forward(self, x):\n        w = self.weight.detach()\n"
+                "        w = (w - w.mean((1, 2, 3), keepdim=True)) / (w.std((1, 2, 3), keepdim=True) + 1e-5)\n"
+                "        return F.conv2d(x, w, self.bias, self.stride, self.padding)\n",
+            ),
+            runtime="import torch\nconv = StdConv2d(2, 3, 3)\nconv(torch.randn(1, 2, 5, 5)).sum().backward()\n"
+            "assert conv.weight.grad is None and conv.bias.grad is not None",
+            note="issue 29: weight standardisation through `.data`: the weight never learns, the bias does",
+        ),
     ]
+
+
+def _static(fn: cst.FunctionDef) -> bool:
+    """A @staticmethod forward(): an autograd.Function's, which runs without grad (its backward is its own)."""
+    return any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in fn.decorators)
+
+
+_RECURRENT = frozenset("RNN LSTM GRU RNNCell LSTMCell GRUCell".split())
+# Methods and torch functions whose result takes only the shape, dtype or device of what they are given.
+_FRESH = frozenset(
+    "new new_zeros new_ones new_full new_empty new_tensor zeros_like ones_like empty_like full_like rand_like "
+    "randn_like randint_like".split()
+)
+
+
+def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing):
+    """The `return` whose value `data` reaches through differentiable steps - assignments, arithmetic,
+    tensor methods, the arguments `passing(call)` says a call passes on (`torch.cat([x.data, pads])`,
+    `self.fc(h)`) - and not through what ends a graph (`.size()`, comparisons, `.argmax()`, an in-place
+    write into a buffer, `type(x.data)`), in statement order."""
+    names: set = set()
+
+    def carries(e) -> bool:
+        if e is data or isinstance(e, cst.Name) and e.value in names:
+            return True
+        if isinstance(e, cst.Attribute):
+            return e.attr.value not in K.NEVER_GRAD_ATTRIBUTES and carries(e.value)
+        if isinstance(e, cst.Call):
+            f = e.func
+            if isinstance(f, cst.Attribute):
+                if f.attr.value in K.NEVER_GRAD_METHODS | _FRESH or K.is_inplace_method(f.attr.value):
+                    return False
+                if carries(f.value):
+                    return True
+            given = e.args if isinstance(f, cst.Name) and f.value in ("sum", "abs", "max", "min") else passing(e)
+            return any(carries(a.value) for a in given)
+        if isinstance(e, cst.Subscript):
+            inner = e.value
+            if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and len(e.slice) == 1 \
+                    and isinstance(e.slice[0].slice, cst.Index):
+                items = K.TUPLE_RESULTS.get(inner.func.attr.value)
+                at = _literal_index(e.slice[0].slice.value)
+                if items is not None and isinstance(at, int) and -len(items) <= at < len(items) and items[at] == "none":
+                    return False  # `x.data.max(1)[1]`: indices
+            return carries(inner)
+        if isinstance(e, cst.BinaryOperation):
+            return carries(e.left) or carries(e.right)
+        if isinstance(e, cst.UnaryOperation):
+            return not isinstance(e.operator, cst.Not) and carries(e.expression)
+        if isinstance(e, (cst.List, cst.Tuple)):
+            return any(carries(el.value) for el in e.elements)
+        if isinstance(e, cst.IfExp):
+            return carries(e.body) or carries(e.orelse)
+        return False
+
+    def bind(target, carried: bool) -> None:
+        if isinstance(target, cst.Name):
+            (names.add if carried else names.discard)(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                bind(el.value, carried)
+
+    def walk_body(body):
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Return) and small.value is not None and carries(small.value):
+                        return small
+                    if isinstance(small, cst.Assign):
+                        carried = carries(small.value)
+                        for t in small.targets:
+                            bind(t.target, carried)
+                    elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                        bind(small.target, carries(small.value))
+                    elif isinstance(small, cst.AugAssign) and carries(small.value):
+                        bind(small.target, True)  # (`out += short`: still what it was, and now this too)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                continue
+            else:
+                for block in _blocks(stmt):
+                    found = walk_body(block)
+                    if found is not None:
+                        return found
+        return None
+
+    return walk_body(fn.body.body)
+
+
+def _blocks(stmt) -> list:
+    """The statement lists of a compound statement, in source order."""
+    out = []
+    for name in ("body", "orelse", "handlers", "finalbody"):
+        part = getattr(stmt, name, None)
+        parts = part if isinstance(part, (list, tuple)) else [part]
+        for p in parts:
+            if p is None:
+                continue
+            if isinstance(p, (cst.Else, cst.If, cst.ExceptHandler, cst.Finally)):
+                out.extend(_blocks(p) if isinstance(p, cst.If) else [p.body.body])
+            elif isinstance(p, cst.BaseSuite):
+                out.append(p.body if isinstance(p, cst.IndentedBlock) else [cst.SimpleStatementLine(body=p.body)])
+    return out
 
 
 def _through_views(node):
