@@ -449,6 +449,27 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     beyond = [(p, resolver.for_path(p).settings_for(p), store)
               for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
     first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
+    outside, callees = _told(groups, members, texts, first, resolver)
+    again = {}
+    for i, (path, settings, s) in enumerate(tasks):
+        told, uses = outside.get(os.path.abspath(path)), callees.get(path)
+        # (a reset another file never runs per training step can add a GG104 finding)
+        # (and what the other files pass may add findings of its own)
+        if job.mode != "check" or uses or (told and (first[i].findings or any(
+                o.per_batch is False or o.params for o in told.values()))):
+            again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
+                                      imported=tuple(sorted(uses.items())) if uses else ()), s)
+    if stats is not None:  # for bench/project_cost.py
+        stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
+    redone = run_tasks(list(again.values()), job, jobs)
+    for i in range(len(tasks)):
+        yield next(redone) if i in again else first[i]
+
+
+def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resolver) -> tuple[dict, dict]:
+    """From the first pass (`first`: FileResults with their calls and summaries): what the other files
+    say of each file (absolute path -> {symbol: Outside}) and what the functions it calls of other
+    files do (path -> {target: Keeps | Builds}). `texts`: absolute path -> text, every file's."""
     calls = {r.path: r.calls for r in first}
     # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
     summaries = {os.path.abspath(r.path): r.summaries for r in first
@@ -464,20 +485,30 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
         for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
             summaries[path] = analyze(texts[path], resolver.for_path(path).settings_for(path), summarize=True).summaries
         callees.update(callees_by_file(index, mine, summaries))
-    again = {}
-    for i, (path, settings, s) in enumerate(tasks):
-        told, uses = outside.get(os.path.abspath(path)), callees.get(path)
-        # (a reset another file never runs per training step can add a GG104 finding)
-        # (and what the other files pass may add findings of its own)
-        if job.mode != "check" or uses or (told and (first[i].findings or any(
-                o.per_batch is False or o.params for o in told.values()))):
-            again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                                      imported=tuple(sorted(uses.items())) if uses else ()), s)
-    if stats is not None:  # for bench/project_cost.py
-        stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
-    redone = run_tasks(list(again.values()), job, jobs)
-    for i in range(len(tasks)):
-        yield next(redone) if i in again else first[i]
+    return outside, callees
+
+
+def _told_stdin(path: str, text: str, settings: Settings, resolver: Resolver, cache_dir: str | None) -> Settings:
+    """`settings` told what the project of `path` says of the code read from stdin, which stands
+    for the file's text (an editor's unsaved buffer): the other files that may call it are read for
+    their calls (from the cache where it has them), as `run_project` reads files not given."""
+    path = os.path.abspath(path)
+    root = project.root_of(path)
+    if root is None:
+        return settings
+    members = [os.path.abspath(p) for p in discover([root], resolver).files]
+    members += [] if path in members else [path]
+    texts = {p: project.read(p) for p in members if p != path}
+    texts[path] = text
+    store = cache.Cache(cache_dir) if cache_dir else None
+    beyond = [(p, resolver.for_path(p).settings_for(p), store) for p in project.callers_beyond(root, [path], members, texts)]
+    job = Job(mode="check", export_calls=True)
+    own = analyze(text, settings, export_calls=True)
+    first = [*run_tasks(beyond, job, 1), FileResult(path, calls=own.calls, summaries=own.summaries)]
+    outside, callees = _told({root: [path]}, {root: members}, texts, first, resolver)
+    told, uses = outside.get(path), callees.get(path)
+    return replace(settings, outside=tuple(sorted(told.items())) if told else (),
+                   imported=tuple(sorted(uses.items())) if uses else ())
 
 
 # ---------------------------------------------------------------- options
@@ -686,7 +717,9 @@ def check(
     if paths == ("-",):
         overrides = _overrides(select, extend_select, ignore, copy_order, strict, types, python)
         with _redirected(output_file, silent):
-            _check_stdin(stdin_filename, overrides, output_format, fix, unsafe_fixes, diff, ending)
+            cache_dir = None if no_cache else cache.directory([stdin_filename or "."], cache_dir)
+            _check_stdin(stdin_filename, overrides, output_format, fix, unsafe_fixes, diff, ending,
+                         (not no_project, cache_dir))
         return
     if "-" in paths:
         raise click.UsageError("`-` (read stdin) must be the only path")
@@ -739,10 +772,11 @@ def _redirected(output_file: str | None, silent: bool):
 
 
 def _check_stdin(name: str | None, overrides: dict, output_format: str, fix: bool, unsafe: bool, diff: bool,
-                 ending: Exit) -> None:
+                 ending: Exit, project_and_cache: tuple[bool, str | None] = (False, None)) -> None:
     """`gradguard check - --stdin-filename train.py`: the code on stdin, as editors and pre-commit
-    integrations hand it over. `--fix` prints the fixed code on stdout (the findings left go to
-    stderr); `--diff` prints the diff."""
+    integrations hand it over, checked with what the rest of its project says of it (the project of
+    the name it goes by). `--fix` prints the fixed code on stdout (the findings left go to stderr);
+    `--diff` prints the diff."""
     path = name or "-"
     if path.endswith(notebooks.SUFFIX):
         raise click.UsageError("notebooks cannot be read from stdin: pass the .ipynb file's path")
@@ -758,6 +792,9 @@ def _check_stdin(name: str | None, overrides: dict, output_format: str, fix: boo
     except UnicodeDecodeError as e:
         click.echo(render.file_error(path, _decode_problem(body, e)), err=True)
         sys.exit(EXIT_ERROR)
+    with_project, cache_dir = project_and_cache
+    if with_project and name:
+        settings = _told_stdin(name, text, settings, Resolver(overrides), cache_dir)
     analysis = _analyse(text, settings, path)
     if analysis.error is not None:
         e = _analysis_error(analysis.error)

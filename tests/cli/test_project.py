@@ -207,6 +207,24 @@ def test_the_store_through_another_file_is_fixed_in_the_callers_file(gradguard, 
     assert (with_meter / "ganpkg/utils.py").read_text() == METER
 
 
+def stdin(package: Path, text: str, *args: str) -> str:
+    run = subprocess.run([sys.executable, "-m", "gradguard", "check", *args, "-"], cwd=package, input=text.encode(),
+                         capture_output=True, timeout=120)
+    return run.stdout.decode()
+
+
+def test_code_on_stdin_is_checked_with_its_project(with_meter):
+    """An editor's unsaved buffer on stdin, named by --stdin-filename: the callers (sample.py's no_grad) and
+    the callees (utils.py's meter) of the file it stands for speak of it; the buffer, not the disk, is the truth."""
+    assert stdin(with_meter, NET, "--stdin-filename", "ganpkg/models/net.py") == "All checks passed! 1 file checked.\n"
+    assert stdin(with_meter, NET, "--no-project", "--stdin-filename", "ganpkg/models/net.py") == (
+        GG401 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    assert stdin(with_meter, TRAIN, "--stdin-filename", "ganpkg/train.py") == (
+        GG101 + "Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    fixed = TRAIN.replace("losses.update(loss,", "losses.update(loss.detach(),")
+    assert stdin(with_meter, fixed, "--stdin-filename", "ganpkg/train.py") == "All checks passed! 1 file checked.\n"
+
+
 def test_runtime_truth_of_the_meter(with_meter):
     """The meter's sum holds the last step's graph (a grad_fn); fixed, it holds none and the model still learns."""
     check = (
