@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 
 # Tensor methods whose result never carries a graph.
 NEVER_GRAD_METHODS = frozenset(
@@ -231,14 +230,6 @@ ELEMENTWISE = frozenset(
     """abs neg exp log log1p log2 log10 sqrt rsqrt sigmoid tanh relu sin cos square clamp clip
     pow mul add sub div true_divide maximum minimum sign floor ceil round""".split()
 )
-
-
-# Names of a loss's target that hold data, not a graph (`F.mse_loss(out, y)`).
-TARGET_NAME = re.compile(r"(y|ys|y_true|y_batch|gt|target|targets|label|labels|\w+_(labels?|targets?))$")
-
-
-def target_like(name: str) -> bool:
-    return TARGET_NAME.fullmatch(name) is not None
 
 
 # Methods torch's own objects have (tensors, modules, optimizers, autograd Functions): a class of the
