@@ -9,6 +9,7 @@ from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.evidence import named_params
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
+from gradguard.engine.steps import backpropagates_in, step_of
 from gradguard.engine.syntax import SELF_PREFIX, place_key
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
@@ -468,8 +469,10 @@ class EvalWithoutNoGrad(Rule):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
-            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (why == "named" and after_eval):
-                continue  # the graph is handed to a caller we cannot see, which may train on it (not after .eval())
+            if fn is not None and fn.call_sites == 0 and node in fn.returns.origins and not (
+                    after_eval and self._piled_up(node, fn)):
+                continue  # the graph is handed to a caller we cannot see, which may train on it (not one
+                # evaluation iteration's outputs after another, kept after .eval())
             if why in ("inference", "numpy") and node in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
@@ -479,6 +482,16 @@ class EvalWithoutNoGrad(Rule):
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
             self._report(*calls[0], more=len(calls) - 1)
+
+    def _piled_up(self, node: cst.Call, fn) -> bool:
+        """Are the outputs of `node` kept across the iterations of a loop of `fn` that are steps but never
+        back-propagate - evaluation iterations (steps.py) - each iteration's results piled on the last's?"""
+        for s in self.flow.stores:
+            if s.function is fn and node in all_origins(s.value):
+                loop = step_of(self.flow, s.loops or (s.loop,), s.value)
+                if loop is not None and not backpropagates_in(self.flow, loop):
+                    return True
+        return False
 
     def _only_sinks(self, node: cst.Call, fn) -> bool:
         """Do the outputs of the forward `node` reach non-differentiable uses (`.item()`, `print`,
@@ -1605,6 +1618,20 @@ def train_step(state, target):
             note="the back-propagated loss is computed from `u`, which the file binds where the analysis cannot see (RL-Adventure's quantile DQN): the forward whose indices are read may feed it",
             runtime='train_step(torch.randn(5, 4), torch.randn(5, 3))\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+def predict(aa, bb):
+    aa.eval()
+    return aa(bb)
+""",
+            note="one forward after `.eval()` returned to a caller the file does not show, which may train on it "
+            "(batch norm frozen): a name saying it predicts does not decide it",
+            runtime='net = torch.nn.Linear(4, 3)\npredict(net, torch.randn(2, 4)).sum().backward()\n'
+            'assert net.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -2411,6 +2438,30 @@ def tag(tagger, tokens):
             ),
             note='a parameter whose members are submodules only `Tagger.__init__` builds is a `Tagger`; the indices item of `.max(dim=-1)` ends the graph as `.argmax()` does',
             runtime='tagger = Tagger()\nseen = []\ntagger.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(tagger, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
+        ),
+        Invalid(
+            """
+import torch
+
+
+def step2(aa, bb):
+    aa.eval()
+    kk = []
+    for cc in bb:
+        kk.append(aa(cc).softmax(dim=-1))
+    return kk
+""",
+            range=(9, 18, 9, 24),
+            message='`aa(cc)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a `.backward()`: '
+            'autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=(
+                "\nimport torch\n\n\ndef step2(aa, bb):\n    aa.eval()\n    kk = []\n    with torch.no_grad():\n"
+                "        for cc in bb:\n            kk.append(aa(cc).softmax(dim=-1))\n    return kk\n",
+            ),
+            note="no name says it evaluates: after `.eval()`, each iteration's outputs are kept on top of the last's by a "
+            "loop that never back-propagates - evaluation iterations, returned or not",
+            runtime='net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))\n'
+            'kept = step2(net, [torch.randn(2, 4) for _ in range(3)])\nassert all(activations_alive(k) for k in kept)',
         ),
     ]
 
