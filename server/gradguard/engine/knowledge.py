@@ -157,6 +157,14 @@ INPUT_SAVING = frozenset("mul matmul mm bmm mv einsum div linear conv1d conv2d c
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 # torch.nn.functional losses (their result is a scalar unless reduction="none").
+# torch.nn's loss modules (subclasses of nn.modules.loss._Loss).
+NN_LOSSES = frozenset(
+    """BCELoss BCEWithLogitsLoss CTCLoss CosineEmbeddingLoss CrossEntropyLoss GaussianNLLLoss HingeEmbeddingLoss
+    HuberLoss KLDivLoss L1Loss LinearCrossEntropyLoss MSELoss MarginRankingLoss MultiLabelMarginLoss
+    MultiLabelSoftMarginLoss MultiMarginLoss NLLLoss NLLLoss2d PoissonNLLLoss SmoothL1Loss SoftMarginLoss
+    TripletMarginLoss TripletMarginWithDistanceLoss""".split()
+)
+
 FUNCTIONAL_LOSSES = frozenset(
     """cross_entropy nll_loss mse_loss l1_loss binary_cross_entropy
     binary_cross_entropy_with_logits kl_div smooth_l1_loss huber_loss
