@@ -329,8 +329,8 @@ class EvalWithoutNoGrad(Rule):
             # (only the file's own use says the outputs are not trained on: a method of a model from
             # elsewhere - latent diffusion's `encode_first_stage` - may carry its own @torch.no_grad)
             why = "numpy"
-        elif not elsewhere and not (fn is not None and fn.cls is not None and fn.cls.module_like):
-            why = "sinks"  # decided in finish(), by where the outputs went (a model's own methods compute them)
+        elif not elsewhere and not (fn is not None and fn.cls is not None and fn.cls.module_like and fn.name == "forward"):
+            why = "sinks"  # decided in finish(), by where the outputs went (forward() computes them for its caller)
         else:
             return
         if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
@@ -477,6 +477,9 @@ class EvalWithoutNoGrad(Rule):
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
                 continue
+            if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and (
+                    node in all_origins(fn.returns)):
+                continue  # a model's own encode()/decode(): the method hands its graph to its caller, who decides
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
@@ -1632,6 +1635,27 @@ def predict(aa, bb):
             runtime='net = torch.nn.Linear(4, 3)\npredict(net, torch.randn(2, 4)).sum().backward()\n'
             'assert net.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+    def step3(self, x):
+        return self.head(self.body(x)) * 2
+""",
+            note="a model's own method that returns its graph: the caller may train through it (a VAE's decode)",
+            runtime='m = C1()\nm.step3(torch.randn(2, 4)).sum().backward()\nassert m.head.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -2462,6 +2486,34 @@ def step2(aa, bb):
             "loop that never back-propagates - evaluation iterations, returned or not",
             runtime='net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))\n'
             'kept = step2(net, [torch.randn(2, 4) for _ in range(3)])\nassert all(activations_alive(k) for k in kept)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+    def step2(self, x):
+        return self.head(self.body(x)).argmax(1)
+""",
+            range=(16, 25, 16, 37),
+            message='`self.body(x)` runs with grad enabled and its outputs reach only `.argmax()` (line 16), never a '
+            '`.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward '
+            'pass in the same block',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass C1(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())\n        self.head = nn.Linear(8, 3)\n\n    def forward(self, x):\n        return self.head(self.body(x))\n\n    @torch.no_grad()\n    def step2(self, x):\n        return self.head(self.body(x)).argmax(1)\n',),
+            note="a model's own method, named for nothing, whose forward passes end in `.argmax()` and return no graph: "
+            "an evaluation whatever it is called",
+            runtime='m = C1()\nseen = []\nm.head.register_forward_hook(lambda mod, i, o: seen.append(o))\n'
+            'm.step2(torch.randn(2, 4))\nassert has_graph(seen[0])',
         ),
     ]
 
