@@ -477,9 +477,8 @@ class EvalWithoutNoGrad(Rule):
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(node, fn) or self._blind_backward(fn)):
                 continue
-            if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and (
-                    node in all_origins(fn.returns)):
-                continue  # a model's own encode()/decode(): the method hands its graph to its caller, who decides
+            if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
+                continue  # a model's own encode()/decode() hands its graph to its caller; a weight merge returns nothing
             target = self._target(fn, after_eval, why, loops, stmt)
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
