@@ -330,7 +330,7 @@ _RECURRENT = re.compile(r"^[ \t]*([\w. \t,()\[\]]+,[\w. \t,()\[\]]*?)=[ \t]*([A-
 # followed by more: a loss's prediction (`crit(model(x), y)`, _UseFinder._criterion).
 _LOSS_OF = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(\s*((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*([(,])")
 _BUILT = re.compile(r"^[ \t]*((?:self\s*\.\s*)?[A-Za-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_]\w*\.)*(\w+)\s*\(", re.M)
-_RESULT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
+_RESULT = re.compile(r"^[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
 _CALLEE = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
@@ -374,7 +374,7 @@ def mentioned(source: str) -> frozenset:
             results = {}
             for r in _RESULT.finditer(source):
                 results.setdefault(r.group(1), set()).update((r.group(2), *_CALLEE.findall(r.group(3))))
-        keys.update(results.get(m.group(2), ()))
+        keys.update(results.get(re.sub(r"\s+", "", m.group(2)), ()))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     if "backward" in source or "autograd" in source:
         # what a backward's value was computed from (backprop.py): assigned names, and the callables

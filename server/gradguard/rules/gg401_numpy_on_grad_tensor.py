@@ -875,6 +875,45 @@ def f2(cs):
             'except RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)\n'
             'else:\n    raise AssertionError("np.sum did not raise")',
         ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class C1:
+    def __init__(self, aa, bb):
+        self.aa = aa
+        self.bb = bb
+        self.zz = nn.CrossEntropyLoss()
+
+    def step2(self):
+        tot = 0
+        for x, y in self.bb:
+            self.o = self.aa(x)
+            tot += self.zz(self.o, y)
+        return tot, len(self.bb)
+
+
+def f2(cs):
+    a, b = [], []
+    for c in cs:
+        t, n = c.step2()
+        a.append(t)
+        b.append(n)
+    return np.sum([u * n for u, n in zip(a, b)]) / np.sum(b)
+""",
+            range=(27, 11, 27, 48),
+            message='`[u * n for u, n in zip(a, b)]` holds tensors that require grad when `f2()` runs with grad enabled '
+            '(from `self.zz(self.o, y)` on line 17); `np.sum()` on it then raises "Can\'t call numpy() on Tensor '
+            'that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
+            note="the prediction kept on `self` between the model and the loss (`self.o = self.aa(x)`): still a prediction",
+            runtime='try:\n    f2([C1(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 2]))])])\n'
+            'except RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)\n'
+            'else:\n    raise AssertionError("np.sum did not raise")',
+        ),
     ]
 
 
