@@ -308,18 +308,24 @@ class Calls:
         g, why, origins = join_grad(vals) if vals else (Grad.NO, None, frozenset())
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
 
-    @staticmethod
-    def _loss_operands(node: cst.Call, args: list) -> list:
+    def _loss_operands(self, node: cst.Call, args: list) -> list:
         """What a loss's graph comes from: its prediction, and its target unless the target is a
-        name nothing is known about that names data (`y`, `labels`, `targets`): where the
-        prediction was cut, `F.mse_loss(out, y)` then has no graph (and `.backward()` raises)."""
+        name nothing is known about that holds what the code was given - a parameter, a loop's
+        batch, an item read from them - not what a call of this scope computed (which may be a
+        graph): where the prediction was cut, `F.mse_loss(out, y)` then has no graph (and
+        `.backward()` raises)."""
         out = []
         for i, (a, v) in enumerate(args):
             target = (a.keyword is None and i > 0) or (a.keyword is not None and a.keyword.value == "target")
-            if target and v.grad is Grad.UNKNOWN and isinstance(a.value, cst.Name) and K.target_like(a.value.value):
+            if target and v.grad is Grad.UNKNOWN and self._given(a.value):
                 continue
             out.append(v)
         return out
+
+    def _given(self, node: cst.BaseExpression) -> bool:
+        """A name bound by a parameter, a `for` target, an unpacking or a read - not by a call's result."""
+        b = self.place_binding(node) if isinstance(node, cst.Name) else None
+        return b is not None and not isinstance(b.node, cst.Call)
 
     @staticmethod
     def _prediction_cuts(node: cst.Call, vals: list) -> frozenset:

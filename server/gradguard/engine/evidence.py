@@ -144,7 +144,9 @@ class _UseFinder(cst.CSTVisitor):
         self.uses = Uses()
         self.loops = 0
         self.results: dict = {}  # name -> the callee whose result it was bound to (`out = model(x)`)
+        self.bound: dict = {}  # name -> the call whose result it was bound to (`err = crit(out, y)`)
         self.params = frozenset(named_params(root)) if isinstance(root, cst.FunctionDef) else frozenset()
+        self.built_losses = built_losses(helpers) if helpers is not None else frozenset()
 
     def visit_For(self, node) -> None:
         self.loops += 1
@@ -169,6 +171,7 @@ class _UseFinder(cst.CSTVisitor):
             key = self._callee(call)
             if key is not None:
                 self.results[place_key(node.targets[0].target)] = key  # (`self.out = self.model(qa)` too)
+            self.bound[place_key(node.targets[0].target)] = call
         if isinstance(call, cst.Call) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Tuple):
             names = [e.value.value if isinstance(e.value, cst.Name) else None for e in node.targets[0].target.elements]
             self.uses.unpacked[call] = names
@@ -204,13 +207,23 @@ class _UseFinder(cst.CSTVisitor):
         if key is not None:
             self.uses.members.setdefault(key, {}).setdefault(node.attr.value, node)
 
+    def _criterion(self, node: cst.Call) -> None:
+        """`crit(out, y).item()`, `err = crit(out, y); err.backward()`: a call given a prediction and
+        a target whose result is reduced to a number or back-propagated is a loss or a metric, by
+        what its result flows into - whatever it is called."""
+        receiver = node.func.value
+        call = receiver if isinstance(receiver, cst.Call) else self.bound.get(place_key(receiver))
+        if isinstance(call, cst.Call) and sum(a.keyword is None and not a.star for a in call.args) >= 2:
+            self._prediction(call)
+
     def _prediction(self, node: cst.Call) -> None:
-        """`criterion(model(x), y)`, `out = self.model(qa); self.criterion(out, t)`: the callee whose
-        output a loss takes as its prediction is a model - when it is a parameter or an attribute
-        of `self` (what the code was given), not a function imported from elsewhere."""
+        """`crit(model(x), y)`, `out = self.model(qa); self.crit(out, t)`: the callee whose output a
+        loss takes as its prediction is a model - when it is a parameter or an attribute of `self`
+        (what the code was given), not a function imported from elsewhere. (A loss: one of torch's
+        functional losses, or a call whose result is reduced or back-propagated, `_criterion`.)"""
         key = dotted(node.func)
         first = next((a.value for a in node.args if a.keyword is None and not a.star), None)
-        if key is None or first is None or not is_loss_name(key.rsplit(".", 1)[-1]):
+        if key is None or first is None:
             return
         first = self.handed(first)
         model = self._callee(first) if isinstance(first, cst.Call) else (
@@ -219,11 +232,15 @@ class _UseFinder(cst.CSTVisitor):
             self.uses.predicts.setdefault(model, node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._prediction(node)
         func = node.func
+        key = dotted(func)
+        if key is not None and (key.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES or key in self.built_losses):
+            self._prediction(node)
         if isinstance(func, cst.Attribute):
             key = dotted(func.value)
             method = func.attr.value
+            if method in ("item", "backward"):
+                self._criterion(node)
             if method in ("backward", "manual_backward"):
                 self.uses.backpropagates = True
             if key is not None:
@@ -262,10 +279,27 @@ def _nothing(node: cst.BaseExpression) -> None:
     return None
 
 
-def is_loss_name(name: str) -> bool:
-    """`criterion`, `loss_fn`, `compute_loss`, `bce_loss`, `self.loss`: a loss callable's name."""
-    low = name.lower()
-    return low.endswith("loss") or bool({"loss", "criterion", "losses"} & set(low.split("_")))
+def built_losses(helpers) -> frozenset:
+    """Places the file binds to one of torch.nn's losses, in the statements of its top level, of its
+    functions and of its classes' methods (`criterion = nn.CrossEntropyLoss()`, `self.crit =
+    torch.nn.MSELoss()`): a loss by what it is, whatever it is called. (Cached on the file's helpers.)"""
+    found = getattr(helpers, "built_losses", None)
+    if found is None:
+        found = set()
+        body = list(helpers.module.body)
+        for stmt in list(body):
+            if isinstance(stmt, cst.ClassDef):
+                body += [s for s in stmt.body.body if isinstance(s, cst.FunctionDef)]
+        for stmt in body:
+            lines = stmt.body.body if isinstance(stmt, cst.FunctionDef) else [stmt]
+            for line in lines:
+                for small in line.body if isinstance(line, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call):
+                        key = dotted(small.value.func)
+                        if key is not None and key.rsplit(".", 1)[-1] in K.NN_LOSSES:
+                            found.update(place_key(t.target) for t in small.targets)
+        found = helpers.built_losses = frozenset(found - {None})
+    return found
 
 
 def named_params(fn: cst.FunctionDef) -> dict:
@@ -303,9 +337,11 @@ _GRAD = re.compile(r"autograd\s*\.\s*(?:grad|backward)\s*\(\s*(?:\w+\s*=\s*)?([A
 
 
 _RECURRENT = re.compile(r"^[ \t]*([\w. \t,()\[\]]+,[\w. \t,()\[\]]*?)=[ \t]*([A-Za-z_][\w.]*)[ \t]*\(([^\n]*)$", re.M)
-# A loss call's first argument, when it is a name or a given callable's call (`self.model(`, `model(`).
-_LOSS_OF = re.compile(r"(?:[Ll]oss|criterion)\w*\s*\(\s*((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*([(,)])")
-_RESULT = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
+# A call's first argument, when it is a name or a given callable's call (`self.model(`, `model(`)
+# followed by more: a loss's prediction (`crit(model(x), y)`, _UseFinder._criterion).
+_LOSS_OF = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\s*\(\s*((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*([(,])")
+_BUILT = re.compile(r"^[ \t]*((?:self\s*\.\s*)?[A-Za-z_]\w*)[ \t]*=[ \t]*(?:[A-Za-z_]\w*\.)*(\w+)\s*\(", re.M)
+_RESULT = re.compile(r"^[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*=[ \t]*((?:self\.)?[A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
 _CALLEE = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 _ALIAS = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*(?:#[^\n]*)?$", re.M)
@@ -337,15 +373,19 @@ def mentioned(source: str) -> frozenset:
             keys.update(re.sub(r"\s+", "", c) for c in _CALLEE.findall(m.group(3)))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
     results = None
-    for m in _LOSS_OF.finditer(source):  # `criterion(model(x), y)`, `criterion(out, y)` after `out = model(x)`
-        if m.group(2) == "(":
-            keys.add(re.sub(r"\s+", "", m.group(1)))
+    reduced = ".item(" in source or "backward" in source  # what tells a loss (_UseFinder._criterion)
+    built = {re.sub(r"\s+", "", m.group(1)) for m in _BUILT.finditer(source) if m.group(2) in K.NN_LOSSES}
+    for m in _LOSS_OF.finditer(source):  # `crit(model(x), y)`, `crit(out, y)` after `out = model(x)`
+        if not reduced and m.group(1).rsplit(".", 1)[-1] not in K.FUNCTIONAL_LOSSES and m.group(1) not in built:
+            continue
+        if m.group(3) == "(":
+            keys.add(re.sub(r"\s+", "", m.group(2)))
             continue
         if results is None:
             results = {}
             for r in _RESULT.finditer(source):
                 results.setdefault(r.group(1), set()).update((r.group(2), *_CALLEE.findall(r.group(3))))
-        keys.update(results.get(m.group(1), ()))
+        keys.update(results.get(re.sub(r"\s+", "", m.group(2)), ()))
     keys.update(m.group(2) for m in _ALIAS.finditer(source) if m.group(1) in keys)  # `loss = losses`
     if "backward" in source or "autograd" in source:
         # what a backward's value was computed from (backprop.py): assigned names, and the callables

@@ -200,6 +200,8 @@ class FileHelpers:
     or class the module defines once at its top level, called by its name."""
 
     def __init__(self, module: cst.Module):
+        self.module = module
+        self.built_losses = None  # evidence.built_losses, on first need
         seen: dict = {}
         for stmt in module.body:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 
 # Tensor methods whose result never carries a graph.
 NEVER_GRAD_METHODS = frozenset(
@@ -158,6 +157,14 @@ INPUT_SAVING = frozenset("mul matmul mm bmm mv einsum div linear conv1d conv2d c
 VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 # torch.nn.functional losses (their result is a scalar unless reduction="none").
+# torch.nn's loss modules (subclasses of nn.modules.loss._Loss).
+NN_LOSSES = frozenset(
+    """BCELoss BCEWithLogitsLoss CTCLoss CosineEmbeddingLoss CrossEntropyLoss GaussianNLLLoss HingeEmbeddingLoss
+    HuberLoss KLDivLoss L1Loss LinearCrossEntropyLoss MSELoss MarginRankingLoss MultiLabelMarginLoss
+    MultiLabelSoftMarginLoss MultiMarginLoss NLLLoss NLLLoss2d PoissonNLLLoss SmoothL1Loss SoftMarginLoss
+    TripletMarginLoss TripletMarginWithDistanceLoss""".split()
+)
+
 FUNCTIONAL_LOSSES = frozenset(
     """cross_entropy nll_loss mse_loss l1_loss binary_cross_entropy
     binary_cross_entropy_with_logits kl_div smooth_l1_loss huber_loss
@@ -236,14 +243,6 @@ ELEMENTWISE = frozenset(
     """abs neg exp log log1p log2 log10 sqrt rsqrt sigmoid tanh relu sin cos square clamp clip
     pow mul add sub div true_divide maximum minimum sign floor ceil round""".split()
 )
-
-
-# Names of a loss's target that hold data, not a graph (`F.mse_loss(out, y)`).
-TARGET_NAME = re.compile(r"(y|ys|y_true|y_batch|gt|target|targets|label|labels|\w+_(labels?|targets?))$")
-
-
-def target_like(name: str) -> bool:
-    return TARGET_NAME.fullmatch(name) is not None
 
 
 # Methods torch's own objects have (tensors, modules, optimizers, autograd Functions): a class of the

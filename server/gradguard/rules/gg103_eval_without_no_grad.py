@@ -9,6 +9,7 @@ from gradguard.engine import evidence
 from gradguard.engine.knowledge import forward_like
 from gradguard.engine.evidence import named_params
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
+from gradguard.engine.steps import backpropagates_in, step_of
 from gradguard.engine.syntax import SELF_PREFIX, place_key
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants, walk
@@ -346,8 +347,8 @@ class EvalWithoutNoGrad(Rule):
             # (only the file's own use says the outputs are not trained on: a method of a model from
             # elsewhere - latent diffusion's `encode_first_stage` - may carry its own @torch.no_grad)
             why = "numpy"
-        elif not elsewhere and not (fn is not None and fn.cls is not None and fn.cls.module_like):
-            why = "sinks"  # decided in finish(), by where the outputs went (a model's own methods compute them)
+        elif not elsewhere and not (fn is not None and fn.cls is not None and fn.cls.module_like and fn.name == "forward"):
+            why = "sinks"  # decided in finish(), by where the outputs went (forward() computes them for its caller)
         else:
             return
         if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
@@ -507,14 +508,17 @@ class EvalWithoutNoGrad(Rule):
             if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (
-                    why == "named" and after_eval or node in self._volatile):
-                # the graph is handed to a caller we cannot see, which may train on it - not after .eval(), nor
-                # when made from a volatile input (a caller could not back-propagate it before torch 0.4)
+                    after_eval and self._piled_up(graph, fn) or node in self._volatile):
+                # the graph is handed to a caller we cannot see, which may train on it - not one evaluation
+                # iteration's outputs after another, kept after .eval(), nor outputs made from a volatile
+                # input (a caller could not back-propagate them before torch 0.4)
                 continue
             if why in ("inference", "numpy") and graph in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
                 continue
+            if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
+                continue  # a model's own encode()/decode() hands its graph to its caller; a weight merge returns nothing
             passed.add(node)
             self._graph_of[node] = graph
             target = self._target(fn, after_eval, why, loops, stmt)
@@ -522,6 +526,16 @@ class EvalWithoutNoGrad(Rule):
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
             self._report(*calls[0], more=len(calls) - 1)
+
+    def _piled_up(self, node: cst.Call, fn) -> bool:
+        """Are the outputs of `node` kept across the iterations of a loop of `fn` that are steps but never
+        back-propagate - evaluation iterations (steps.py) - each iteration's results piled on the last's?"""
+        for s in self.flow.stores:
+            if s.function is fn and node in all_origins(s.value):
+                loop = step_of(self.flow, s.loops or (s.loop,), s.value)
+                if loop is not None and not backpropagates_in(self.flow, loop):
+                    return True
+        return False
 
     def _only_sinks(self, node: cst.Call, fn) -> bool:
         """Do the outputs of the forward `node` reach non-differentiable uses (`.item()`, `print`,
@@ -1687,6 +1701,20 @@ def train_epoch(model, criterion, opt, batches):
         Valid(
             """
 import torch
+
+
+def predict(aa, bb):
+    aa.eval()
+    return aa(bb)
+""",
+            note="one forward after `.eval()` returned to a caller the file does not show, which may train on it "
+            "(batch norm frozen): a name saying it predicts does not decide it",
+            runtime='net = torch.nn.Linear(4, 3)\npredict(net, torch.randn(2, 4)).sum().backward()\n'
+            'assert net.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
 from torch.autograd import Variable
 
 
@@ -1736,6 +1764,27 @@ def accuracy(net, batches, train):
 """,
             note="issue 29: `volatile=False`, and a value not known to be True, say nothing about intent",
             runtime="assert accuracy(torch.nn.Linear(4, 3), [(torch.randn(5, 4), None)], False) == 5",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+    def step3(self, x):
+        return self.head(self.body(x)) * 2
+""",
+            note="a model's own method that returns its graph: the caller may train through it (a VAE's decode)",
+            runtime='m = C1()\nm.step3(torch.randn(2, 4)).sum().backward()\nassert m.head.weight.grad is not None',
         ),
     ]
 
@@ -2671,6 +2720,58 @@ class Encoder:
             runtime='out = Encoder(torch.nn.Linear(4, 2), "cpu").embed(torch.randn(3, 4))\nassert has_graph(out)',
             note="issue 29: returned to a caller out of sight, which before torch 0.4 could not back-propagate a "
             "volatile result; the fix is unsafe (that caller is not seen)",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def step2(aa, bb):
+    aa.eval()
+    kk = []
+    for cc in bb:
+        kk.append(aa(cc).softmax(dim=-1))
+    return kk
+""",
+            range=(9, 18, 9, 24),
+            message='`aa(cc)` runs with grad enabled after `.eval()` on line 6 and its output never reaches a `.backward()`: '
+            'autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=(
+                "\nimport torch\n\n\ndef step2(aa, bb):\n    aa.eval()\n    kk = []\n    with torch.no_grad():\n"
+                "        for cc in bb:\n            kk.append(aa(cc).softmax(dim=-1))\n    return kk\n",
+            ),
+            note="no name says it evaluates: after `.eval()`, each iteration's outputs are kept on top of the last's by a "
+            "loop that never back-propagates - evaluation iterations, returned or not",
+            runtime='net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))\n'
+            'kept = step2(net, [torch.randn(2, 4) for _ in range(3)])\nassert all(activations_alive(k) for k in kept)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())
+        self.head = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+    def step2(self, x):
+        return self.head(self.body(x)).argmax(1)
+""",
+            range=(16, 25, 16, 37),
+            message='`self.body(x)` runs with grad enabled and its outputs reach only `.argmax()` (line 16), never a '
+            '`.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward '
+            'pass in the same block',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass C1(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())\n        self.head = nn.Linear(8, 3)\n\n    def forward(self, x):\n        return self.head(self.body(x))\n\n    @torch.no_grad()\n    def step2(self, x):\n        return self.head(self.body(x)).argmax(1)\n',),
+            note="a model's own method, named for nothing, whose forward passes end in `.argmax()` and return no graph: "
+            "an evaluation whatever it is called",
+            runtime='m = C1()\nseen = []\nm.head.register_forward_hook(lambda mod, i, o: seen.append(o))\n'
+            'm.step2(torch.randn(2, 4))\nassert has_graph(seen[0])',
         ),
     ]
 

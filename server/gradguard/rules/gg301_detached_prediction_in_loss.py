@@ -1739,8 +1739,17 @@ def train_step(net, critic, optimizer, x, y, weight=0.1):
     return total.item()
 """,
             range=(10, 18, 10, 97),
-            message='`.detach()` makes `weight * adversarial` a constant to the `.backward()` on line 13: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
-            note='an adversarial loss term detached where it is computed, then added, scaled, into the back-propagated loss: the model gets exactly the gradient it would get without it',
+            message='`.detach()` cuts a term of the loss on line 11 from its model: the `.backward()` on line 13 sends no gradient through it',
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def train_step(net, critic, optimizer, x, y, weight=0.1):\n    out = net(x)\n    recon = F.mse_loss(out, y)\n"
+                "    adversarial = F.binary_cross_entropy_with_logits(critic(out), torch.ones(len(x), 1))\n"
+                "    total = recon + weight * adversarial\n    optimizer.zero_grad()\n    total.backward()\n"
+                "    optimizer.step()\n    return total.item()\n",
+            ),
+            note='an adversarial loss term detached where it is computed, then added, scaled, into the back-propagated loss: '
+            'the model gets exactly the gradient it would get without it (`critic` is a model: torch\'s '
+            '`binary_cross_entropy_with_logits` takes its output as a prediction)',
             runtime='net, critic = nn.Linear(4, 4), nn.Linear(4, 1)\nx, y = torch.randn(8, 4), torch.randn(8, 4)\ntrain_step(net, critic, torch.optim.SGD(net.parameters(), lr=0.0), x, y)\nwith_term = net.weight.grad.clone()\nnet.zero_grad()\nF.mse_loss(net(x), y).backward()\nassert torch.equal(with_term, net.weight.grad)',
         ),
         Invalid(

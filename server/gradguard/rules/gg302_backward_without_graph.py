@@ -532,6 +532,28 @@ Trainer(model).step(torch.randn(3, 4), torch.tensor([0, 1, 1]))
             note='an empty `nn.Sequential()` filled by `add_module()`: it has the layers it was given, and parameters',
             runtime='assert model.head.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def qq(aa, cc, bb, opt):
+    with torch.no_grad():
+        out = aa(bb)
+    zz = cc(bb)
+    err = F.mse_loss(out, zz)
+    opt.zero_grad()
+    err.backward()
+    opt.step()
+
+
+net, other = torch.nn.Linear(4, 2), torch.nn.Linear(4, 2)
+qq(net, lambda t: other(t), torch.randn(3, 4), torch.optim.SGD(other.parameters(), lr=0.1))
+""",
+            note="a loss's target a call of the function computed (here a model's output): it may carry the graph",
+            runtime='assert other.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -702,6 +724,33 @@ Tester(nn.Linear(4, 3)).test([(torch.randn(2, 4), torch.tensor([0, 2]))])
             'on it raises "element 0 of tensors does not require grad and does not have a grad_fn"',
             raises=ERROR,
             note="a method that takes input gradients, only called under its class's no_grad",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def qq(aa, bb, zz, opt):
+    with torch.no_grad():
+        out = aa(bb)
+    err = F.mse_loss(out, zz)
+    opt.zero_grad()
+    err.backward()
+    opt.step()
+
+
+net = torch.nn.Linear(4, 2)
+data = torch.utils.data.TensorDataset(torch.randn(6, 4), torch.randn(6, 2))
+xb, yb = next(iter(torch.utils.data.DataLoader(data, batch_size=3)))
+qq(net, xb, yb, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(11, 4, 11, 18),
+            message='`err` carries no graph (computed inside `torch.no_grad()` on line 8); `.backward()` on it raises '
+            '"element 0 of tensors does not require grad and does not have a grad_fn"',
+            raises=ERROR,
+            note="a loss's target the function was given (`zz`, a parameter, a batch nothing tells), not one it "
+            "computed: data, whatever it is called - the cut prediction leaves the loss no graph",
         ),
     ]
 

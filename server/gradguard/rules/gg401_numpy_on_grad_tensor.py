@@ -407,6 +407,39 @@ history = train(net, [(torch.randn(5, 4), torch.randn(5, 1))], torch.optim.SGD(n
             note="the same helper given the detached loss at its one call with a tensor: nothing it converts requires grad",
             runtime="assert isinstance(history[0][0], float)",
         ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class C1:
+    def __init__(self, aa, bb, zz):
+        self.aa = aa
+        self.bb = bb
+        self.zz = zz
+
+    def step2(self):
+        tot = 0
+        for x, y in self.bb:
+            tot += self.zz(self.aa(x), y)
+        return tot, len(self.bb)
+
+
+def f2(cs):
+    a, b = [], []
+    for c in cs:
+        t, n = c.step2()
+        a.append(t)
+        b.append(n)
+    return np.sum([u * n for u, n in zip(a, b)]) / np.sum(b)
+""",
+            note="the same shape with `self.zz` a callable the class was given: nothing says it keeps a graph (here a "
+            "metric returning a float)",
+            runtime='f2([C1(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 2]))], '
+            'lambda o, t: (o.argmax(1) == t).float().mean().item())])',
+        ),
     ]
 
     INVALID = [
@@ -804,6 +837,84 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))], torch.optim.SGD(net.paramet
             ),
             note='a helper called with a loss at one call and a float at another: its parameter, walked with both, is unknown; the call that passes the loss makes its .numpy() raise',
             raises="Can't call numpy() on Tensor that requires grad",
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class C1:
+    def __init__(self, aa, bb):
+        self.aa = aa
+        self.bb = bb
+        self.zz = nn.CrossEntropyLoss()
+
+    def step2(self):
+        tot = 0
+        for x, y in self.bb:
+            tot += self.zz(self.aa(x), y)
+        return tot, len(self.bb)
+
+
+def f2(cs):
+    a, b = [], []
+    for c in cs:
+        t, n = c.step2()
+        a.append(t)
+        b.append(n)
+    return np.sum([u * n for u, n in zip(a, b)]) / np.sum(b)
+""",
+            range=(26, 11, 26, 48),
+            message='`[u * n for u, n in zip(a, b)]` holds tensors that require grad when `f2()` runs with grad enabled '
+            '(from `self.zz(self.aa(x), y)` on line 16); `np.sum()` on it then raises "Can\'t call numpy() on Tensor '
+            'that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
+            note="`self.zz` is one of torch's losses (`nn.CrossEntropyLoss()`), whatever it is called: `self.aa`, whose "
+            "output it takes as a prediction, is a model",
+            runtime='try:\n    f2([C1(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 2]))])])\n'
+            'except RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)\n'
+            'else:\n    raise AssertionError("np.sum did not raise")',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class C1:
+    def __init__(self, aa, bb):
+        self.aa = aa
+        self.bb = bb
+        self.zz = nn.CrossEntropyLoss()
+
+    def step2(self):
+        tot = 0
+        for x, y in self.bb:
+            self.o = self.aa(x)
+            tot += self.zz(self.o, y)
+        return tot, len(self.bb)
+
+
+def f2(cs):
+    a, b = [], []
+    for c in cs:
+        t, n = c.step2()
+        a.append(t)
+        b.append(n)
+    return np.sum([u * n for u, n in zip(a, b)]) / np.sum(b)
+""",
+            range=(27, 11, 27, 48),
+            message='`[u * n for u, n in zip(a, b)]` holds tensors that require grad when `f2()` runs with grad enabled '
+            '(from `self.zz(self.o, y)` on line 17); `np.sum()` on it then raises "Can\'t call numpy() on Tensor '
+            'that requires grad. Use tensor.detach().numpy() instead."',
+            severity=Severity.WARNING,
+            note="the prediction kept on `self` between the model and the loss (`self.o = self.aa(x)`): still a prediction",
+            runtime='try:\n    f2([C1(nn.Linear(4, 3), [(torch.randn(2, 4), torch.tensor([0, 2]))])])\n'
+            'except RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)\n'
+            'else:\n    raise AssertionError("np.sum did not raise")',
         ),
     ]
 
