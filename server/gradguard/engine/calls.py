@@ -317,12 +317,12 @@ class Calls:
         out = []
         for i, (a, v) in enumerate(args):
             target = (a.keyword is None and i > 0) or (a.keyword is not None and a.keyword.value == "target")
-            if target and v.grad is Grad.UNKNOWN and self._given(a.value):
+            if target and v.grad is Grad.UNKNOWN and self._handed_in(a.value):
                 continue
             out.append(v)
         return out
 
-    def _given(self, node: cst.BaseExpression) -> bool:
+    def _handed_in(self, node: cst.BaseExpression) -> bool:
         """A name bound by a parameter, a `for` target, an unpacking or a read - not by a call's result."""
         b = self.place_binding(node) if isinstance(node, cst.Name) else None
         return b is not None and not isinstance(b.node, cst.Call)

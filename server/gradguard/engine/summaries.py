@@ -257,7 +257,7 @@ class Functions:
         fn.call_sites += 1
         if mode is GradMode.OFF and fn.off_call is None:
             fn.off_call = (call, self.frame.mode_nodes[-1])
-        self._given(fn, params)
+        self._give(fn, params)
         if fn.in_progress:
             return fn.returns
         context = self._context_of(fn)
@@ -293,7 +293,7 @@ class Functions:
             returns = returns.but(origins=returns.origins | {call})
         return returns
 
-    def _given(self, fn: FunctionInfo, params: dict) -> None:
+    def _give(self, fn: FunctionInfo, params: dict) -> None:
         """What this call gives `fn`'s parameters, joined with what the other calls give: each caller's
         from its latest analysis only (a forward first walked on its own, its input unknown, and then
         for its model's call, with a graph: the helper it calls is given the graph, not "unknown")."""
