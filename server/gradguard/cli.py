@@ -34,6 +34,7 @@ from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
 from gradguard.project.callers import callees_by_file, outside_by_file, summaries_wanted
+from gradguard.project.neighbours import neighbours
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -454,8 +455,12 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
                  if r.summaries or mentions_torch(texts[os.path.abspath(r.path)])}
     outside: dict = {}
     callees: dict = {}
+    near: dict = {}  # path -> Settings.neighbours
     for root in groups:
         index = project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]})
+        for path, _, _ in tasks:
+            if os.path.abspath(path) in index.modules and mentions_torch(texts[os.path.abspath(path)]):
+                near[path] = neighbours(index, path, texts)
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
                                      for p in mine if not mentions_torch(texts[os.path.abspath(p)])))
@@ -465,13 +470,13 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
         callees.update(callees_by_file(index, mine, summaries))
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
-        told, uses = outside.get(os.path.abspath(path)), callees.get(path)
+        told, uses, classes = outside.get(os.path.abspath(path)), callees.get(path), near.get(path)
         # (a reset another file never runs per training step can add a GG104 finding)
         # (and what the other files pass may add findings of its own)
-        if job.mode != "check" or uses or (told and (first[i].findings or any(
+        if job.mode != "check" or uses or classes or (told and (first[i].findings or any(
                 o.per_batch is False or o.params for o in told.values()))):
             again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                                      imported=tuple(sorted(uses.items())) if uses else ()), s)
+                                      imported=tuple(sorted(uses.items())) if uses else (), neighbours=classes or ()), s)
     if stats is not None:  # for bench/project_cost.py
         stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
     redone = run_tasks(list(again.values()), job, jobs)
