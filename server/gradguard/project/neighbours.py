@@ -94,7 +94,7 @@ def neighbours(index: ProjectIndex, path: str, texts: dict[str, str]) -> tuple:
                  if n not in taken or n in index.modules[path].imports][:MAX_CLASSES - classes]
         if not names:
             continue
-        where = os.path.relpath(other_path, os.path.dirname(path))
+        where = os.path.relpath(other_path, index.root)
         for bound, first, last in other.imports:
             if bound.isdisjoint(taken):
                 out.append((where, first, other.segment(first, last)))
