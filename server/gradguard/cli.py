@@ -34,7 +34,7 @@ from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
 from gradguard.project.callers import callees_by_file, outside_by_file, summaries_wanted
-from gradguard.project.neighbours import neighbours
+from gradguard.project.neighbours import neighbours, shape
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -456,11 +456,18 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     outside: dict = {}
     callees: dict = {}
     near: dict = {}  # path -> Settings.neighbours
+    shapes: dict = {}
+
+    def shape_of(path: str):
+        if path not in shapes:
+            shapes[path] = shape(texts[path]) if path in texts else None
+        return shapes[path]
+
     for root in groups:
         index = project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]})
         for path, _, _ in tasks:
             if os.path.abspath(path) in index.modules and mentions_torch(texts[os.path.abspath(path)]):
-                near[path] = neighbours(index, path, texts)
+                near[path] = neighbours(index, path, shape_of)
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
                                      for p in mine if not mentions_torch(texts[os.path.abspath(p)])))
