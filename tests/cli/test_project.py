@@ -653,3 +653,11 @@ def test_runtime_truth_of_the_client(package):
     )
     run = [sys.executable, "-c", check]
     assert subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120).stdout == "True\n"
+
+
+def test_the_cached_result_goes_when_an_imported_class_changes(gradguard, package):
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    (package / "ganpkg/server.py").write_text(SERVER)
+    assert gradguard("check", "ganpkg/server.py").stdout.endswith("Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    (package / "ganpkg/users.py").write_text(CLIENT.replace("return loss, len", "return loss.item(), len"))
+    assert gradguard("check", "ganpkg/server.py").stdout == "All checks passed! 1 file checked.\n"
