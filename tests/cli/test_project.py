@@ -635,7 +635,7 @@ def test_what_a_method_of_an_imported_class_returns_is_known_and_cited_in_its_fi
     result = gradguard("check", "--no-cache", "ganpkg/server.py")
     assert result.stdout == (
         "ganpkg/server.py:10:23: error: GG101 `loss` carries an autograd graph (from `self.criterion(self.model(x), y)` "
-        "on line 13 of ganpkg/users.py) that is never back-propagated; storing it in `losses` keeps every saved "
+        "on line 14 of ganpkg/users.py) that is never back-propagated; storing it in `losses` keeps every saved "
         "activation alive across iterations\n"
         "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
     )
@@ -661,3 +661,12 @@ def test_the_cached_result_goes_when_an_imported_class_changes(gradguard, packag
     assert gradguard("check", "ganpkg/server.py").stdout.endswith("Found 1 finding (1 fixable with --fix). 1 file checked.\n")
     (package / "ganpkg/users.py").write_text(CLIENT.replace("return loss, len", "return loss.item(), len"))
     assert gradguard("check", "ganpkg/server.py").stdout == "All checks passed! 1 file checked.\n"
+
+
+def test_nothing_is_reported_or_fixed_inside_an_imported_class_but_in_its_own_file(gradguard, package):
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    (package / "ganpkg/server.py").write_text(SERVER)
+    result = gradguard("check", "--no-cache", "--fix", "ganpkg/server.py")
+    assert result.stdout == "Fixed 1 finding. 1 file checked.\n"
+    assert (package / "ganpkg/server.py").read_text() == SERVER.replace("losses.append(loss)", "losses.append(loss.detach())")
+    assert (package / "ganpkg/users.py").read_text() == CLIENT

@@ -306,7 +306,7 @@ def evaluate(clients):
     return torch.stack(losses).mean().item()
 """
 STORED = (
-    "`loss` carries an autograd graph (from `self.criterion(self.model(x), y)` on line 13 of ganpkg/users.py) "
+    "`loss` carries an autograd graph (from `self.criterion(self.model(x), y)` on line 14 of ganpkg/users.py) "
     "that is never back-propagated; storing it in `losses` keeps every saved activation alive across iterations"
 )
 

@@ -116,7 +116,8 @@ def analyze(
         return Analysis(error=ParseError(f"too large to analyse ({size})", 1, 0, syntax=False))
     own_lines = None
     if settings.neighbours and not (export_calls or summarize):  # (what it calls of the others: without them)
-        own_lines, alone, label = len(re.split(r"\r\n|\r|\n", source)), source, line_label
+        lines = re.split(r"\r\n|\r|\n", source)
+        own_lines, alone, label = len(lines) - (lines[-1] == ""), source, line_label
         source, line_label = _with_neighbours(source, own_lines, settings.neighbours, line_label)
         incremental = None
     parsed = incremental.parser.parse(source) if incremental is not None else parse(source)
