@@ -467,7 +467,9 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
         index = project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]})
         for path, _, _ in tasks:
             if os.path.abspath(path) in index.modules and mentions_torch(texts[os.path.abspath(path)]):
-                near[path] = neighbours(index, path, shape_of)
+                found = neighbours(index, path, texts[os.path.abspath(path)], shape_of)
+                if found:
+                    near[path] = found
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
                                      for p in mine if not mentions_torch(texts[os.path.abspath(p)])))

@@ -100,7 +100,8 @@ def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
     calls = {p: list(e.calls) for p, e in entries.items() if e.calls}
     told = outside_by_file(index, calls, unread)
     uses = callees_by_file(index, calls, {p: dict(e.summaries) for p, e in entries.items() if e.summaries})
-    near = {p: found for p in entries if (found := neighbours(index, p, lambda q: entries[q].shape if q in entries else None))}
+    # (every class a file may work with: its text is not kept here to choose those it can use)
+    near = {p: found for p in entries if (found := neighbours(index, p, None, lambda q: entries[q].shape if q in entries else None))}
     return {p: (told.get(p, {}), uses.get(p, {}), near.get(p, ())) for p in told.keys() | uses.keys() | near.keys()}
 
 
