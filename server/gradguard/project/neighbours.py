@@ -34,8 +34,6 @@ class Shape:
 
 
 def shape(text: str) -> Shape:
-    if "class" not in text:
-        return Shape()
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -96,8 +94,9 @@ def neighbours(index: ProjectIndex, path: str, text: Optional[str], shape_of: Ca
         names = [n for n in names if n in defined]
         if scanned is not None:
             names = relevant(scanned, [defined[n] for n in names])
-        for _ in range(3):  # the bases their module defines, and theirs
-            names += [b for n in names for b in defined[n][3] if b in defined and b not in names]
+        for _ in range(3):  # the classes of their module they derive from or build (`self.encoder = Encoder()`), and theirs
+            names += [b for b in defined if b not in names and any(
+                b in defined[n][3] or re.search(r"\b%s\s*\(" % b, defined[n][2]) for n in names)]
         names = [n for n in sorted(dict.fromkeys(names), key=lambda n: defined[n][1])  # a base before its subclasses
                  if n not in taken or n in imports][:MAX_CLASSES - classes]
         if not names:
