@@ -34,6 +34,7 @@ from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
 from gradguard.project.callers import callees_by_file, outside_by_file, summaries_wanted
+from gradguard.project.neighbours import neighbours, shape
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -449,16 +450,16 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     beyond = [(p, resolver.for_path(p).settings_for(p), store)
               for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
     first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
-    outside, callees = _told(groups, members, texts, first, resolver)
+    outside, callees, near = _told(groups, members, texts, first, resolver, given)
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
-        told, uses = outside.get(os.path.abspath(path)), callees.get(path)
+        told, uses, classes = outside.get(os.path.abspath(path)), callees.get(path), near.get(path)
         # (a reset another file never runs per training step can add a GG104 finding)
         # (and what the other files pass may add findings of its own)
-        if job.mode != "check" or uses or (told and (first[i].findings or any(
+        if job.mode != "check" or uses or classes or (told and (first[i].findings or any(
                 o.per_batch is False or o.params for o in told.values()))):
             again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                                      imported=tuple(sorted(uses.items())) if uses else ()), s)
+                                      imported=tuple(sorted(uses.items())) if uses else (), neighbours=classes or ()), s)
     if stats is not None:  # for bench/project_cost.py
         stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
     redone = run_tasks(list(again.values()), job, jobs)
@@ -466,18 +467,33 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
         yield next(redone) if i in again else first[i]
 
 
-def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resolver) -> tuple[dict, dict]:
+def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resolver, given: list
+          ) -> tuple[dict, dict, dict]:
     """From the first pass (`first`: FileResults with their calls and summaries): what the other files
-    say of each file (absolute path -> {symbol: Outside}) and what the functions it calls of other
-    files do (path -> {target: Keeps | Builds}). `texts`: absolute path -> text, every file's."""
+    say of each file (absolute path -> {symbol: Outside}), what the functions it calls of other files
+    do (path -> {target: Keeps | Builds}) and, for the `given` files, the classes of other modules they
+    work with (path -> Settings.neighbours). `texts`: absolute path -> text, every file's."""
     calls = {r.path: r.calls for r in first}
     # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
     summaries = {os.path.abspath(r.path): r.summaries for r in first
                  if r.summaries or mentions_torch(texts[os.path.abspath(r.path)])}
     outside: dict = {}
     callees: dict = {}
+    near: dict = {}
+    shapes: dict = {}
+
+    def shape_of(path: str):
+        if path not in shapes:
+            shapes[path] = shape(texts[path]) if path in texts else None
+        return shapes[path]
+
     for root in groups:
         index = project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]})
+        for path in given:
+            if os.path.abspath(path) in index.modules and mentions_torch(texts[os.path.abspath(path)]):
+                found = neighbours(index, path, texts[os.path.abspath(path)], shape_of)
+                if found:
+                    near[path] = found
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
                                      for p in mine if not mentions_torch(texts[os.path.abspath(p)])))
@@ -485,7 +501,7 @@ def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resol
         for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
             summaries[path] = analyze(texts[path], resolver.for_path(path).settings_for(path), summarize=True).summaries
         callees.update(callees_by_file(index, mine, summaries))
-    return outside, callees
+    return outside, callees, near
 
 
 def _told_stdin(path: str, text: str, settings: Settings, resolver: Resolver, cache_dir: str | None) -> Settings:
@@ -505,10 +521,10 @@ def _told_stdin(path: str, text: str, settings: Settings, resolver: Resolver, ca
     job = Job(mode="check", export_calls=True)
     own = analyze(text, settings, export_calls=True)
     first = [*run_tasks(beyond, job, 1), FileResult(path, calls=own.calls, summaries=own.summaries)]
-    outside, callees = _told({root: [path]}, {root: members}, texts, first, resolver)
+    outside, callees, near = _told({root: [path]}, {root: members}, texts, first, resolver, [path])
     told, uses = outside.get(path), callees.get(path)
     return replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                   imported=tuple(sorted(uses.items())) if uses else ())
+                   imported=tuple(sorted(uses.items())) if uses else (), neighbours=near.get(path) or ())
 
 
 # ---------------------------------------------------------------- options

@@ -24,6 +24,8 @@ class Settings:
     outside: tuple = ()
     # what the functions this file calls of other files keep or build: (target, outside.Keeps | Builds)
     imported: tuple = ()
+    # the classes of other modules this file works with (project/neighbours.py): ((where, first line, code), ...)
+    neighbours: tuple = ()
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""

@@ -499,3 +499,161 @@ def test_runtime_truth_of_what_is_passed(with_unit):
              "print(not torch.equal(start, u.module.weight), isinstance(u.logger.buffer[0]['loss'], float))\n")
     done = subprocess.run([sys.executable, "-c", check], cwd=with_unit, capture_output=True, text=True, timeout=120)
     assert done.stdout == "True True\n"
+
+
+CELL = """\
+import torch
+from torch import nn
+
+
+class Cell(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x, h):
+        return torch.tanh(self.fc(torch.cat([x, h], dim=1)))
+"""
+
+STREAM = """\
+import torch
+
+
+def stream(cell, frames):
+    h = torch.zeros(1, 4)
+    tokens = []
+    for x in frames:
+        h = cell(x, h)
+        tokens.append(h.argmax(-1))
+    return tokens
+"""
+
+
+def stream_findings(shift: int) -> str:
+    return (
+        f"ganpkg/stream.py:{8 + shift}:13: warning: GG103 `cell(x, h)` runs with grad enabled and its outputs reach only "
+        f"`.argmax()` (line {9 + shift}), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
+        f"ganpkg/stream.py:{8 + shift}:21: warning: GG102 `h` carries the previous step's graph into `cell(x, h)` with grad "
+        f"enabled and nothing back-propagates it: the graph grows with every step of the loop on line {7 + shift}; run "
+        "the loop under `torch.no_grad()`\n"
+    )
+
+
+def test_a_class_imported_from_another_module_tells_what_a_parameter_is(gradguard, package):
+    """`cell(x, h)` is called the way the forward() of the `Cell` stream.py imports is declared: an
+    instance of it, as if the class were defined in stream.py."""
+    (package / "ganpkg/models/rnn.py").write_text(CELL)
+    (package / "ganpkg/stream.py").write_text(STREAM.replace("import torch\n", "import torch\n\nfrom ganpkg.models.rnn import Cell\n", 1))
+    result = gradguard("check", "--no-cache", "ganpkg/stream.py")
+    assert result.stdout == stream_findings(2) + "Found 2 findings (2 fixable with --fix). 1 file checked.\n"
+    result = gradguard("check", "--no-cache", "--no-project", "ganpkg/stream.py")
+    assert result.stdout == "All checks passed! 1 file checked.\n"
+
+
+def test_the_classes_of_a_module_that_imports_a_file_tell_what_its_parameters_are(gradguard, package):
+    """run.py defines `Cell` and imports `stream`: stream.py's `cell` is known by its call as in one file."""
+    (package / "ganpkg/stream.py").write_text(STREAM)
+    (package / "ganpkg/run.py").write_text(CELL.replace("from torch import nn\n", "from torch import nn\n\nfrom ganpkg.stream import stream\n"))
+    result = gradguard("check", "--no-cache", ".")
+    assert result.stdout == stream_findings(0) + "Found 2 findings (2 fixable with --fix). 6 files checked.\n"
+
+
+def test_runtime_truth_of_the_imported_cell(package):
+    """The state fed back grows the graph at every frame: the sizes of the cell's output graphs rise."""
+    (package / "ganpkg/models/rnn.py").write_text(CELL)
+    (package / "ganpkg/stream.py").write_text(STREAM)
+    check = (
+        "import torch\n"
+        "from ganpkg.models.rnn import Cell\n"
+        "from ganpkg.stream import stream\n"
+        "def size(fn):\n"
+        "    seen, todo = set(), [fn]\n"
+        "    while todo:\n"
+        "        f = todo.pop()\n"
+        "        if f is not None and f not in seen:\n"
+        "            seen.add(f)\n"
+        "            todo += [n for n, _ in f.next_functions]\n"
+        "    return len(seen)\n"
+        "cell, sizes = Cell(), []\n"
+        "cell.register_forward_hook(lambda m, i, o: sizes.append(size(o.grad_fn)))\n"
+        "stream(cell, [torch.randn(1, 4) for _ in range(4)])\n"
+        "print(all(a < b for a, b in zip(sizes, sizes[1:])))\n"
+    )
+    run = [sys.executable, "-c", check]
+    assert subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120).stdout == "True\n"
+
+
+CLIENT = """\
+import torch
+from torch import nn
+
+
+class Client:
+    def __init__(self, model, batches):
+        self.model = model
+        self.batches = batches
+        self.criterion = nn.MSELoss()
+
+    def test(self):
+        loss = 0
+        for x, y in self.batches:
+            loss += self.criterion(self.model(x), y)
+        return loss, len(self.batches)
+"""
+
+SERVER = """\
+import torch
+
+from ganpkg.users import Client
+
+
+def evaluate(clients):
+    losses = []
+    for client in clients:
+        loss, n = client.test()
+        losses.append(loss)
+    return torch.stack(losses).mean().item()
+"""
+
+
+def test_what_a_method_of_an_imported_class_returns_is_known_and_cited_in_its_file(gradguard, package):
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    (package / "ganpkg/server.py").write_text(SERVER)
+    result = gradguard("check", "--no-cache", "ganpkg/server.py")
+    assert result.stdout == (
+        "ganpkg/server.py:10:23: error: GG101 `loss` carries an autograd graph (from `self.criterion(self.model(x), y)` "
+        "on line 14 of ganpkg/users.py) that is never back-propagated; storing it in `losses` keeps every saved "
+        "activation alive across iterations\n"
+        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
+    )
+    assert gradguard("check", "--no-cache", "--no-project", "ganpkg/server.py").stdout == "All checks passed! 1 file checked.\n"
+
+
+def test_runtime_truth_of_the_client(package):
+    """What `test()` returns, kept in the list, carries the evaluation's graph."""
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    check = (
+        "import torch\n"
+        "from ganpkg.users import Client\n"
+        "loss, n = Client(torch.nn.Linear(2, 1), [(torch.randn(3, 2), torch.randn(3, 1))]).test()\n"
+        "print(loss.grad_fn is not None)\n"
+    )
+    run = [sys.executable, "-c", check]
+    assert subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120).stdout == "True\n"
+
+
+def test_the_cached_result_goes_when_an_imported_class_changes(gradguard, package):
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    (package / "ganpkg/server.py").write_text(SERVER)
+    assert gradguard("check", "ganpkg/server.py").stdout.endswith("Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    (package / "ganpkg/users.py").write_text(CLIENT.replace("return loss, len", "return loss.item(), len"))
+    assert gradguard("check", "ganpkg/server.py").stdout == "All checks passed! 1 file checked.\n"
+
+
+def test_nothing_is_reported_or_fixed_inside_an_imported_class_but_in_its_own_file(gradguard, package):
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    (package / "ganpkg/server.py").write_text(SERVER)
+    result = gradguard("check", "--no-cache", "--fix", "ganpkg/server.py")
+    assert result.stdout == "Fixed 1 finding. 1 file checked.\n"
+    assert (package / "ganpkg/server.py").read_text() == SERVER.replace("losses.append(loss)", "losses.append(loss.detach())")
+    assert (package / "ganpkg/users.py").read_text() == CLIENT

@@ -327,3 +327,56 @@ async def test_a_hover_on_a_name_says_which_file_told_what_it_is(client: Client,
     await client.diagnostics_for(show)
     assert await hover_at(client, show, SHOW, "model.load_state_dict") == (
         "**Here:** `model` is an `nn.Module` (`create_model` returns an nn.Module (ganpkg/models/net.py) on line 7)")
+
+
+CLIENT = """\
+import torch
+from torch import nn
+
+
+class Client:
+    def __init__(self, model, batches):
+        self.model = model
+        self.batches = batches
+        self.criterion = nn.MSELoss()
+
+    def test(self):
+        loss = 0
+        for x, y in self.batches:
+            loss += self.criterion(self.model(x), y)
+        return loss, len(self.batches)
+"""
+
+SERVER = """\
+import torch
+
+from ganpkg.users import Client
+
+
+def evaluate(clients):
+    losses = []
+    for client in clients:
+        loss, n = client.test()
+        losses.append(loss)
+    return torch.stack(losses).mean().item()
+"""
+STORED = (
+    "`loss` carries an autograd graph (from `self.criterion(self.model(x), y)` on line 14 of ganpkg/users.py) "
+    "that is never back-propagated; storing it in `losses` keeps every saved activation alive across iterations"
+)
+
+
+async def test_an_imported_class_tells_what_its_method_returns_and_follows_its_buffer(client: Client, package: Path):
+    """server.py keeps what `Client.test()` of users.py returns: a graph - until an unsaved edit of
+    users.py returns a number."""
+    (package / "ganpkg/users.py").write_text(CLIENT)
+    (package / "ganpkg/server.py").write_text(SERVER)
+    await start(client, package, select=["GG101"])
+    server, users = (package / "ganpkg/server.py").as_uri(), (package / "ganpkg/users.py").as_uri()
+    client.open(server, SERVER)
+    assert summary(await client.diagnostics_for(server)) == [
+        ("GG101", diag((9, 22, 9, 26)), types.DiagnosticSeverity.Error, STORED)]
+    client.open(users, CLIENT)
+    before = len(client.publishes(server))
+    client.replace(users, CLIENT.replace("return loss, len", "return loss.item(), len"))
+    assert await next_publish(client, server, before) == []

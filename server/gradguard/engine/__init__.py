@@ -115,13 +115,60 @@ def analyze(
     if len(source) > MAX_SOURCE_CHARS:
         size = f"{len(source) / 1e6:.1f} million characters; the limit is {MAX_SOURCE_CHARS / 1e6:.0f} million"
         return Analysis(error=ParseError(f"too large to analyse ({size})", 1, 0, syntax=False))
+    own_lines = None
+    if settings.neighbours and not (export_calls or summarize):  # (what it calls of the others: without them)
+        lines = re.split(r"\r\n|\r|\n", source)
+        own_lines, alone, label = len(lines) - (lines[-1] == ""), source, line_label
+        source, line_label = _with_neighbours(source, own_lines, settings.neighbours, line_label)
+        incremental = None
     parsed = incremental.parser.parse(source) if incremental is not None else parse(source)
     if isinstance(parsed, ParseError):
+        if own_lines is not None:  # a neighbour's code did not join: the file alone
+            return analyze(alone, dataclasses.replace(settings, neighbours=()), keep_flow=keep_flow, line_label=label,
+                           facts=facts, ask_types=ask_types)
         return Analysis(error=parsed)
     # walking, printing and locating nodes all recurse in Python: a valid but deep
     # tree (a 1,000-term sum) is walked again with room
     walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls or summarize)
-    return with_room(walk, Analysis(error=TOO_DEEP))
+    analysis = with_room(walk, Analysis(error=TOO_DEEP))
+    return analysis if own_lines is None else _own(analysis, own_lines)
+
+
+def _with_neighbours(source: str, own_lines: int, neighbours: tuple, line_label):
+    """The file's text with the code of its neighbours' classes after it (Settings.neighbours), and a
+    line label that names a line of theirs by its own file ("12 of models/net.py")."""
+    parts = [source if source.endswith(("\n", "\r")) else source + "\n"]
+    starts = []  # (first joined line of a part, its file, its first line there)
+    line = own_lines + 1
+    for where, first, code in neighbours:
+        starts.append((line, where, first))
+        parts.append(code.rstrip("\n") + "\n")
+        line += code.rstrip("\n").count("\n") + 1
+
+    def label(n: int):
+        if n <= own_lines:
+            return line_label(n) if line_label is not None else n
+        start, where, first = next(s for s in reversed(starts) if s[0] <= n)
+        return f"{first + n - start} of {where}"
+
+    return "".join(parts), label
+
+
+def _own(analysis: Analysis, own_lines: int) -> Analysis:
+    """What an analysis with neighbours says of the file itself: findings, related places and fixes
+    in its own lines (a fix never edits another file)."""
+    def mine(r: Range) -> bool:
+        return r.end.line <= own_lines
+
+    findings = []
+    for f in analysis.findings:
+        if mine(f.range):
+            findings.append(dataclasses.replace(
+                f, related=tuple(r for r in f.related if mine(r.range)),
+                fixes=tuple(x for x in f.fixes if all(mine(e.range) for e in x.edits))))
+    analysis.findings = findings
+    analysis.type_queries = [q for q in analysis.type_queries if q[0] <= own_lines]
+    return analysis
 
 
 def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types, export_calls) -> Analysis:

@@ -629,8 +629,9 @@ def call_shape_receivers(source: str, signatures: list) -> set:
                 break
     returned = None  # what each forward returns, read only where the text unpacks a call's results
     for m in _UNPACK.finditer(source):  # `hm, box, landmark = model(image)`
-        if returned is None:
-            returned = [r for r in (returned_names(fn) for *_, fn in signatures) if len(r) > 1]
+        if returned is None:  # (a signature read with `ast` carries the names themselves)
+            returned = [r for r in (returned_names(fn) if isinstance(fn, cst.FunctionDef) else fn for *_, fn in signatures)
+                        if len(r) > 1]
         targets = [t.strip() for t in m.group(1).split(",")]
         if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
             found.add(m.group(2))  # (and a call inside, handed on: `= as_pair(model(image))[0]`)

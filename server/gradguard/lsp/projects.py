@@ -23,6 +23,7 @@ from gradguard.discovery import discover, is_environment, skipped_file
 from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.project.callers import callees_by_file, outside_by_file
 from gradguard.project.index import Module, ProjectIndex, scan
+from gradguard.project.neighbours import Shape, neighbours, shape
 from gradguard.settings import Settings
 
 
@@ -40,10 +41,11 @@ class Entry:
     unread: frozenset  # a file the engine does not analyse (no torch): every name it calls
     parsed: bool = True  # False: its text does not parse (a buffer mid-typing), so it says nothing
     summaries: tuple = ()  # (symbol, engine.outside.Keeps | Builds): what its classes keep, what builds a model
+    shape: Shape = Shape()  # its classes' code, for the files that work with them (project/neighbours.py)
 
     def says(self) -> tuple:
         """What the other files' analyses depend on (not the hash)."""
-        return self.module, self.calls, self.unread, self.summaries
+        return self.module, self.calls, self.unread, self.summaries, self.shape
 
 
 def entry(path: str, text: str, calls: Optional[list], summaries: Optional[dict] = None) -> Entry:
@@ -52,8 +54,9 @@ def entry(path: str, text: str, calls: Optional[list], summaries: Optional[dict]
     module = scan(os.path.abspath(path), text)
     told = tuple(sorted((summaries or {}).items()))
     if not mentions_torch(text):
-        return Entry(digest(text), module, (), frozenset(text_index.called_names(text)), summaries=told)
-    return Entry(digest(text), module, tuple(calls or ()), frozenset(), parsed=calls is not None, summaries=told)
+        return Entry(digest(text), module, (), frozenset(text_index.called_names(text)), summaries=told, shape=shape(text))
+    return Entry(digest(text), module, tuple(calls or ()), frozenset(), parsed=calls is not None, summaries=told,
+                 shape=shape(text))
 
 
 def examine(path: str, text: str, settings: Settings, incremental: Optional[Incremental] = None) -> Entry:
@@ -61,7 +64,7 @@ def examine(path: str, text: str, settings: Settings, incremental: Optional[Incr
     A file that never mentions torch is analysed only for what its classes keep (a meter)."""
     calls: Optional[list] = []
     summaries: Optional[dict] = None
-    alone = dataclasses.replace(settings, outside=(), imported=())
+    alone = dataclasses.replace(settings, outside=(), imported=(), neighbours=())
     if mentions_torch(text):
         found = analyze(text, alone, incremental=incremental, export_calls=True)
         calls, summaries = (found.calls, found.summaries) if found.error is None else (None, None)
@@ -77,7 +80,8 @@ class Project:
     def __init__(self, root: str):
         self.root = root
         self.entries: dict[str, Entry] = {}  # absolute path -> Entry
-        # absolute path -> ({symbol: engine.outside.Outside}, {target: engine.outside.Keeps | Builds})
+        # absolute path -> ({symbol: engine.outside.Outside}, {target: engine.outside.Keeps | Builds},
+        # Settings.neighbours)
         self.outside: dict[str, tuple] = {}
 
     def settled(self, found: dict) -> set[str]:
@@ -96,7 +100,9 @@ def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
     calls = {p: list(e.calls) for p, e in entries.items() if e.calls}
     told = outside_by_file(index, calls, unread)
     uses = callees_by_file(index, calls, {p: dict(e.summaries) for p, e in entries.items() if e.summaries})
-    return {p: (told.get(p, {}), uses.get(p, {})) for p in told.keys() | uses.keys()}
+    # (every class a file may work with: its text is not kept here to choose those it can use)
+    near = {p: found for p in entries if (found := neighbours(index, p, None, lambda q: entries[q].shape if q in entries else None))}
+    return {p: (told.get(p, {}), uses.get(p, {}), near.get(p, ())) for p in told.keys() | uses.keys() | near.keys()}
 
 
 class Projects:
@@ -167,10 +173,14 @@ class Projects:
         """`Settings.imported` for a file: what the functions it calls of other files build or keep."""
         return tuple(sorted(self._told(path)[1].items()))
 
+    def neighbours_of(self, path: str) -> tuple:
+        """`Settings.neighbours` for a file: the classes of other modules it works with."""
+        return self._told(path)[2]
+
     def _told(self, path: str) -> tuple:
         root = self.root_of(path) if self.ready else None
         found = self.by_root[root].outside.get(os.path.abspath(path)) if root in self.by_root else None
-        return found or ({}, {})
+        return found or ({}, {}, ())
 
     def learn(self, path: str, new: Entry) -> Optional[Project]:
         """Keep a file's new entry; its project when what the file says of the others changed.

@@ -143,7 +143,8 @@ class Session:
         if settings is options.EXCLUDED:
             return settings
         told, uses = self.indexer.outside_of(snapshot.path), self.indexer.imported_of(snapshot.path)
-        return replace(settings, outside=told, imported=uses) if told or uses else settings
+        near = self.indexer.neighbours_of(snapshot.path)
+        return replace(settings, outside=told, imported=uses, neighbours=near) if told or uses or near else settings
 
     def file_settings(self, path: Optional[str]) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);
@@ -247,7 +248,7 @@ class Session:
             incremental = self._incremental.setdefault(key, Incremental())
             ask_types = self.types is not None
             settings = self.settings_for(snapshot)
-            export = self.indexer.wants_calls(snapshot, settings.outside or settings.imported)
+            export = self.indexer.wants_calls(snapshot, settings.outside or settings.imported or settings.neighbours)
             outcome = await self.worker.run(analyse, snapshot, settings, self.generation, incremental, ask_types, export)
             for level, message in outcome.log:
                 self.log(level, message)
@@ -392,7 +393,8 @@ class Session:
         if current is not None and self.types is None and not actions.safe_edits(published):
             return []  # the cheap answer: nothing safe to fix in the current findings
         settings = self.settings_for(snapshot)
-        cache_key = (key, snapshot.version, self.generation, settings.outside, settings.imported)  # the other files too
+        cache_key = (key, snapshot.version, self.generation, settings.outside, settings.imported,
+                     settings.neighbours)  # the other files too
         if cache_key not in self._fix_all:
             name = key.rsplit("/", 1)[-1]
             if len(snapshot.parts) != 1 or snapshot.parts[0].uri != key:

@@ -2,6 +2,7 @@
 
 - index.py    which files make up a project, what each defines, where an import leads (text only)
 - callers.py  the grad mode every other file calls a function in, where they agree
+- neighbours.py  the classes of other modules a file works with, whose code it is analysed with
 
 The front end analyses every file once, collecting the calls each makes of the others
 (`analyze(export_calls=True)`), then analyses again, with `Settings.outside`, the files whose

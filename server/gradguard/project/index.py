@@ -69,6 +69,7 @@ class ProjectIndex:
         self.root = os.path.abspath(root)
         self.modules = modules  # absolute path -> Module
         self._methods: Optional[dict] = None
+        self._importers: Optional[dict] = None
 
     @classmethod
     def from_texts(cls, root: str, texts: dict[str, str]) -> "ProjectIndex":
@@ -84,6 +85,17 @@ class ProjectIndex:
                     if dot:
                         self._methods.setdefault(method, []).append((path, symbol))
         return self._methods.get(name, [])
+
+    def importers(self, path: str) -> list[str]:
+        """The modules of the project that import a name `path` defines (`from models.net import Net`)."""
+        if self._importers is None:
+            self._importers = {}
+            for other, module in self.modules.items():
+                for qualname in module.imports.values():
+                    found = self.resolve(other, qualname)
+                    if found is not None and found[0] != other:
+                        self._importers.setdefault(found[0], {})[other] = None
+        return list(self._importers.get(os.path.abspath(path), ()))
 
     def resolve(self, importer: str, qualname: str, depth: int = 0) -> Optional[tuple[str, str]]:
         """(path, symbol) of the project's definition that `qualname`, as `importer`'s imports
