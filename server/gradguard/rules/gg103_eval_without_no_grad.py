@@ -351,7 +351,9 @@ class EvalWithoutNoGrad(Rule):
             why = "sinks"  # decided in finish(), by where the outputs went (forward() computes them for its caller)
         else:
             return
-        if after_eval is None and (fn, name) in self._built and (fn, name) not in self._loaded:
+        # the model the smoke-test checks look at: for a helper that runs one, the argument it runs
+        ran = (self._argument_run(callee.cls, inner, node) if inner is not None else None) or name
+        if after_eval is None and (fn, ran) in self._built and (fn, ran) not in self._loaded:
             return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
         if isinstance(func, cst.Call) and self._constructs(func):
             return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
@@ -362,6 +364,21 @@ class EvalWithoutNoGrad(Rule):
         if volatile is not None:
             self._volatile[node] = volatile
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp(), graph))
+
+    def _argument_run(self, helper, inner: cst.Call, call: cst.Call) -> Optional[str]:
+        """The code of the argument of `call` that the helper's forward `inner` runs: `conv2d` of
+        `comp_conv2d(conv2d, X)` with `def comp_conv2d(conv2d, X): ... conv2d(X)`."""
+        if not isinstance(helper, FunctionInfo) or not isinstance(inner.func, cst.Name):
+            return None
+        params = list(named_params(helper.node))
+        if inner.func.value not in params:
+            return None
+        for a in call.args:
+            if a.keyword is not None and a.keyword.value == inner.func.value:
+                return self.code_of(a.value)
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        at = params.index(inner.func.value) - (1 if helper.cls is not None else 0)  # a method's `self`
+        return self.code_of(positional[at].value) if 0 <= at < len(positional) else None
 
     def _helper_forward(self, callee, node: cst.Call) -> Optional[cst.Call]:
         """The forward pass, found in the body of the file's function `callee`, whose graph the call
@@ -1785,6 +1802,25 @@ class C1(nn.Module):
 """,
             note="a model's own method that returns its graph: the caller may train through it (a VAE's decode)",
             runtime='m = C1()\nm.step3(torch.randn(2, 4)).sum().backward()\nassert m.head.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def comp_conv2d(conv2d, X):
+    X = X.view((1, 1) + X.shape)
+    Y = conv2d(X)
+    return Y.view(Y.shape[2:])
+
+
+conv2d = nn.Conv2d(in_channels=1, out_channels=1, kernel_size=3, padding=1)
+X = torch.rand(8, 8)
+print(comp_conv2d(conv2d, X).shape)
+""",
+            note="a freshly built, untrained layer run on random data through a helper only to show the output shape (d2l's comp_conv2d): a smoke test, as when the layer is called directly",
+            runtime="assert comp_conv2d(conv2d, X).shape == (8, 8)",
         ),
     ]
 
