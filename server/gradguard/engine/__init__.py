@@ -221,10 +221,16 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     )
 
 
-def _ascii_places(parsed, flow: FlowAnalysis, positions: Positions, names: list) -> dict:
-    """Where each name node starts, (line, column), for another file's related location: a column
+def _ascii_places(parsed, flow: FlowAnalysis, positions: Positions, names: dict) -> dict:
+    """Where each name node (of `names`: name -> its call) starts, (line, column), for another file's
+    related location, placed from the text where it can be (a tree position costs a statement's
+    metadata): a column
     after non-ASCII text (a Chinese string before the call) becomes the line's indentation, so that
     it means the same in every encoding, without that file's text."""
+    for name, call in names.items():  # a callee's attribute name is not evaluated: place it by its call's statement
+        top = flow.top_of.get(call)
+        if top is not None:
+            flow.top_of.setdefault(name, top)
     placed = name_starts(parsed, flow.top_of, [n for n in names if isinstance(n, cst.Name) and n in flow.top_of])
     lines = parsed.source.split("\n")
     out = {}

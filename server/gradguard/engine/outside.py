@@ -316,10 +316,10 @@ class Border:
     def exported_calls(self, place: Callable[[list], dict]) -> list[Call]:
         """The calls of other files' functions, once the walk is over (whether grad is on for
         certain is read then, when every call of the file's own functions has been seen).
-        `place(names)`: name node -> (line, column) where its line prefix is ASCII."""
+        `place({name node: its call})`: name node -> (line, column) where its line prefix is ASCII."""
         proved: dict = {}
         calls = set()
-        placed = place([callee_name(e[6]) for e in self.outgoing or ()])
+        placed = place({callee_name(e[6]): e[6] for e in self.outgoing or ()})
         for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in self.outgoing or ():
             on = mode is GradMode.ON
             if on and fn not in proved:
