@@ -116,7 +116,9 @@ def analyze(
         size = f"{len(source) / 1e6:.1f} million characters; the limit is {MAX_SOURCE_CHARS / 1e6:.0f} million"
         return Analysis(error=ParseError(f"too large to analyse ({size})", 1, 0, syntax=False))
     own_lines = None
-    if settings.neighbours and not (export_calls or summarize):  # (what it calls of the others: without them)
+    # (what it calls of the others: without them; with the type layer, which answers about this very
+    # parse and finds the other modules' classes itself: without them)
+    if settings.neighbours and not (export_calls or summarize or ask_types or facts):
         lines = re.split(r"\r\n|\r|\n", source)
         own_lines, alone, label = len(lines) - (lines[-1] == ""), source, line_label
         source, line_label = _with_neighbours(source, own_lines, settings.neighbours, line_label)

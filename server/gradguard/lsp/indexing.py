@@ -231,7 +231,7 @@ class Indexer:
         """Analyse again the open documents whose `outside` changed."""
         for uri in list(self.session.open_texts):
             if uri.startswith("file:") and os.path.abspath(to_fs_path(uri)) in paths:
-                self.session.schedule(uri)
+                self.session.schedule(uri, if_changed=True)
 
     def _project_file(self, snapshot: Snapshot) -> Optional[str]:
         path = snapshot.path

@@ -143,7 +143,9 @@ class Session:
         if settings is options.EXCLUDED:
             return settings
         told, uses = self.indexer.outside_of(snapshot.path), self.indexer.imported_of(snapshot.path)
-        near = self.indexer.neighbours_of(snapshot.path)
+        # (with the type layer on, jedi finds the other modules' classes and the engine analyses the file
+        # without them: they are not part of its settings, which would only re-run it)
+        near = self.indexer.neighbours_of(snapshot.path) if self.types is None else ()
         return replace(settings, outside=told, imported=uses, neighbours=near) if told or uses or near else settings
 
     def file_settings(self, path: Optional[str]) -> Settings:
@@ -213,8 +215,15 @@ class Session:
         return snapshot, part, snapshot.to_program(uri, position)
 
     # ---------------------------------------------------------------- scheduling
-    def schedule(self, key: str, *, now: bool = False) -> None:
-        """(Re-)analyse a document after the debounce delay (at once for open/save/settings)."""
+    def schedule(self, key: str, *, now: bool = False, if_changed: bool = False) -> None:
+        """(Re-)analyse a document after the debounce delay (at once for open/save/settings);
+        `if_changed`: only if its settings are not those its current analysis ran with (what the
+        project says of it changed, but perhaps nothing the analysis reads)."""
+        if if_changed:
+            kept, snapshot = self.outcomes.get(key), self.snapshot(key)
+            if kept is not None and snapshot is not None and self.is_current(kept) and not kept.model_dropped \
+                    and kept.settings == self.settings_for(snapshot):
+                return  # this version was analysed with these very settings (its type refinement may be running)
         self.cancel(key)
         delay = 0.0 if now else self.options.debounce_ms / 1000
         self._tasks[key] = asyncio.ensure_future(self._run(key, delay))

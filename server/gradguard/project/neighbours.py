@@ -34,10 +34,16 @@ class Shape:
 
 
 def shape(text: str) -> Shape:
+    """What a module offers the files that work with its classes; nothing where Python cannot read
+    it (a syntax error, a file nested deeper than the parser or a walk allows)."""
     try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+        return _shape(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return Shape()
+
+
+def _shape(text: str) -> Shape:
+    tree = ast.parse(text)
     lines = text.splitlines()
     classes, imports, bound, modules = [], [], set(), []
     for node in tree.body:
