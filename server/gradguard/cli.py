@@ -28,6 +28,7 @@ from gradguard.discovery import Discovered, discover, skipped_file
 from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.engine.fixes import chosen_fix, fix_source
+from gradguard.engine.model import GradMode
 from gradguard.engine.outside import Builds, Call, Keeps
 from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
@@ -80,6 +81,7 @@ class FileResult:
     skipped: list[str] = field(default_factory=list)  # notebook cells left out (Python cannot parse them), and why
     calls: list = field(default_factory=list)  # engine.outside.Call: with Job.export_calls
     summaries: dict = field(default_factory=dict)  # symbol -> engine.outside.Keeps: with Job.export_calls
+    asked: frozenset = frozenset()  # (symbol, question) it read of Settings.outside: with Job.export_calls
 
 
 def check_file(task: str | tuple[str, Settings], job: Job) -> FileResult:
@@ -129,6 +131,7 @@ def _check_file(path: str, settings: Settings, job: Job) -> FileResult:
         digest=None if analysis.internal_errors else digest,
         calls=analysis.calls,
         summaries=analysis.summaries,
+        asked=analysis.asked,
     )
     if job.mode == "check" or not any(chosen_fix(f, job.unsafe) for f in analysis.findings):
         return result
@@ -290,7 +293,7 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     result = FileResult(
         path, findings, None, internal_errors=internal, cells=cells, cell_sources=sources,
         digest=None if internal or refused or skipped else digest, skipped=skipped, calls=analysis.calls,
-        summaries=analysis.summaries,
+        summaries=analysis.summaries, asked=analysis.asked,
     )
     return result, analysis, nb
 
@@ -364,7 +367,8 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
     calls = [Call(*c[:8], _tuples(c[8]), *c[9:11]) for c in payload[3]] if len(payload) > 3 else []
     summaries = {k: _summary(v) for k, v in payload[4].items()} if len(payload) > 4 else {}
-    result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries)
+    asked = frozenset(tuple(a) for a in payload[5]) if len(payload) > 5 else frozenset()
+    result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries, asked=asked)
     if job.want_source and findings:
         read = _read(path)
         if isinstance(read, FileResult):
@@ -385,7 +389,8 @@ def _payload(result: FileResult) -> list:
              for c in result.calls]
     summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
                  else ["builds", v.parameterized, v.where, list(v.forwards)] for k, v in result.summaries.items()}
-    return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries]
+    return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries,
+            sorted(list(a) for a in result.asked)]
 
 
 def _tuples(data):
@@ -437,29 +442,29 @@ def _cache_key(settings: Settings, job: Job) -> str:
 
 def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dict | None = None) -> Iterator[FileResult]:
     """run_tasks, with each file knowing how the rest of its project calls it and what the
-    functions it calls of other files do (gradguard/project): every file is checked once for the
-    calls it makes of the others (with the project's files not given that may call them,
-    unreported), then again, told what the others say, where that may change what it reports -
-    or, for --fix and --diff, every file, so that no fix is made for a finding the project takes away."""
+    functions it calls of other files do (gradguard/project): every file is checked once, with the
+    classes of the other modules it works with (read from their text) and for the calls it makes
+    of the others (with the project's files not given that may call them, unreported), then again,
+    told what the others say, where that answers a question its first analysis asked - or, for
+    --fix and --diff, every file, so that no fix is made for a finding the project takes away."""
     given = [path for path, _, _ in tasks]
     store = next((s for _, _, s in tasks if s is not None), None)
     groups = project.group(given)
     members = {root: discover([root], resolver).files if project.root_of(paths[0]) else paths  # a loose file's
                for root, paths in groups.items()}                                            # directory is not walked
     texts = {os.path.abspath(p): project.read(p) for p in [*given, *(p for found in members.values() for p in found)]}
+    indexes = {root: project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]}) for root in groups}
+    near = _near(indexes, given, texts)
     beyond = [(p, resolver.for_path(p).settings_for(p), store)
               for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
-    first = list(run_tasks(tasks + beyond, replace(job, mode="check", export_calls=True), jobs))
-    outside, callees, near = _told(groups, members, texts, first, resolver, given)
+    first = list(run_tasks([(p, replace(settings, neighbours=near.get(p, ())), s) for p, settings, s in tasks] + beyond,
+                           replace(job, mode="check", export_calls=True), jobs))
+    outside, callees = _told(indexes, members, texts, first, resolver)
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
-        told, uses, classes = outside.get(os.path.abspath(path)), callees.get(path), near.get(path)
-        # (a reset another file never runs per training step can add a GG104 finding)
-        # (and what the other files pass may add findings of its own)
-        if job.mode != "check" or uses or classes or (told and (first[i].findings or any(
-                o.per_batch is False or o.params for o in told.values()))):
-            again[i] = (path, replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                                      imported=tuple(sorted(uses.items())) if uses else (), neighbours=classes or ()), s)
+        told, uses = outside.get(os.path.abspath(path)), callees.get(path)
+        if job.mode != "check" or uses or (told and _answers(told, first[i])):  # (--fix: the first pass fixed nothing)
+            again[i] = (path, _told_settings(settings, told, uses, near.get(path)), s)
     if stats is not None:  # for bench/project_cost.py
         stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
     redone = run_tasks(list(again.values()), job, jobs)
@@ -467,19 +472,39 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
         yield next(redone) if i in again else first[i]
 
 
-def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resolver, given: list
-          ) -> tuple[dict, dict, dict]:
-    """From the first pass (`first`: FileResults with their calls and summaries): what the other files
-    say of each file (absolute path -> {symbol: Outside}), what the functions it calls of other files
-    do (path -> {target: Keeps | Builds}) and, for the `given` files, the classes of other modules they
-    work with (path -> Settings.neighbours). `texts`: absolute path -> text, every file's."""
-    calls = {r.path: r.calls for r in first}
-    # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
-    summaries = {os.path.abspath(r.path): r.summaries for r in first
-                 if r.summaries or mentions_torch(texts[os.path.abspath(r.path)])}
-    outside: dict = {}
-    callees: dict = {}
-    near: dict = {}
+def _answers(told: dict, first: FileResult) -> bool:
+    """Does what the other files say of a file (symbol -> Outside) answer a question its analysis
+    asked of them (FileResult.asked) otherwise than its first analysis, which had no answer, took it:
+    grad off for a function with findings that may vanish, grad on for certain where a finding
+    needs it, a reset run every training step or never, what every call passes."""
+    asked = first.asked
+    for symbol, o in told.items():
+        if o.mode is GradMode.OFF and first.findings and (symbol, "mode") in asked:
+            return True
+        if o.proved and (symbol, "proved") in asked:
+            return True
+        if o.per_batch is not None and (symbol, "per_batch") in asked:
+            return True
+        if o.params and (symbol, "params") in asked and (first.findings or not all(_number(w) for _, w in o.params)):
+            return True  # (a number carries no graph: told one, no finding is added; one found may go)
+    return False
+
+
+def _number(what: tuple) -> bool:
+    """Is what every call passes (engine.outside.describe) a number, or items of numbers?"""
+    return what == ("number",) or (what[0] == "items" and _number(what[1]))
+
+
+def _told_settings(settings: Settings, told: dict | None, uses: dict | None, near: tuple | None) -> Settings:
+    """`settings` with what the project says of a file: how the others call it, what its callees
+    in other files do, the classes of other modules it works with."""
+    return replace(settings, outside=tuple(sorted(told.items())) if told else (),
+                   imported=tuple(sorted(uses.items())) if uses else (), neighbours=near or ())
+
+
+def _near(indexes: dict, given: list, texts: dict) -> dict:
+    """For the `given` files that mention torch: the classes of other modules they work with
+    (path -> Settings.neighbours), read from the modules' text. `texts`: absolute path -> text."""
     shapes: dict = {}
 
     def shape_of(path: str):
@@ -487,13 +512,27 @@ def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resol
             shapes[path] = shape(texts[path]) if path in texts else None
         return shapes[path]
 
-    for root in groups:
-        index = project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]})
+    near = {}
+    for index in indexes.values():
         for path in given:
             if os.path.abspath(path) in index.modules and mentions_torch(texts[os.path.abspath(path)]):
                 found = neighbours(index, path, texts[os.path.abspath(path)], shape_of)
                 if found:
                     near[path] = found
+    return near
+
+
+def _told(indexes: dict, members: dict, texts: dict, first: list, resolver: Resolver) -> tuple[dict, dict]:
+    """From the first pass (`first`: FileResults with their calls and summaries): what the other files
+    say of each file (absolute path -> {symbol: Outside}) and what the functions it calls of other
+    files do (path -> {target: Keeps | Builds}). `texts`: absolute path -> text, every file's."""
+    calls = {r.path: r.calls for r in first}
+    # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
+    summaries = {os.path.abspath(r.path): r.summaries for r in first
+                 if r.summaries or mentions_torch(texts[os.path.abspath(r.path)])}
+    outside: dict = {}
+    callees: dict = {}
+    for root, index in indexes.items():
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
                                      for p in mine if not mentions_torch(texts[os.path.abspath(p)])))
@@ -501,7 +540,7 @@ def _told(groups: dict, members: dict, texts: dict, first: list, resolver: Resol
         for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
             summaries[path] = analyze(texts[path], resolver.for_path(path).settings_for(path), summarize=True).summaries
         callees.update(callees_by_file(index, mine, summaries))
-    return outside, callees, near
+    return outside, callees
 
 
 def _told_stdin(path: str, text: str, settings: Settings, resolver: Resolver, cache_dir: str | None) -> Settings:
@@ -519,12 +558,12 @@ def _told_stdin(path: str, text: str, settings: Settings, resolver: Resolver, ca
     store = cache.Cache(cache_dir) if cache_dir else None
     beyond = [(p, resolver.for_path(p).settings_for(p), store) for p in project.callers_beyond(root, [path], members, texts)]
     job = Job(mode="check", export_calls=True)
-    own = analyze(text, settings, export_calls=True)
+    indexes = {root: project.index(root, texts)}
+    near = _near(indexes, [path], texts).get(path)
+    own = analyze(text, replace(settings, neighbours=near or ()), export_calls=True)
     first = [*run_tasks(beyond, job, 1), FileResult(path, calls=own.calls, summaries=own.summaries)]
-    outside, callees, near = _told({root: [path]}, {root: members}, texts, first, resolver, [path])
-    told, uses = outside.get(path), callees.get(path)
-    return replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                   imported=tuple(sorted(uses.items())) if uses else (), neighbours=near.get(path) or ())
+    outside, callees = _told(indexes, {root: members}, texts, first, resolver)
+    return _told_settings(settings, outside.get(path), callees.get(path), near)
 
 
 # ---------------------------------------------------------------- options

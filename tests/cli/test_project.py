@@ -657,3 +657,57 @@ def test_nothing_is_reported_or_fixed_inside_an_imported_class_but_in_its_own_fi
     assert result.stdout == "Fixed 1 finding. 1 file checked.\n"
     assert (package / "ganpkg/server.py").read_text() == SERVER.replace("losses.append(loss)", "losses.append(loss.detach())")
     assert (package / "ganpkg/users.py").read_text() == CLIENT
+
+
+def _run_project(root: Path, monkeypatch) -> tuple[dict, list]:
+    """The CLI's project run in this process (one worker, no cache): its counts, and each file's findings."""
+    from gradguard import cli
+    from gradguard.config import Resolver
+    from gradguard.discovery import discover
+
+    monkeypatch.chdir(root)
+    resolver = Resolver()
+    tasks = [(p, resolver.for_path(p).settings_for(p), None) for p in discover(["."], resolver).files]
+    stats: dict = {}
+    results = list(cli.run_project(tasks, cli.Job(), 1, resolver, stats))
+    return stats, [(r.path, f.code, f.range.start.line, f.message) for r in results for f in r.findings]
+
+
+HELPERS = """\
+import torch
+
+
+def scaled(x, factor):
+    return x * factor
+
+
+def run(net, x):
+    return net(x).sum()
+"""
+
+
+def test_a_file_is_analysed_again_only_where_what_it_is_told_answers_what_it_asked(tmp_path, monkeypatch):
+    # helpers.py's functions are called only from main.py: `scaled` is passed numbers, which cannot add
+    # a finding, so helpers.py is not analysed again; once `run` is passed a model with weights, it is
+    # (a model's forward under grad: what it returns has a graph) - and the findings are those of a
+    # project run that analyses every told file again
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0.1"\n')
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    main = "import torch\nfrom helpers import scaled, run\n\n\ndef main():\n    return scaled(2.0, 3)\n"
+    (tmp_path / "main.py").write_text(main)
+    stats, found = _run_project(tmp_path, monkeypatch)
+    assert (stats["again"], found) == (0, [])  # (the run with every told file analysed again finds none either)
+    (tmp_path / "main.py").write_text(main + "\n\ndef score(x):\n    return run(torch.nn.Linear(4, 1), x).item()\n")
+    stats, found = _run_project(tmp_path, monkeypatch)
+    assert (stats["again"], found) == (1, [])
+
+
+def test_a_class_joined_from_another_module_is_still_a_call_of_that_module(tmp_path, monkeypatch):
+    # fit.py is analysed with unit.py's classes joined (it builds a RegressionUnit): its calls of them are
+    # still exported as calls of ganpkg.unit, so unit.py hears what fit.py passes (the logger's class)
+    for name, text in {"pyproject.toml": '[project]\nname = "ganpkg"\nversion = "0.1"\n', "ganpkg/__init__.py": "",
+                       "ganpkg/unit.py": UNIT, "ganpkg/fit.py": FIT}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    stats, found = _run_project(tmp_path, monkeypatch)
+    assert found == [("ganpkg/unit.py", "GG401", 8, GG401_PASSED.split("GG401 ", 1)[1].rstrip("\n"))]  # (alone: none)

@@ -63,6 +63,7 @@ class Analysis:
     types: dict = field(default_factory=dict)  # node -> TypeFact the type layer gave this analysis
     calls: list = field(default_factory=list)  # outside.Call: what it calls of other files (see analyze(export_calls=))
     summaries: dict = field(default_factory=dict)  # symbol -> outside.Keeps: what other files' calls of it keep
+    asked: frozenset = frozenset()  # (symbol, question): what the analysis read of settings.outside (with export_calls)
 
     def dispose(self) -> None:
         """Let the kept model go (see FlowAnalysis.dispose); findings stay."""
@@ -116,9 +117,9 @@ def analyze(
         size = f"{len(source) / 1e6:.1f} million characters; the limit is {MAX_SOURCE_CHARS / 1e6:.0f} million"
         return Analysis(error=ParseError(f"too large to analyse ({size})", 1, 0, syntax=False))
     own_lines = None
-    # (what it calls of the others: without them; with the type layer, which answers about this very
+    # (a summary of the file alone: without them; with the type layer, which answers about this very
     # parse and finds the other modules' classes itself: without them)
-    if settings.neighbours and not (export_calls or summarize or ask_types or facts):
+    if settings.neighbours and not (summarize or ask_types or facts):
         lines = re.split(r"\r\n|\r|\n", source)
         own_lines, alone, label = len(lines) - (lines[-1] == ""), source, line_label
         source, line_label = _with_neighbours(source, own_lines, settings.neighbours, line_label)
@@ -131,7 +132,9 @@ def analyze(
         return Analysis(error=parsed)
     # walking, printing and locating nodes all recurse in Python: a valid but deep
     # tree (a 1,000-term sum) is walked again with room
-    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls or summarize)
+    joined = len(settings.neighbours) if own_lines is not None else 0
+    walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls or summarize,
+                   joined)
     analysis = with_room(walk, Analysis(error=TOO_DEEP))
     return analysis if own_lines is None else _own(analysis, own_lines)
 
@@ -173,7 +176,10 @@ def _own(analysis: Analysis, own_lines: int) -> Analysis:
     return analysis
 
 
-def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types, export_calls) -> Analysis:
+def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types, export_calls,
+          joined: int = 0) -> Analysis:
+    """The walk and its findings; `joined`: how many module-level statements at the end are the
+    neighbours' code (each neighbour is one class or one import statement)."""
     source, module = parsed.source, parsed.module
     if facts:
         from gradguard.typelayer.constructors import as_classes
@@ -185,6 +191,8 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source,
                         outside=dict(settings.outside), export_calls=export_calls,
                         imported=dict(settings.imported))
+    if joined:
+        flow.foreign = frozenset(module.body[len(module.body) - joined:])
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)
@@ -204,6 +212,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     queries = _queries(parsed, flow, positions, findings) if ask_types else []
     calls = flow.exported_calls(partial(_ascii_places, parsed, flow, positions)) if export_calls else []
     summaries = flow.exported_summaries() if export_calls else {}
+    asked = frozenset(flow.asked or ())
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
     flow.hooks.clear()
@@ -220,6 +229,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         type_queries=queries,
         calls=calls,
         summaries=summaries,
+        asked=asked,
     )
 
 

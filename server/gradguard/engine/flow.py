@@ -116,6 +116,9 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.outside: dict = outside or {}
         self.outgoing: Optional[list] = [] if export_calls else None
         self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
+        self.asked: Optional[set] = set() if export_calls else None  # what the walk read of `outside` (outside_of)
+        self.foreign: frozenset = frozenset()  # module-level statements joined from other files (neighbours)
+        self.foreign_names: dict = {}  # a joined class's name -> the qualname of the import it stands for
         # `from models import *` of a module that may be the project's: a name the file reads but never
         # binds is named "*.Net", which the project index resolves through the file's star imports
         self.star_imports = False
@@ -452,6 +455,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
     def _qualname(self, node: cst.BaseExpression) -> Optional[str]:
         if isinstance(node, cst.Name):
             b = self.lookup(node.value)
+            if b is not None and not b.value.qualname and node.value in self.foreign_names and b.value.kind is Kind.CLASS:
+                return self.foreign_names[node.value]  # a class joined from another file: as the file imports it
             return b.value.qualname if b is not None else self.star_name(node.value)
         if isinstance(node, cst.Attribute):
             base = self._qualname(node.value)

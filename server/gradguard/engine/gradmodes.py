@@ -141,13 +141,13 @@ class GradModes:
         if fn is None or self.frame.mode is not GradMode.ON or fn.decorated_mode is GradMode.ON \
                 or self._scope_uses(fn.node).backpropagates:
             return None
-        outside = self.outside_of(fn)
+        outside = self.outside_of(fn, "proved")
         return outside if outside is not None and outside.proved else None
 
     def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
         if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:
             return True  # a function that trains runs with grad on
-        outside = self.outside_of(fn)
+        outside = self.outside_of(fn, "proved")
         if outside is not None and outside.mode is not None:
             return outside.proved  # every call in the other files of the project runs with grad on for certain
         if not fn.call_sites or fn.call_modes != {GradMode.ON} or fn in seen:

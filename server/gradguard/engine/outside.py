@@ -146,14 +146,22 @@ class Border:
 
     outside: dict
     outgoing: Optional[list]
+    asked: Optional[set]  # (symbol, question) the walk read of `outside` (see outside_of); None: not collected
+    foreign: frozenset  # module-level statements joined from other files (Settings.neighbours): not exported
     callee_summaries: dict  # target as this file spells it ("utils.AverageMeter.update") -> Keeps | Builds
 
-    def outside_of(self, fn: FunctionInfo) -> Optional[Outside]:
-        """What the other files say of `fn`, if the file itself never calls it."""
-        if not self.outside or fn.call_modes or fn.decorated_mode is not None:
+    def outside_of(self, fn: FunctionInfo, question: str = "mode") -> Optional[Outside]:
+        """What the other files say of `fn`, if the file itself never calls it. `question`: what of it
+        the analysis reads - "mode" (grad mode of its calls), "proved" (grad on for certain),
+        "per_batch" (run every training step) or "params" (what they pass); the first pass of a
+        project run records which were asked (`asked`), so that what the other files then say is
+        analysed again only where it answers one of them."""
+        if fn.call_modes or fn.decorated_mode is not None:
             return None
         key = symbol_of(fn)
-        found = self.outside.get(key) if key is not None else None
+        if key is not None and self.asked is not None:
+            self.asked.add((key, question))
+        found = self.outside.get(key) if key is not None and self.outside else None
         if found is not None and found.guessed and self.facts_of(fn.node).all_names & AUTOGRAD_NAMES:
             return None  # a guessed callee must not make its own backward look like one under no_grad
         return found
@@ -161,7 +169,7 @@ class Border:
     def told_param(self, fn: FunctionInfo, param: cst.Param, position: Optional[int]) -> Optional[Value]:
         """What every call in the other files passes for a parameter of `fn` (`position`: after `self`;
         None for a keyword-only one), where they agree and the file itself never calls `fn`."""
-        outside = self.outside_of(fn)
+        outside = self.outside_of(fn, "params")
         if outside is None or not outside.params:
             return None
         name = param.name.value
@@ -259,13 +267,22 @@ class Border:
         func = node.func
         if fv.qualname:
             return None if fv.qualname.split(".", 1)[0] in LIBRARIES else (fv.qualname, False)
-        if isinstance(func, cst.Attribute) and not isinstance(fv.cls, FunctionInfo):
+        joined = self.foreign_names and self._joined(fv)
+        if joined and isinstance(func, cst.Name):  # `RegressionUnit(...)`, its class joined from unit.py
+            q = self._qualname(func)
+            return (q, False) if q else None
+        if isinstance(func, cst.Attribute) and (joined or not isinstance(fv.cls, FunctionInfo)):
             made = self._built_by(func.value) or self._built_here(func.value)
             if made:
                 return f"{made}.{func.attr.value}", False
             if self.values.get(func.value, UNKNOWN).kind in (Kind.UNKNOWN, Kind.OBJECT, Kind.MODULE):
                 return func.attr.value, True  # a tensor's or a list's own method is no one's in the project
         return None
+
+    def _joined(self, fv) -> bool:
+        """Is `fv` a class joined from another file (Settings.neighbours), or a method of one?"""
+        cls = fv.cls.cls if isinstance(fv.cls, FunctionInfo) else fv.cls
+        return cls is not None and getattr(cls, "node", None) in self.foreign
 
     def _kept_elsewhere(self, node: cst.Call, keeps: Keeps, args: list) -> None:
         """`loss_meter.update(loss)` in a loop, the meter's class in utils.py keeping `val` in
@@ -321,6 +338,8 @@ class Border:
         calls = set()
         placed = place({callee_name(e[6]): e[6] for e in self.outgoing or ()})
         for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in self.outgoing or ():
+            if self.top_of.get(node) in self.foreign:
+                continue  # another file's own call, in its class joined to this file
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
@@ -335,6 +354,8 @@ class Border:
         symbol -> Builds for its nn.Module classes and the functions that return one."""
         out = {}
         for info in self.classes:
+            if info.node in self.foreign:
+                continue  # a class joined from another file: that file's own summary
             if info.is_module and info.scope is not None and info.scope.kind == "module":
                 # a method that returns one tensor the model computed with grad on is a forward pass (not one
                 # returning a tuple: `action, log_prob, value = agent.get_action_and_value(x)` - a sampled
@@ -348,7 +369,7 @@ class Border:
                 out[symbol] = Builds(fn.returns.parameterized, "returns an nn.Module")
         for fn in self.functions:
             symbol = symbol_of(fn)
-            if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol:
+            if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol or fn.cls.node in self.foreign:
                 continue
             kept = tuple((p, where) for p, t in evidence.kept_params(fn.node).items()
                          if (where := self.code_for(t)).startswith("self."))

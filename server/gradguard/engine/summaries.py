@@ -236,6 +236,10 @@ class Functions:
         for name, b in class_scope.env.items():
             if name != CLASS_KEY and b.value.kind is not Kind.FUNCTION:
                 info.attrs.setdefault(name, b.value)
+        if node in self.foreign:  # another file's class, joined: the import it stands for names it still
+            b = self.lookup(node.name.value)
+            if b is not None and b.value.qualname:
+                self.foreign_names[node.name.value] = b.value.qualname
         self._bind(node.name, Value(kind=Kind.CLASS, grad=Grad.NO, cls=info))
 
     @staticmethod

@@ -83,9 +83,9 @@ def neighbours(index: ProjectIndex, path: str, text: Optional[str], shape_of: Ca
             wanted.setdefault(found[0], []).append(local)
     for other_path in index.importers(path):
         wanted.setdefault(other_path, None)  # all its classes
-    mine = shape_of(path) or Shape()
     if not wanted:
         return ()
+    mine = shape_of(path) or Shape()
     scanned = _scanned(text, mine) if text is not None else None
     taken = set(mine.bound)
     out = []

@@ -402,7 +402,7 @@ class StateCarriedAcrossForward(Rule):
         if not sites:
             # a reset nobody here calls: the training code elsewhere may call it every batch - unless the
             # project's other files, which call it, never do
-            told = [(f, self.flow.outside_of(f)) for f in self.flow.functions if f.name in names and f.cls is not None]
+            told = [(f, self.flow.outside_of(f, "per_batch")) for f in self.flow.functions if f.name in names and f.cls is not None]
             if any(o is not None and o.per_batch for _, o in told):
                 return True
             never = [(f, o) for f, o in told if o is not None and o.per_batch is False]
