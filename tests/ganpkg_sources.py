@@ -2,7 +2,8 @@
 tests/lsp/test_lsp_project.py through the server): a model whose `generate()` calls `.numpy()`, and its
 only caller, under `@torch.no_grad()`; a training unit whose logger converts what it is given
 (unit.py) and the only code that builds it with that logger (fit.py); a script that builds the model
-with the factory and prints a prediction (show.py)."""
+with the factory and prints a prediction (show.py); a class whose method returns an evaluation loss that
+still carries its graph (users.py) and a caller that keeps those losses in a list (server.py)."""
 
 NET = """\
 import torch
@@ -108,4 +109,36 @@ def show(path):
     z = torch.randn(4, 8)
     print(model(z).argmax(1))
     return model(z)
+"""
+
+CLIENT = """\
+import torch
+from torch import nn
+
+
+class Client:
+    def __init__(self, model, batches):
+        self.model = model
+        self.batches = batches
+        self.criterion = nn.MSELoss()
+
+    def test(self):
+        loss = 0
+        for x, y in self.batches:
+            loss += self.criterion(self.model(x), y)
+        return loss, len(self.batches)
+"""
+
+SERVER = """\
+import torch
+
+from ganpkg.users import Client
+
+
+def evaluate(clients):
+    losses = []
+    for client in clients:
+        loss, n = client.test()
+        losses.append(loss)
+    return torch.stack(losses).mean().item()
 """

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ganpkg_sources import FIT, NET, SAMPLE, SHOW, UNIT
+from ganpkg_sources import CLIENT, FIT, NET, SAMPLE, SERVER, SHOW, UNIT
 
 GG401 = (
     "ganpkg/models/net.py:15:16: warning: GG401 `self.forward(z)` requires grad when `generate()` runs with grad "
@@ -581,39 +581,6 @@ def test_runtime_truth_of_the_imported_cell(package):
     )
     run = [sys.executable, "-c", check]
     assert subprocess.run(run, cwd=package, capture_output=True, text=True, timeout=120).stdout == "True\n"
-
-
-CLIENT = """\
-import torch
-from torch import nn
-
-
-class Client:
-    def __init__(self, model, batches):
-        self.model = model
-        self.batches = batches
-        self.criterion = nn.MSELoss()
-
-    def test(self):
-        loss = 0
-        for x, y in self.batches:
-            loss += self.criterion(self.model(x), y)
-        return loss, len(self.batches)
-"""
-
-SERVER = """\
-import torch
-
-from ganpkg.users import Client
-
-
-def evaluate(clients):
-    losses = []
-    for client in clients:
-        loss, n = client.test()
-        losses.append(loss)
-    return torch.stack(losses).mean().item()
-"""
 
 
 def test_what_a_method_of_an_imported_class_returns_is_known_and_cited_in_its_file(gradguard, package):

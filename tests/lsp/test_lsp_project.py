@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from ganpkg_sources import FIT, NET, SAMPLE, SHOW, UNIT
+from ganpkg_sources import CLIENT, FIT, NET, SAMPLE, SERVER, SHOW, UNIT
 from lsp_harness import Client, diag, initialize
 
 pytestmark = pytest.mark.asyncio
@@ -329,37 +329,6 @@ async def test_a_hover_on_a_name_says_which_file_told_what_it_is(client: Client,
         "**Here:** `model` is an `nn.Module` (`create_model` returns an nn.Module (ganpkg/models/net.py) on line 7)")
 
 
-CLIENT = """\
-import torch
-from torch import nn
-
-
-class Client:
-    def __init__(self, model, batches):
-        self.model = model
-        self.batches = batches
-        self.criterion = nn.MSELoss()
-
-    def test(self):
-        loss = 0
-        for x, y in self.batches:
-            loss += self.criterion(self.model(x), y)
-        return loss, len(self.batches)
-"""
-
-SERVER = """\
-import torch
-
-from ganpkg.users import Client
-
-
-def evaluate(clients):
-    losses = []
-    for client in clients:
-        loss, n = client.test()
-        losses.append(loss)
-    return torch.stack(losses).mean().item()
-"""
 STORED = (
     "`loss` carries an autograd graph (from `self.criterion(self.model(x), y)` on line 14 of ganpkg/users.py) "
     "that is never back-propagated; storing it in `losses` keeps every saved activation alive across iterations"

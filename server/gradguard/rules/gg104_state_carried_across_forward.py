@@ -1507,21 +1507,7 @@ def _bound_names(target: cst.BaseExpression) -> list:
 
 def _detaches_in_place(fn: cst.FunctionDef) -> bool:
     """Does the method call `.detach_()` (a reset that cuts its buffers from every graph)?"""
-    return any(isinstance(n, cst.Attribute) and n.attr.value == "detach_" for n in _attributes(fn))
-
-
-def _attributes(node: cst.CSTNode) -> list:
-    collect = _AttributeCollector()
-    walk_tree(node, collect)
-    return collect.found
-
-
-class _AttributeCollector(cst.CSTVisitor):
-    def __init__(self):
-        self.found: list = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.found.append(node)
+    return any(isinstance(n, cst.Attribute) and n.attr.value == "detach_" for n in descendants(fn))
 
 
 def _methods(module: cst.Module, cls: cst.ClassDef, depth: int = 0) -> list:

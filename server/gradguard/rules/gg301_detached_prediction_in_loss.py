@@ -613,12 +613,9 @@ class DetachedPredictionInLoss(Rule):
                 f"{line_of(construction)}), but no backward reaches them - {names} never learns"
             )
 
-        inner = _cut_input(node)
-        how = "`.detach()`" if isinstance(node, cst.Call) else "`.data`"
-        fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
         related = [(rec.call, "the cut value is used here"), (step_call, "the optimizer step"),
                    (backward, "back-propagated here")]
-        self.report(node, message, fixes=fixes, related=related)
+        self.report(node, message, fixes=self._uncut(node), related=related)
 
     def _report_scored(self, rec: ScoredCut, cut: list, scorer: str, step, construction, backward) -> None:
         node = rec.cut.node
@@ -633,11 +630,8 @@ class DetachedPredictionInLoss(Rule):
                 f"sends {names} no gradient"
             )
 
-        inner = _cut_input(node)
-        how = "`.detach()`" if isinstance(node, cst.Call) else "`.data`"
-        fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
         related = [(rec.call, "scored here"), (step_call, "the optimizer step"), (backward, "back-propagated here")]
-        self.report(node, message, fixes=fixes, related=related)
+        self.report(node, message, fixes=self._uncut(node), related=related)
 
     def _packed_submodules(self) -> None:
         """A model's outputs copied into a new tensor in forward() (`torch.Tensor(losses)`) that reach no
@@ -714,9 +708,16 @@ class DetachedPredictionInLoss(Rule):
                     f"{'its' if one else 'their'} parameters, which keep `.grad` at `None` and never learn"
                 )
 
-            inner = node.value if isinstance(node, cst.Attribute) else node.func.value
-            fixes = [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
-            self.report(node, message, fixes=fixes)
+            self.report(node, message, fixes=self._uncut(node))
+
+    def _uncut(self, node) -> list:
+        """The fix that removes the cut `x.detach()` / `x.data` (`node`) and leaves `x`: unsafe, as the
+        term then trains the model it was cut from. None for another cut (`.item()`, `torch.tensor(x)`)."""
+        inner = _cut_input(node)
+        if inner is None:
+            return []
+        how = "`.detach()`" if isinstance(node, cst.Call) else "`.data`"
+        return [PendingFix(f"Remove {how}: `{short(self.code_of(inner))}`", Safety.UNSAFE, [(node, inner)])]
 
     def _report(self, cut, loss, backward) -> None:
         node = cut.node
@@ -729,17 +730,9 @@ class DetachedPredictionInLoss(Rule):
                 f"on line {line_of(backward)} sends no gradient through it"
             )
 
-        fixes = []
         # `x.detach().item()`: removing the detach alone leaves the cut (and the finding) in place.
         cut_again = any(f"{self.code_of(node)}.{then}" in self.code_of(loss) for then in ("item(", "numpy(", "tolist(", "data"))
-        if cut_again:
-            pass
-        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach":
-            base = node.func.value
-            fixes.append(PendingFix(f"Remove `.detach()`: `{short(self.code_of(base))}`", Safety.UNSAFE, [(node, base)]))
-        elif isinstance(node, cst.Attribute) and node.attr.value == "data":
-            fixes.append(PendingFix(f"Remove `.data`: `{short(self.code_of(node.value))}`", Safety.UNSAFE,
-                                    [(node, node.value)]))
+        fixes = [] if cut_again else self._uncut(node)
         related = [(loss, "the loss"), (backward, "back-propagated here")]
         self.report(node, message, fixes=fixes, related=related)
 
