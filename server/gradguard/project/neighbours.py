@@ -88,18 +88,24 @@ def neighbours(index: ProjectIndex, path: str, text: Optional[str], shape_of: Ca
     mine = shape_of(path) or Shape()
     scanned = _scanned(text, mine) if text is not None else None
     taken = set(mine.bound)
-    out = []
-    classes = 0
+    offered = {}  # path -> (its Shape, the names of its classes on offer)
     for other_path, names in wanted.items():
         other = shape_of(other_path)
-        if other is None or not other.classes or classes >= MAX_CLASSES:
+        if other is not None and other.classes:
+            defined = [c[0] for c in other.classes]
+            offered[other_path] = (other, [n for n in defined if n not in taken] if names is None
+                                   else [n for n in names if n in defined])
+    # a method two of the classes on offer (or one of them and one of the file's) define tells neither
+    shared = _shared_methods([*mine.classes, *(c for other, names in offered.values()
+                                                for c in other.classes if c[0] in names)])
+    out = []
+    classes = 0
+    for other_path, (other, names) in offered.items():
+        if classes >= MAX_CLASSES:
             continue
         defined = {c[0]: c for c in other.classes}
-        if names is None:
-            names = [n for n in defined if n not in taken]
-        names = [n for n in names if n in defined]
         if scanned is not None:
-            names = relevant(scanned, [defined[n] for n in names])
+            names = relevant(scanned, [_without(defined[n], shared) for n in names])
         for _ in range(3):  # the classes of their module they derive from or build (`self.encoder = Encoder()`), and theirs
             names += [b for b in defined if b not in names and any(
                 b in defined[n][3] or re.search(r"\b%s\s*\(" % b, defined[n][2]) for n in names)]
@@ -117,6 +123,21 @@ def neighbours(index: ProjectIndex, path: str, text: Optional[str], shape_of: Ca
             taken.add(name)
         classes += len(names)
     return tuple(out)
+
+
+def _shared_methods(classes: list) -> frozenset:
+    """The methods (Shape.classes' `_told` ones) more than one of `classes` defines."""
+    seen, shared = set(), set()
+    for c in classes:
+        shared |= seen & c[4][0]
+        seen |= c[4][0]
+    return frozenset(shared)
+
+
+def _without(cls: tuple, methods: frozenset) -> tuple:
+    """A Shape.classes entry whose `_told` methods leave out `methods`."""
+    name, first, code, bases, told = cls
+    return name, first, code, bases, (told[0] - methods, *told[1:])
 
 
 def _scanned(text: str, mine: Shape) -> tuple:
