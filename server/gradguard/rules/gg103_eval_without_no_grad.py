@@ -1770,6 +1770,37 @@ class Runner:
         ),
         Valid(
             """
+import random
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class NoisyHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def jittered(self, x):
+        return self.forward(x) * random.uniform(0.9, 1.1)
+
+
+def train_step(net, x, y, opt):
+    loss = F.mse_loss(net.jittered(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss.item()
+""",
+            note="a model's own method that scales its output by `random.uniform(...)`, a Python number: the result still carries the graph, which the training step back-propagates",
+            runtime='net = NoisyHead()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\ntrain_step(net, torch.randn(3, 4), torch.randn(3, 2), opt)\nassert net.fc.weight.grad is not None',
+        ),
+        Valid(
+            """
 import torch
 from torch import nn
 
@@ -2745,6 +2776,38 @@ def tag(wrapped, tokens):
             ),
             note="nlp-tutorial's greedy decoder: the model reached through `DataParallel`'s `.module` is the file's `Tagger` (the only class whose `__init__` builds `embed`, `encoder` and `head`); its outputs end in `argmax`",
             runtime='wrapped = nn.DataParallel(Tagger())\nseen = []\nwrapped.module.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(wrapped, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
+        ),
+        Invalid(
+            """
+import random
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Qnet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 16)
+        self.fc2 = nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+    def sample_action(self, obs, epsilon):
+        out = self.forward(obs)
+        if random.random() < epsilon:
+            return random.randint(0, 1)
+        return out.argmax().item()
+""",
+            range=(19, 14, 19, 31),
+            message='`self.forward(obs)` runs with grad enabled in `sample_action()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport random\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Qnet(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc1 = nn.Linear(4, 16)\n        self.fc2 = nn.Linear(16, 2)\n\n    def forward(self, x):\n        return self.fc2(F.relu(self.fc1(x)))\n\n    @torch.no_grad()\n    def sample_action(self, obs, epsilon):\n        out = self.forward(obs)\n        if random.random() < epsilon:\n            return random.randint(0, 1)\n        return out.argmax().item()\n',
+            ),
+            note="minimalRL's DQN: a model's own acting method that returns a number on every path - the epsilon branch's `random.randint(0, 1)` is a Python number, the greedy branch's `.item()` too - keeps nothing and returns no graph: an evaluation at every environment step",
+            runtime='q = Qnet()\nbuilt = []\nq.fc2.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\na = q.sample_action(torch.randn(4), 0.0)\nassert built == [True] and isinstance(a, int)',
         ),
         Invalid(
             """
