@@ -210,6 +210,48 @@ def call_outputs(fn, where=None):
     return wrapper, seen
 
 
+def _track_flow(out, seen: list) -> None:
+    """Append one record for a forward's output: None when it built no graph, else a
+    one-item list that turns [True] when some gradient flows back through it."""
+    outs = [t for t in tensors(out) if t.grad_fn is not None]
+    if not outs:
+        seen.append(None)
+        return
+    record = [False]
+    seen.append(record)
+    for t in outs:
+        t.register_hook(lambda g, record=record: record.__setitem__(0, True))
+
+
+def output_flows(module, where=None) -> list:
+    """Record, for every forward of `module`, whether its output built a graph and
+    whether a gradient (a backward or `torch.autograd.grad`) ever flowed back through
+    it: a list with None per forward that built no graph and [bool] per forward that
+    did. `where(inputs)` as in `hook_outputs`."""
+    seen: list = []
+
+    def hook(_m, inputs, out):
+        if where is None or where(inputs):
+            _track_flow(out, seen)
+
+    module.register_forward_hook(hook)
+    return seen
+
+
+def call_flows(fn, where=None):
+    """`output_flows` for a hand-written model (a function over parameter tensors):
+    returns (a wrapper to call instead of `fn`, the list it fills)."""
+    seen: list = []
+
+    def wrapper(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if where is None or where(args):
+            _track_flow(out, seen)
+        return out
+
+    return wrapper, seen
+
+
 def grad_arrivals(values) -> list:
     """Record every gradient that reaches one of `values` (tensors that require grad)
     during a backward, before an optimizer's `zero_grad()` can clear it: returns the
@@ -237,6 +279,14 @@ def graph_built(obs) -> bool:
     """obs["built"]: the list `hook_outputs(model)` filled. Present when a forward
     built a graph (ran with grad enabled on a model that has parameters)."""
     return any(obs["built"])
+
+
+def graph_unused(obs) -> bool:
+    """obs["flows"]: the list `output_flows(model)` / `call_flows(fn)` filled. Present
+    when a forward built a graph that no gradient ever flowed back through (its
+    outputs were only looked at); absent when every graph built was back-propagated
+    or differentiated, or none was built."""
+    return any(r is not None and not r[0] for r in obs["flows"])
 
 
 def graph_grows(obs) -> bool:
@@ -285,5 +335,5 @@ def warns(obs, text: str) -> bool:
     return any(text in w for w in obs["warnings"])
 
 
-CHECKERS = {f.__name__: f for f in (graph_kept, activations_alive, graph_built, graph_grows, no_grad,
+CHECKERS = {f.__name__: f for f in (graph_kept, activations_alive, graph_built, graph_unused, graph_grows, no_grad,
                                      no_grad_arrived, changed, wrong_grad, raises, warns)}

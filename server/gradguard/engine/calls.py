@@ -37,6 +37,12 @@ from gradguard.engine.values import (
 BUILTIN_NUMBER_CALLS = frozenset("float int bool len str repr print isinstance hasattr id abs format".split())
 
 
+# The standard library's random numbers: plain Python numbers, never a graph.
+_RANDOM_NUMBERS = frozenset(f"random.{f}" for f in """random randint uniform randrange gauss normalvariate
+    betavariate expovariate gammavariate lognormvariate triangular vonmisesvariate paretovariate
+    weibullvariate getrandbits""".split())
+
+
 def _shaped(t: Value, shape) -> Value:
     """A torch layer's tuple result (K.LAYER_RESULTS), each tensor in it like `t`."""
     if shape == "t":
@@ -525,6 +531,8 @@ class Calls:
         if q.startswith("numpy."):
             self._sink(node, vals, f"`{q.replace('numpy.', 'np.', 1)}()`")
             return Value(kind=Kind.NDARRAY, grad=Grad.NO, why=Evidence(node, f"`{q}`"))
+        if q in _RANDOM_NUMBERS:
+            return NUMBER  # `random.randint(0, 1)`: a Python number (an epsilon-greedy action)
         if q.startswith(SINK_LIBRARIES):
             self._sink(node, vals, f"`{q.rsplit('.', 1)[-1]}()`")
         elif not q.startswith(("torch.", "builtins.", "math.")):

@@ -409,17 +409,43 @@ COMMON_METHODS = frozenset(
 )
 
 
+def no_op(fn: cst.FunctionDef) -> bool:
+    """A body that does nothing: `pass`, `...`, a docstring, `raise NotImplementedError` - a base
+    class's hook for subclasses to fill (`class Callback: def on_epoch_end(self, trainer): pass`)."""
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else fn.body.body
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if isinstance(small, cst.Pass) or isinstance(small, cst.Expr) and isinstance(
+                    small.value, (cst.Ellipsis, cst.SimpleString, cst.ConcatenatedString)):
+                continue
+            if isinstance(small, cst.Raise) and small.exc is not None and \
+                    (dotted(small.exc.func if isinstance(small.exc, cst.Call) else small.exc) or "") == "NotImplementedError":
+                continue
+            return False
+    return True
+
+
 def class_methods(module: cst.Module) -> dict:
     """method -> the one top-level class of the file that defines it (public, not a name other
-    objects share): what tells an instance of that class (FromUse._instance_by_members)."""
+    objects share): what tells an instance of that class (FromUse._instance_by_members). A base
+    class's no-op hook does not count beside a class that fills it in (a callback's `on_epoch_end`:
+    what a call of it can run is the one real body)."""
     seen: dict = {}
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef):
             for s in stmt.body.body:
                 if isinstance(s, cst.FunctionDef):
-                    seen.setdefault(s.name.value, []).append(stmt.name.value)
-    return {m: owners[0] for m, owners in seen.items()
-            if len(owners) == 1 and m not in COMMON_METHODS and m not in K.TORCH_METHOD_NAMES and not m.startswith("_")}
+                    seen.setdefault(s.name.value, []).append((stmt.name.value, no_op(s)))
+    out = {}
+    for m, owners in seen.items():
+        real = [name for name, empty in owners if not empty]
+        if len(owners) > 1 and len(real) == 1:
+            owners = [(real[0], False)]
+        if len(owners) == 1 and m not in COMMON_METHODS and m not in K.TORCH_METHOD_NAMES and not m.startswith("_"):
+            out[m] = owners[0][0]
+    return out
 
 
 def frozen_by(loop: cst.For) -> Optional[cst.BaseExpression]:
@@ -737,6 +763,9 @@ def trains(source: str) -> bool:
 _GRAD_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*grad\b(?!\s*\()")
 # `torch.optim.SGD([w, b], lr=0.1)`: the leaves listed are trained
 _OPTIMIZED = re.compile(r"optim\s*\.\s*[A-Z]\w*\s*\(\s*\[([^\]]*)\]")
+# `params = [W1, b1, W2, b2]` ... `torch.optim.SGD(params, lr=lr)` (d2l's MLP from scratch): a name
+# given to an optimizer, bound in the file to a list of names
+_OPTIMIZED_NAME = re.compile(r"optim\s*\.\s*[A-Z]\w*\s*\(\s*([A-Za-z_]\w*)\s*[,)]")
 
 
 def trained_leaves(source: str) -> frozenset:
@@ -745,6 +774,10 @@ def trained_leaves(source: str) -> frozenset:
     names = {m.group(1) for m in _GRAD_READ.finditer(source)}
     for m in _OPTIMIZED.finditer(source):
         names.update(_WORD.findall(m.group(1)))
+    for name in {m.group(1) for m in _OPTIMIZED_NAME.finditer(source)}:
+        listed = re.compile(r"^[ \t]*" + re.escape(name) + r"[ \t]*=[ \t]*\[([^\]]*)\]", re.M)
+        for m in listed.finditer(source):
+            names.update(_WORD.findall(m.group(1)))
     return frozenset(names)
 
 

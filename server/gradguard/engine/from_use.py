@@ -123,6 +123,11 @@ class FromUse:
             if info not in self.class_members:
                 self.class_members[info] = evidence.class_members(info.node)
         fits = [c for c in self.classes if used.keys() <= self.class_members[c]]
+        if len(fits) > 1:
+            # a base class whose methods used here are no-op hooks (`def on_epoch_end(...): pass`) beside
+            # the one class that fills them in: what the calls can run is that class's code
+            filled = [c for c in fits if not all(m in c.methods and evidence.no_op(c.methods[m].node) for m in used)]
+            fits = filled if len(filled) == 1 else fits
         if len(fits) != 1:
             return None
         info = fits[0]
@@ -131,7 +136,9 @@ class FromUse:
         # `__init__` builds, where no other class of the file has every member used (attribute names
         # like `encoder` are common: one alone says nothing)
         subs = [] if own or not info.module_like else [m for m in used if m in self._submodules(info)]
-        if not own and len(subs) < 2:
+        # (one is enough behind `.module`, the attribute DataParallel / DistributedDataParallel keep the
+        # wrapped model in: `net.module.encoder(x)` is a submodule of a model, not any object's `encoder`)
+        if not own and len(subs) < (1 if key.endswith(".module") else 2):
             return None
         node = used[own[0] if own else subs[0]]
         why = self.evidences.get((node, info.name))

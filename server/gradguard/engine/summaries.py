@@ -291,7 +291,8 @@ class Functions:
         # say nothing of where this call's outputs go): a graph born inside from what it reads, not from
         # what it was given (a hand-written model, `def net(X): return X @ W + b`), and a model's own
         # method (`vae.encode(x)`, `model.pi(s)`), which runs the model.
-        own = all(v.grad is Grad.NO for _, v in args) if fn.cls is None else \
+        # (an argument of unknown kind - a batch from a loader - gives it no graph it is known to carry)
+        own = not any(v.has_graph for _, v in args) if fn.cls is None else \
             fn.cls.module_like and returns.kind is Kind.TENSOR
         if own and returns.has_graph and mode is GradMode.ON:
             returns = returns.but(origins=returns.origins | {call})

@@ -399,7 +399,7 @@ class EvalWithoutNoGrad(Rule):
         fn = callee.cls if callee.kind is Kind.FUNCTION else None
         if not isinstance(fn, FunctionInfo) or fn.cls is not None or not self.flow.value(node).has_graph:
             return False
-        if any(self.flow.value(a.value).grad is not Grad.NO for a in node.args):
+        if any(self.flow.value(a.value).has_graph for a in node.args):
             return False
         if self._trained is None:
             self._trained = evidence.trained_leaves(self.flow.source)
@@ -1571,6 +1571,36 @@ print("saliency:", probe.grad)
 import torch
 from torch import nn
 
+W = nn.Parameter(torch.randn(3, 1) * 0.1)
+params = [W]
+
+
+def net(X):
+    return X @ W
+
+
+def objective(pred, y):
+    return ((pred - y) ** 2).mean() + 1e-3 * (W ** 2).sum()
+
+
+def fit(batches, epochs):
+    opt = torch.optim.SGD(params, lr=0.1)
+    for _ in range(epochs):
+        for X, y in batches:
+            err = objective(net(X), y)
+            opt.zero_grad()
+            err.backward()
+            opt.step()
+            print(f"loss {err.item():.4f}")
+""",
+            note='a loss helper that also reads a trained leaf (a weight penalty on `W`), given a prediction from a loader batch: its result is back-propagated, so the graph it makes is used',
+            runtime='fit([(torch.randn(4, 3), torch.randn(4, 1))], 2)\nassert W.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
 
 class EvalNoGrad:
     def __init__(self, model):
@@ -1667,6 +1697,107 @@ def tune_head(wrapped, tokens, labels, optimizer):
 """,
             note='the same chain of submodules, whose outputs reach a backward: training, not inference',
             runtime='wrapped = nn.DataParallel(Tagger())\nopt = torch.optim.SGD(wrapped.parameters(), lr=0.1)\ntune_head(wrapped, torch.randint(0, 7, (2, 5)), torch.randint(0, 7, (2, 5)), opt)\nassert wrapped.module.head.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(8, 4), nn.ReLU())
+        self.decoder = nn.Linear(4, 8)
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+
+def sparsity_step(net, x, opt, weight=1e-3):
+    z = net.module.encoder(x)
+    penalty = weight * z.abs().mean()
+    opt.zero_grad()
+    penalty.backward()
+    opt.step()
+    print(f"active units: {(z > 0).float().mean().item():.2f}")
+""",
+            note='the submodule behind `.module` whose output is back-propagated (a sparsity penalty on the codes) and also looked at: training',
+            runtime='net = nn.DataParallel(AutoEncoder())\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nsparsity_step(net, torch.randn(4, 8), opt)\nassert net.module.encoder[0].weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Hook:
+    def after_epoch(self, runner):
+        pass
+
+
+class ShrinkOutputs(Hook):
+    def __init__(self, noise):
+        self.noise = noise
+
+    def after_epoch(self, runner):
+        out = runner.generator(self.noise)
+        penalty = 1e-2 * out.pow(2).mean()
+        runner.opt.zero_grad()
+        penalty.backward()
+        runner.opt.step()
+        print(f"penalty {penalty.item():.4f}")
+
+
+class Runner:
+    def __init__(self, generator, hooks):
+        self.generator = generator
+        self.hooks = hooks
+        self.opt = torch.optim.Adam(generator.parameters(), lr=1e-3)
+
+    def run(self, batches, epochs):
+        for _ in range(epochs):
+            for z, target in batches:
+                loss = nn.functional.mse_loss(self.generator(z), target)
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+            for hook in self.hooks:
+                hook.after_epoch(self)
+""",
+            note="the same hook, filled in with a step that back-propagates a penalty on the generator's outputs: training, not a preview",
+            runtime='gen = nn.Linear(3, 2)\nRunner(gen, [ShrinkOutputs(torch.randn(2, 3))]).run([(torch.randn(4, 3), torch.randn(4, 2))], 1)\nassert gen.weight.grad is not None',
+        ),
+        Valid(
+            """
+import random
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class NoisyHead(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def jittered(self, x):
+        return self.forward(x) * random.uniform(0.9, 1.1)
+
+
+def train_step(net, x, y, opt):
+    loss = F.mse_loss(net.jittered(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss.item()
+""",
+            note="a model's own method that scales its output by `random.uniform(...)`, a Python number: the result still carries the graph, which the training step back-propagates",
+            runtime='net = NoisyHead()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\ntrain_step(net, torch.randn(3, 4), torch.randn(3, 2), opt)\nassert net.fc.weight.grad is not None',
         ),
         Valid(
             """
@@ -2531,6 +2662,54 @@ print("prediction:", pred.item())
 import torch
 from torch import nn
 
+W1 = nn.Parameter(torch.randn(4, 8) * 0.01)
+b1 = nn.Parameter(torch.zeros(8))
+W2 = nn.Parameter(torch.randn(8, 2) * 0.01)
+b2 = nn.Parameter(torch.zeros(2))
+params = [W1, b1, W2, b2]
+
+
+def net(X):
+    H = torch.relu(X @ W1 + b1)
+    return H @ W2 + b2
+
+
+def accuracy_on(batches, forward):
+    hits, seen = 0.0, 0
+    for X, y in batches:
+        logits = forward(X)
+        hits += float((logits.argmax(dim=1) == y).sum())
+        seen += y.numel()
+    return hits / seen
+
+
+def train(forward, train_batches, test_batches, epochs):
+    updater = torch.optim.SGD(params, lr=0.1)
+    for epoch in range(epochs):
+        for X, y in train_batches:
+            loss = nn.functional.cross_entropy(forward(X), y)
+            updater.zero_grad()
+            loss.backward()
+            updater.step()
+        print(epoch, accuracy_on(test_batches, forward))
+
+
+def main(train_batches, test_batches):
+    train(net, train_batches, test_batches, epochs=2)
+""",
+            range=(20, 17, 20, 27),
+            message='`forward(X)` runs with grad enabled and its outputs reach only `.argmax()` (line 21), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nW1 = nn.Parameter(torch.randn(4, 8) * 0.01)\nb1 = nn.Parameter(torch.zeros(8))\nW2 = nn.Parameter(torch.randn(8, 2) * 0.01)\nb2 = nn.Parameter(torch.zeros(2))\nparams = [W1, b1, W2, b2]\n\n\ndef net(X):\n    H = torch.relu(X @ W1 + b1)\n    return H @ W2 + b2\n\n\n@torch.no_grad()\ndef accuracy_on(batches, forward):\n    hits, seen = 0.0, 0\n    for X, y in batches:\n        logits = forward(X)\n        hits += float((logits.argmax(dim=1) == y).sum())\n        seen += y.numel()\n    return hits / seen\n\n\ndef train(forward, train_batches, test_batches, epochs):\n    updater = torch.optim.SGD(params, lr=0.1)\n    for epoch in range(epochs):\n        for X, y in train_batches:\n            loss = nn.functional.cross_entropy(forward(X), y)\n            updater.zero_grad()\n            loss.backward()\n            updater.step()\n        print(epoch, accuracy_on(test_batches, forward))\n\n\ndef main(train_batches, test_batches):\n    train(net, train_batches, test_batches, epochs=2)\n',
+            ),
+            note="d2l's MLP from scratch: `net` computes from `W1`..`b2`, leaves the code lists for an optimizer (`params = [W1, b1, W2, b2]`, `torch.optim.SGD(params, ...)`); it reaches the accuracy helper as a parameter and runs on a loader's batch, which carries no graph it is known of: a forward pass whose outputs reach only `argmax`",
+            runtime='main([(torch.randn(4, 4), torch.tensor([0, 1, 0, 1]))], [(torch.randn(3, 4), torch.tensor([0, 1, 1]))])\nlogged = []\naccuracy_on([(torch.randn(3, 4), torch.tensor([0, 1, 1]))], lambda X: logged.append(net(X)) or logged[-1])\nassert has_graph(logged[0])',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
 
 class AutoEncoder(nn.Module):
     def __init__(self):
@@ -2597,6 +2776,115 @@ def tag(wrapped, tokens):
             ),
             note="nlp-tutorial's greedy decoder: the model reached through `DataParallel`'s `.module` is the file's `Tagger` (the only class whose `__init__` builds `embed`, `encoder` and `head`); its outputs end in `argmax`",
             runtime='wrapped = nn.DataParallel(Tagger())\nseen = []\nwrapped.module.head.register_forward_hook(lambda m, i, o: seen.append(o))\ntags = tag(wrapped, torch.randint(0, 7, (2, 5)))\nassert has_graph(seen[0]) and isinstance(tags, list)',
+        ),
+        Invalid(
+            """
+import random
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Qnet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 16)
+        self.fc2 = nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+    def sample_action(self, obs, epsilon):
+        out = self.forward(obs)
+        if random.random() < epsilon:
+            return random.randint(0, 1)
+        return out.argmax().item()
+""",
+            range=(19, 14, 19, 31),
+            message='`self.forward(obs)` runs with grad enabled in `sample_action()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport random\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Qnet(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc1 = nn.Linear(4, 16)\n        self.fc2 = nn.Linear(16, 2)\n\n    def forward(self, x):\n        return self.fc2(F.relu(self.fc1(x)))\n\n    @torch.no_grad()\n    def sample_action(self, obs, epsilon):\n        out = self.forward(obs)\n        if random.random() < epsilon:\n            return random.randint(0, 1)\n        return out.argmax().item()\n',
+            ),
+            note="minimalRL's DQN: a model's own acting method that returns a number on every path - the epsilon branch's `random.randint(0, 1)` is a Python number, the greedy branch's `.item()` too - keeps nothing and returns no graph: an evaluation at every environment step",
+            runtime='q = Qnet()\nbuilt = []\nq.fc2.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\na = q.sample_action(torch.randn(4), 0.0)\nassert built == [True] and isinstance(a, int)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Hook:
+    def after_epoch(self, runner):
+        pass
+
+
+class SavePreview(Hook):
+    def __init__(self, noise):
+        self.noise = noise
+        self.previews = []
+
+    def after_epoch(self, runner):
+        preview = runner.generator(self.noise)
+        self.previews.append(preview.detach().numpy())
+
+
+class Runner:
+    def __init__(self, generator, hooks):
+        self.generator = generator
+        self.hooks = hooks
+        self.opt = torch.optim.Adam(generator.parameters(), lr=1e-3)
+
+    def run(self, batches, epochs):
+        for _ in range(epochs):
+            for z, target in batches:
+                loss = nn.functional.mse_loss(self.generator(z), target)
+                self.opt.zero_grad()
+                loss.backward()
+                self.opt.step()
+            for hook in self.hooks:
+                hook.after_epoch(self)
+""",
+            range=(17, 18, 17, 46),
+            message='`runner.generator(self.noise)` runs with grad enabled and its outputs reach only `.numpy()` (line 18), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Hook:\n    def after_epoch(self, runner):\n        pass\n\n\nclass SavePreview(Hook):\n    def __init__(self, noise):\n        self.noise = noise\n        self.previews = []\n\n    @torch.no_grad()\n    def after_epoch(self, runner):\n        preview = runner.generator(self.noise)\n        self.previews.append(preview.detach().numpy())\n\n\nclass Runner:\n    def __init__(self, generator, hooks):\n        self.generator = generator\n        self.hooks = hooks\n        self.opt = torch.optim.Adam(generator.parameters(), lr=1e-3)\n\n    def run(self, batches, epochs):\n        for _ in range(epochs):\n            for z, target in batches:\n                loss = nn.functional.mse_loss(self.generator(z), target)\n                self.opt.zero_grad()\n                loss.backward()\n                self.opt.step()\n            for hook in self.hooks:\n                hook.after_epoch(self)\n',
+            ),
+            note="a trainer's hook saving a preview of the generator every epoch (CycleGAN's sample translations): `hook.after_epoch(self)` can only run `SavePreview`'s body - the base class's `after_epoch` is a no-op - so `runner` is the `Runner`, whose `generator` it trains",
+            runtime='gen = nn.Linear(3, 2)\npreview = SavePreview(torch.randn(1, 3))\nbuilt = []\ngen.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nRunner(gen, [preview]).run([(torch.randn(4, 3), torch.randn(4, 2))], 1)\nassert built == [True, True] and len(preview.previews) == 1',
+        ),
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(8, 4), nn.ReLU())
+        self.decoder = nn.Linear(4, 8)
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+
+def embed(net, batches):
+    codes = []
+    for x in batches:
+        z = net.module.encoder(x)
+        codes.append(z.detach().cpu().numpy())
+    return np.concatenate(codes)
+""",
+            range=(20, 12, 20, 33),
+            message='`net.module.encoder(x)` runs with grad enabled in `embed()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport numpy as np\nimport torch\nfrom torch import nn\n\n\nclass AutoEncoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.encoder = nn.Sequential(nn.Linear(8, 4), nn.ReLU())\n        self.decoder = nn.Linear(4, 8)\n\n    def forward(self, x):\n        return self.decoder(self.encoder(x))\n\n\n@torch.no_grad()\ndef embed(net, batches):\n    codes = []\n    for x in batches:\n        z = net.module.encoder(x)\n        codes.append(z.detach().cpu().numpy())\n    return np.concatenate(codes)\n',
+            ),
+            note="DAFormer's t-SNE features: behind `.module`, where DataParallel keeps the wrapped model, one submodule the file's `AutoEncoder` builds (`encoder`) says the model is that class - elsewhere one common attribute name alone says nothing",
+            runtime='net = nn.DataParallel(AutoEncoder())\nbuilt = []\nnet.module.encoder.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nembed(net, [torch.randn(2, 8)])\nassert built == [True]',
         ),
         Invalid(
             """
