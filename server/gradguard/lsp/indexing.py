@@ -64,9 +64,9 @@ class Indexer:
         """`Settings.imported` for a document's file: what the functions it calls of other files build or keep."""
         return self.projects.imported_of(path) if self.projects is not None and path is not None else ()
 
-    def neighbours_of(self, path: Optional[str]) -> tuple:
-        """`Settings.neighbours` for a document's file: the classes of other modules it works with."""
-        return self.projects.neighbours_of(path) if self.projects is not None and path is not None else ()
+    def neighbours_of(self, path: Optional[str], text: Optional[str] = None) -> tuple:
+        """`Settings.neighbours` for a document's file: the classes of other modules its `text` works with."""
+        return self.projects.neighbours_of(path, text) if self.projects is not None and path is not None else ()
 
     def wants_calls(self, snapshot: Snapshot, told: tuple) -> bool:
         """The document's own analysis can give its calls: a project file told nothing."""

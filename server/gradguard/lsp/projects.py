@@ -83,12 +83,23 @@ class Project:
         # absolute path -> ({symbol: engine.outside.Outside}, {target: engine.outside.Keeps | Builds},
         # Settings.neighbours)
         self.outside: dict[str, tuple] = {}
+        self._index: Optional[ProjectIndex] = None  # of the entries `outside` was computed from
 
     def settled(self, found: dict) -> set[str]:
         """Keep every file's new `outside` (from `outside`); the paths whose `outside` changed."""
         changed = {p for p in found.keys() | self.outside.keys() if found.get(p) != self.outside.get(p)}
         self.outside = found
+        self._index = None
         return changed
+
+    def neighbours(self, path: str, text: str) -> tuple:
+        """`Settings.neighbours` for a file, of those its `outside` offers every class its text can tell
+        anything by (project/neighbours.py's `relevant`, as `gradguard check` chooses them)."""
+        if self._index is None:
+            self._index = ProjectIndex(self.root, {p: e.module for p, e in self.entries.items()})
+        if path not in self._index.modules:
+            return ()
+        return neighbours(self._index, path, text, lambda q: self.entries[q].shape if q in self.entries else None)
 
 
 def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
@@ -173,9 +184,13 @@ class Projects:
         """`Settings.imported` for a file: what the functions it calls of other files build or keep."""
         return tuple(sorted(self._told(path)[1].items()))
 
-    def neighbours_of(self, path: str) -> tuple:
-        """`Settings.neighbours` for a file: the classes of other modules it works with."""
-        return self._told(path)[2]
+    def neighbours_of(self, path: str, text: Optional[str] = None) -> tuple:
+        """`Settings.neighbours` for a file: the classes of other modules it works with - with its
+        `text`, only those the text can tell anything by."""
+        offered = self._told(path)[2]
+        if not offered or text is None:
+            return offered
+        return self.by_root[self.root_of(path)].neighbours(os.path.abspath(path), text)
 
     def _told(self, path: str) -> tuple:
         root = self.root_of(path) if self.ready else None

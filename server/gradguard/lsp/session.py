@@ -145,7 +145,7 @@ class Session:
         told, uses = self.indexer.outside_of(snapshot.path), self.indexer.imported_of(snapshot.path)
         # (with the type layer on, jedi finds the other modules' classes and the engine analyses the file
         # without them: they are not part of its settings, which would only re-run it)
-        near = self.indexer.neighbours_of(snapshot.path) if self.types is None else ()
+        near = self.indexer.neighbours_of(snapshot.path, snapshot.source) if self.types is None else ()
         return replace(settings, outside=told, imported=uses, neighbours=near) if told or uses or near else settings
 
     def file_settings(self, path: Optional[str]) -> Settings:
