@@ -489,3 +489,37 @@ def test_a_backward_proves_only_the_callables_terms_of_its_sum_0_dim():
     """)
     errors = [(f.code, f.range.start.line) for f in analyze(src).findings if f.severity.value == "error"]
     assert errors == [("GG202", 15)]  # main.data[0], not kld.data[0]
+
+
+def test_evidence_from_a_class_joined_from_another_file_names_that_file():
+    """A class of another module analysed with the file (Settings.neighbours) is that module's, not
+    "of this file", in what the engine says of a name it tells."""
+    from gradguard.settings import Settings
+
+    cell = textwrap.dedent("""\
+    class Cell(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 4)
+
+        def forward(self, x, h):
+            return torch.tanh(self.fc(torch.cat([x, h], dim=1)))
+    """)
+    stream = textwrap.dedent("""\
+    import torch
+    from torch import nn
+    from pkg.rnn import Cell
+
+
+    def stream(cell, frames):
+        h = torch.zeros(1, 4)
+        for x in frames:
+            h = cell(x, h)
+        return h.argmax(-1)
+    """)
+    for neighbours, where in (((("pkg/rnn.py", 4, cell),), "pkg/rnn.py"), ((), None)):
+        source = stream if neighbours else stream.replace("from pkg.rnn import Cell\n", "") + "\n\n" + cell
+        analysis = analyze(source, Settings(neighbours=neighbours), keep_flow=True)
+        line = source[:source.index("h = cell(")].count("\n") + 1
+        said = describe_at(analysis, line, 12)
+        assert f"an nn.Module of {where or 'this file'};" in said, said

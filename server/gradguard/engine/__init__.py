@@ -191,8 +191,8 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source,
                         outside=dict(settings.outside), export_calls=export_calls,
                         imported=dict(settings.imported))
-    if joined:
-        flow.foreign = frozenset(module.body[len(module.body) - joined:])
+    if joined:  # each joined statement, and the file it comes from
+        flow.foreign = {stmt: where for stmt, (where, _, _) in zip(module.body[len(module.body) - joined:], settings.neighbours)}
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)

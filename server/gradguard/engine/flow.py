@@ -117,7 +117,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.outgoing: Optional[list] = [] if export_calls else None
         self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
         self.asked: Optional[set] = set() if export_calls else None  # what the walk read of `outside` (outside_of)
-        self.foreign: frozenset = frozenset()  # module-level statements joined from other files (neighbours)
+        self.foreign: dict = {}  # module-level statement joined from another file (neighbours) -> that file
         self.foreign_names: dict = {}  # a joined class's name -> the qualname of the import it stands for
         # `from models import *` of a module that may be the project's: a name the file reads but never
         # binds is named "*.Net", which the project index resolves through the file's star imports

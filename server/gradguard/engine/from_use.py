@@ -143,12 +143,18 @@ class FromUse:
         node = used[own[0] if own else subs[0]]
         why = self.evidences.get((node, info.name))
         if why is None:
-            what = "an nn.Module of this file" if info.module_like else "a class of this file"
+            what = ("an nn.Module of " if info.module_like else "a class of ") + self._file_of(info)
             has = "has that method" if own else "builds the submodules " + ", ".join(f"`{m}`" for m in subs)
             why = self.evidences[(node, info.name)] = Evidence(
                 node, f"`{self._short(node)}`: only `{info.name}`, {what}, {has};")
         kind = Kind.MODULE if info.module_like else Kind.OBJECT
         return Value(kind=kind, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
+
+    def _file_of(self, cls) -> str:
+        """"this file", or the other file of the project a class (ClassInfo or name) was joined from."""
+        node = cls.node if hasattr(cls, "node") else next((c.node for c in self.classes if c.name == cls), None)
+        where = self.foreign.get(node)
+        return where if where else "this file"
 
     def _submodules(self, info) -> frozenset:
         found = self.class_submodules.get(info)
@@ -191,7 +197,7 @@ class FromUse:
         if len(fits) == 1:
             info, agree = fits[0]
             why = Evidence(call, f"`{self._short(call)}`: the call fits `{info.name}.forward()` ({', '.join(agree)}), "
-                                 "an nn.Module of this file;")
+                                 f"an nn.Module of {self._file_of(info)};")
             found = Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
         self.call_fits[call] = found
         return found
@@ -248,7 +254,7 @@ class FromUse:
         if found is None:
             return Value(kind=Kind.UNKNOWN)
         cls, made = found
-        why = Evidence(made, f"`.{attr}` is an `nn.Parameter` in `{cls}`, the only class of this file with a `.{attr}`,")
+        why = Evidence(made, f"`.{attr}` is an `nn.Parameter` in `{cls}`, the only class of {self._file_of(cls)} with a `.{attr}`,")
         return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)
 
     def _file_layer_weight(self, sub: str, attr: str) -> Value:
@@ -260,5 +266,5 @@ class FromUse:
         if found is None:
             return UNKNOWN
         cls, layer, made = found
-        why = Evidence(made, f"`.{sub}` is an `nn.{layer}` in `{cls}`, the only class of this file with a `.{sub}`,")
+        why = Evidence(made, f"`.{sub}` is an `nn.{layer}` in `{cls}`, the only class of {self._file_of(cls)} with a `.{sub}`,")
         return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=why)

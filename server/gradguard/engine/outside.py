@@ -147,7 +147,7 @@ class Border:
     outside: dict
     outgoing: Optional[list]
     asked: Optional[set]  # (symbol, question) the walk read of `outside` (see outside_of); None: not collected
-    foreign: frozenset  # module-level statements joined from other files (Settings.neighbours): not exported
+    foreign: dict  # module-level statements joined from other files (Settings.neighbours) -> the file: not exported
     callee_summaries: dict  # target as this file spells it ("utils.AverageMeter.update") -> Keeps | Builds
 
     def outside_of(self, fn: FunctionInfo, question: str = "mode") -> Optional[Outside]:
