@@ -110,8 +110,12 @@ def finding_from(d: list) -> Finding:
 
 
 # ---------------------------------------------------------------- the store
+KEPT = 2  # results kept per file, each for other settings (the newest first)
+
+
 class Cache:
-    """One cache directory; `get` and `put` in memory, `save` writes it back if it changed."""
+    """One cache directory; `get` and `put` in memory, `save` writes it back if it changed. Each
+    file's entry is a list of [content digest, settings key, payload], the newest first."""
 
     def __init__(self, directory: str):
         self.dir = directory
@@ -125,13 +129,17 @@ class Cache:
                 self.entries = loaded
 
     def get(self, path: str, digest: str, settings_key: str) -> Optional[Any]:
-        entry = self.entries.get(os.path.abspath(path))
-        if entry is not None and entry[0] == digest and entry[1] == settings_key:
-            return entry[2]
+        for found, key, payload in self.entries.get(os.path.abspath(path), ()):
+            if found == digest and key == settings_key:
+                return payload
         return None
 
     def put(self, path: str, digest: str, settings_key: str, payload: Any) -> None:
-        self.entries[os.path.abspath(path)] = [digest, settings_key, payload]
+        """Keep the result, and the last one of the file's other settings: a project run analyses a
+        file told nothing, then told what the other files say (each run wants both)."""
+        path = os.path.abspath(path)
+        others = [e for e in self.entries.get(path, ()) if e[1] != settings_key and e[0] == digest]
+        self.entries[path] = [[digest, settings_key, payload], *others[:KEPT - 1]]
         self.changed = True
 
     def save(self) -> None:

@@ -28,7 +28,8 @@ def poison(root: Path, edit, directory: str = ".gradguard_cache") -> None:
     path = cache_file(root, directory)
     entries = json.loads(path.read_text())
     for entry in entries.values():
-        edit(entry[2])
+        for _, _, payload in entry:
+            edit(payload)
     path.write_text(json.dumps(entries))
 
 

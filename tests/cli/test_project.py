@@ -678,3 +678,19 @@ def test_a_class_joined_from_another_module_is_still_a_call_of_that_module(tmp_p
         (tmp_path / name).write_text(text)
     stats, found = _run_project(tmp_path, monkeypatch)
     assert found == [("ganpkg/unit.py", "GG401", 8, GG401_PASSED.split("GG401 ", 1)[1].rstrip("\n"))]  # (alone: none)
+
+
+def test_a_file_analysed_twice_by_a_project_run_comes_from_the_cache_both_times(gradguard, with_unit):
+    """unit.py is analysed told nothing, then told what fit.py passes: the cache keeps both results, so
+    an unchanged project is read from it whole (each finding reworded in the cache shows it is read)."""
+    first = gradguard("check", ".").stdout
+    assert first == GG401_PASSED + "Found 1 finding (1 fixable with --fix). 6 files checked.\n"
+    gradguard("check", ".")
+    (path,) = [p for p in (with_unit / ".gradguard_cache").iterdir() if p.suffix == ".json"]
+    entries = json.loads(path.read_text())
+    for records in entries.values():
+        for _, _, payload in records:
+            for finding in payload[0]:
+                finding[3] = "from the cache"
+    path.write_text(json.dumps(entries))
+    assert gradguard("check", ".").stdout.splitlines()[0] == "ganpkg/unit.py:8:18: error: GG401 from the cache"
