@@ -110,7 +110,7 @@ def finding_from(d: list) -> Finding:
 
 
 # ---------------------------------------------------------------- the store
-KEPT = 2  # results kept per file, each for other settings (the newest first)
+KEPT = 3  # results kept per file, each for other settings (the newest first): a project run puts three
 
 
 class Cache:
@@ -135,11 +135,12 @@ class Cache:
         return None
 
     def put(self, path: str, digest: str, settings_key: str, payload: Any) -> None:
-        """Keep the result, and the last one of the file's other settings: a project run analyses a
-        file told nothing, then told what the other files say (each run wants both)."""
+        """Keep the result, and the last ones of the file's other settings: a project run analyses a
+        file told nothing, then told what the other files say, and keeps the classes of other
+        modules it works with (each run wants all three)."""
         path = os.path.abspath(path)
         others = [e for e in self.entries.get(path, ()) if e[1] != settings_key and e[0] == digest]
-        self.entries[path] = [[digest, settings_key, payload], *others[:KEPT - 1]]
+        self.entries[path] = [[digest, settings_key, payload], *others[: KEPT - 1]]
         self.changed = True
 
     def save(self) -> None:

@@ -35,7 +35,7 @@ from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
 from gradguard.progress import Progress
 from gradguard.project.callers import callees_by_file, outside_by_file, summaries_wanted
-from gradguard.project.neighbours import neighbours, shape
+from gradguard.project.neighbours import neighbours, offered_by, shape
 from gradguard.settings import COPY_ORDERS, Settings
 
 BOM = b"\xef\xbb\xbf"
@@ -454,7 +454,7 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
                for root, paths in groups.items()}                                            # directory is not walked
     texts = {os.path.abspath(p): project.read(p) for p in [*given, *(p for found in members.values() for p in found)]}
     indexes = {root: project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]}) for root in groups}
-    near = _near(indexes, given, texts)
+    near = _near(indexes, given, texts, store)
     beyond = [(p, resolver.for_path(p).settings_for(p), store)
               for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
     first = list(run_tasks([(p, replace(settings, neighbours=near.get(p, ())), s) for p, settings, s in tasks] + beyond,
@@ -502,9 +502,10 @@ def _told_settings(settings: Settings, told: dict | None, uses: dict | None, nea
                    imported=tuple(sorted(uses.items())) if uses else (), neighbours=near or ())
 
 
-def _near(indexes: dict, given: list, texts: dict) -> dict:
+def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = None) -> dict:
     """For the `given` files that mention torch: the classes of other modules they work with
-    (path -> Settings.neighbours), read from the modules' text. `texts`: absolute path -> text."""
+    (path -> Settings.neighbours), read from the modules' text, or from the cache when none of the
+    texts they are chosen from changed. `texts`: absolute path -> text."""
     shapes: dict = {}
 
     def shape_of(path: str):
@@ -515,10 +516,24 @@ def _near(indexes: dict, given: list, texts: dict) -> dict:
     near = {}
     for index in indexes.values():
         for path in given:
-            if os.path.abspath(path) in index.modules and mentions_torch(texts[os.path.abspath(path)]):
-                found = neighbours(index, path, texts[os.path.abspath(path)], shape_of)
-                if found:
-                    near[path] = found
+            full = os.path.abspath(path)
+            if full not in index.modules or not mentions_torch(texts[full]):
+                continue
+            key = digest = None
+            if store is not None:
+                read = [full, *sorted(p for p in offered_by(index, full) if p in texts)]
+                digest = cache.content_hash(texts[full].encode())
+                key = "neighbours:" + cache.content_hash("\0".join(f"{p}\0{texts[p]}" for p in read).encode())[:16]
+                kept = store.get(full, digest, key)
+                if kept is not None:
+                    if kept:
+                        near[path] = tuple(tuple(n) for n in kept)
+                    continue
+            found = neighbours(index, path, texts[full], shape_of)
+            if store is not None:
+                store.put(full, digest, key, [list(n) for n in found])
+            if found:
+                near[path] = found
     return near
 
 

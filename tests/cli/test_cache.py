@@ -28,8 +28,9 @@ def poison(root: Path, edit, directory: str = ".gradguard_cache") -> None:
     path = cache_file(root, directory)
     entries = json.loads(path.read_text())
     for entry in entries.values():
-        for _, _, payload in entry:
-            edit(payload)
+        for _, key, payload in entry:
+            if not key.startswith("neighbours:"):  # (a project run's classes of other modules)
+                edit(payload)
     path.write_text(json.dumps(entries))
 
 

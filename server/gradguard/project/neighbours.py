@@ -76,13 +76,7 @@ def neighbours(index: ProjectIndex, path: str, text: Optional[str], shape_of: Ca
     anything by (`relevant`; text None: every one). `shape_of(path)`: a module's Shape."""
     path = os.path.abspath(path)
     imports = index.modules[path].imports
-    wanted: dict = {}  # path -> class names, in order
-    for local, qualname in imports.items():
-        found = index.resolve(path, qualname)
-        if found is not None and found[0] != path and found[1] == local:
-            wanted.setdefault(found[0], []).append(local)
-    for other_path in index.importers(path):
-        wanted.setdefault(other_path, None)  # all its classes
+    wanted = offered_by(index, path)
     if not wanted:
         return ()
     mine = shape_of(path) or Shape()
@@ -123,6 +117,21 @@ def neighbours(index: ProjectIndex, path: str, text: Optional[str], shape_of: Ca
             taken.add(name)
         classes += len(names)
     return tuple(out)
+
+
+def offered_by(index: ProjectIndex, path: str) -> dict:
+    """The modules whose classes `path` may work with: path -> the class names it imports from it, in
+    order, or None for a module that imports `path` (all its classes). What `neighbours` reads
+    besides the texts of these modules and of `path`."""
+    path = os.path.abspath(path)
+    wanted: dict = {}
+    for local, qualname in index.modules[path].imports.items():
+        found = index.resolve(path, qualname)
+        if found is not None and found[0] != path and found[1] == local:
+            wanted.setdefault(found[0], []).append(local)
+    for other_path in index.importers(path):
+        wanted.setdefault(other_path, None)
+    return wanted
 
 
 def _shared_methods(classes: list) -> frozenset:
