@@ -1996,6 +1996,27 @@ for _ in range(2):
             "the untrained model, left alone",
             runtime="assert G[0].weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    loss = nn.functional.cross_entropy(net(torch.randn(5, 4)), torch.randint(0, 3, (5,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+outputs = net(torch.randn(4, 4))
+top, predicted = torch.max(outputs, 1)
+print(predicted.tolist())
+top.sum().backward()
+""",
+            note="the values unpacked beside the indices are back-propagated: the forward trains",
+            runtime="assert net[0].weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -3164,6 +3185,31 @@ print(fake.detach().numpy())
             note="a model the script built and then trained, sampled after the training loop for a look (keon's gan.py, "
             "a tutorial's prediction cell): not a smoke test of an untrained model, though built in the same scope",
             runtime="assert has_graph(fake) and activations_alive(fake)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    loss = nn.functional.cross_entropy(net(torch.randn(5, 4)), torch.randint(0, 3, (5,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+outputs = net(torch.randn(4, 4))
+_, predicted = torch.max(outputs, 1)
+print(" ".join(str(int(p)) for p in predicted))
+""",
+            range=(13, 10, 13, 32),
+            message="`net(torch.randn(4, 4))` runs with grad enabled and its outputs reach only the indices of "
+            "`torch.max()` (line 14), never a `.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=('\nimport torch\nfrom torch import nn\n\nnet = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor _ in range(2):\n    loss = nn.functional.cross_entropy(net(torch.randn(5, 4)), torch.randint(0, 3, (5,)))\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n\nwith torch.no_grad():\n    outputs = net(torch.randn(4, 4))\n_, predicted = torch.max(outputs, 1)\nprint(" ".join(str(int(p)) for p in predicted))\n',),
+            note="the tutorial's prediction: `_, predicted = torch.max(outputs, 1)` keeps only the indices, the unpacked "
+            "form of `outputs.max(1)[1]` - the graph ends there as at `.argmax()`",
+            runtime="assert has_graph(outputs) and activations_alive(outputs)",
         ),
     ]
 
