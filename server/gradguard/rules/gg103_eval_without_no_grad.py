@@ -207,7 +207,10 @@ class EvalWithoutNoGrad(Rule):
 
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
     inside `torch.enable_grad()`, a smoke test of a model built in the same
-    function (`def test(): net = Net(); net(torch.randn(...))`), the `.eval()` of
+    function (`def test(): net = Net(); net(torch.randn(...))`) - before that
+    function has back-propagated through it (a prediction after the training
+    loop is reported; so is `_, preds = torch.max(out, 1)` keeping only the
+    indices, as `.argmax()` is), the `.eval()` of
     another module (`target_net.eval()` says nothing about `policy_net(x)`),
     outputs handed to a function of another file (which may train on them),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
