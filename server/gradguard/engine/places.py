@@ -103,6 +103,19 @@ class Places:
         name = name_node.value if isinstance(name_node, cst.Name) else name_node
         self.frame.scope.env[name] = Binding(value, self.frame.loops, node or name_node)
 
+    def _ended_by_unpacking(self, elems: list, v: Value) -> None:
+        """`_, preds = torch.max(out, 1)`: the indices of a tuple result computed from a graph (an item the
+        call itself made with no grad), bound to a name, end that graph as `.argmax()` does - the
+        unpacked form of `out.max(1)[1]` (a sink; the values bound beside them are followed as usual)."""
+        if not v.has_graph:
+            return
+        for e, part in zip(elems, v.elements):
+            if part.grad is not Grad.NO or part.why is None or not isinstance(e, cst.Name) or e.value == "_":
+                continue
+            made = self.values.get(part.why.node)
+            if made is not None and made.elements is v.elements and isinstance(part.why.node, cst.Call):
+                self._sink(e, [v], f"the indices of `{self._short(part.why.node.func)}()`")
+
     def _assign(self, target: cst.BaseExpression, v: Value, rhs: Optional[cst.BaseExpression]) -> None:
         t = type(target)
         if t is cst.Name:
@@ -116,6 +129,7 @@ class Places:
                 # goes to each part, as a loop's element carries its container's.
                 own = v.origins.difference(*(e.origins for e in v.elements))
                 parts = [e.but(origins=e.origins | own) if own and e.grad is not Grad.NO else e for e in v.elements]
+                self._ended_by_unpacking(elems, v)
             elif v.kind is Kind.CONTAINER and v.item is not None:
                 parts = [v.item] * len(elems)
             elif v.kind is Kind.TENSOR and v.grad is not Grad.UNKNOWN:

@@ -207,7 +207,10 @@ class EvalWithoutNoGrad(Rule):
 
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
     inside `torch.enable_grad()`, a smoke test of a model built in the same
-    function (`def test(): net = Net(); net(torch.randn(...))`), the `.eval()` of
+    function (`def test(): net = Net(); net(torch.randn(...))`) - before that
+    function has back-propagated through it (a prediction after the training
+    loop is reported; so is `_, preds = torch.max(out, 1)` keeping only the
+    indices, as `.argmax()` is), the `.eval()` of
     another module (`target_net.eval()` says nothing about `policy_net(x)`),
     outputs handed to a function of another file (which may train on them),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
@@ -353,7 +356,7 @@ class EvalWithoutNoGrad(Rule):
             return
         # the model the smoke-test checks look at: for a helper that runs one, the argument it runs
         ran = (self._argument_run(callee.cls, inner, node) if inner is not None else None) or name
-        if after_eval is None and (fn, ran) in self._built and (fn, ran) not in self._loaded:
+        if after_eval is None and (fn, ran) in self._built and (fn, ran) not in self._loaded and not self._trained_before(fn, ran, callee):
             return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
         if isinstance(func, cst.Call) and self._constructs(func):
             return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
@@ -409,6 +412,31 @@ class EvalWithoutNoGrad(Rule):
                 scope = scope.parent
             found = scope.env[name].value if scope is not None else None
             if found is not None and found.leaf and found.grad is Grad.YES:
+                return True
+        return False
+
+    def _trained_before(self, fn, name: str, model) -> bool:
+        """Has this scope already back-propagated through this very model (built by the same
+        construction) when its forward runs - a loss over its outputs, or a call of the file's that
+        back-propagates and was handed the model (`train(net, loader)`)? Then the forward is not a smoke
+        test of an untrained model but a use of the trained one (a prediction cell after the training
+        cells, samples after the loop). The file must also train it (`.parameters()`, handed on)."""
+        if self._never_trained(name):
+            return False
+
+        def same(v) -> bool:
+            return v is model or (v.kind is Kind.MODULE and v.why is not None and model.why is not None
+                                  and v.why.node is model.why.node)
+
+        for b in self.flow.backwards:
+            if b.function is not fn:
+                continue
+            if b.through is not None and isinstance(b.node, cst.Call):
+                given = [a.value for a in b.node.args] + (
+                    [b.node.func.value] if isinstance(b.node.func, cst.Attribute) else [])
+                if any(same(self.flow.value(g)) for g in given):
+                    return True
+            elif any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
                 return True
         return False
 
@@ -1953,6 +1981,45 @@ print(comp_conv2d(conv2d, X).shape)
             note="a freshly built, untrained layer run on random data through a helper only to show the output shape (d2l's comp_conv2d): a smoke test, as when the layer is called directly",
             runtime="assert comp_conv2d(conv2d, X).shape == (8, 8)",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+print(G(torch.randn(1, 4)).detach().numpy())  # a smoke test before any training
+opt = torch.optim.SGD(G.parameters(), lr=0.1)
+for _ in range(2):
+    loss = G(torch.randn(5, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            note="the same model run once before anything back-propagates, only to look at its output: a smoke test of "
+            "the untrained model, left alone",
+            runtime="assert G[0].weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    loss = nn.functional.cross_entropy(net(torch.randn(5, 4)), torch.randint(0, 3, (5,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+outputs = net(torch.randn(4, 4))
+top, predicted = torch.max(outputs, 1)
+print(predicted.tolist())
+top.sum().backward()
+""",
+            note="the values unpacked beside the indices are back-propagated: the forward trains",
+            runtime="assert net[0].weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -3096,6 +3163,56 @@ class C1(nn.Module):
             "an evaluation whatever it is called",
             runtime='m = C1()\nseen = []\nm.head.register_forward_hook(lambda mod, i, o: seen.append(o))\n'
             'm.step2(torch.randn(2, 4))\nassert has_graph(seen[0])',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+G = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))
+opt = torch.optim.SGD(G.parameters(), lr=0.1)
+for _ in range(2):
+    loss = G(torch.randn(5, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+z = torch.randn(3, 4)
+fake = G(z)
+print(fake.detach().numpy())
+""",
+            range=(14, 7, 14, 11),
+            message='`G(z)` runs with grad enabled and its outputs reach only `.numpy()` and `print()` (line 15), never a '
+            '`.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\nG = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 4))\nopt = torch.optim.SGD(G.parameters(), lr=0.1)\nfor _ in range(2):\n    loss = G(torch.randn(5, 4)).pow(2).mean()\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n\nz = torch.randn(3, 4)\nwith torch.no_grad():\n    fake = G(z)\nprint(fake.detach().numpy())\n',),
+            note="a model the script built and then trained, sampled after the training loop for a look (keon's gan.py, "
+            "a tutorial's prediction cell): not a smoke test of an untrained model, though built in the same scope",
+            runtime="assert has_graph(fake) and activations_alive(fake)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(2):
+    loss = nn.functional.cross_entropy(net(torch.randn(5, 4)), torch.randint(0, 3, (5,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+outputs = net(torch.randn(4, 4))
+_, predicted = torch.max(outputs, 1)
+print(" ".join(str(int(p)) for p in predicted))
+""",
+            range=(13, 10, 13, 32),
+            message="`net(torch.randn(4, 4))` runs with grad enabled and its outputs reach only the indices of "
+            "`torch.max()` (line 14), never a `.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=('\nimport torch\nfrom torch import nn\n\nnet = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor _ in range(2):\n    loss = nn.functional.cross_entropy(net(torch.randn(5, 4)), torch.randint(0, 3, (5,)))\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n\nwith torch.no_grad():\n    outputs = net(torch.randn(4, 4))\n_, predicted = torch.max(outputs, 1)\nprint(" ".join(str(int(p)) for p in predicted))\n',),
+            note="the tutorial's prediction: `_, predicted = torch.max(outputs, 1)` keeps only the indices, the unpacked "
+            "form of `outputs.max(1)[1]` - the graph ends there as at `.argmax()`",
+            runtime="assert has_graph(outputs) and activations_alive(outputs)",
         ),
     ]
 
