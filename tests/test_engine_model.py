@@ -523,3 +523,33 @@ def test_evidence_from_a_class_joined_from_another_file_names_that_file():
         line = source[:source.index("h = cell(")].count("\n") + 1
         said = describe_at(analysis, line, 12)
         assert f"an nn.Module of {where or 'this file'};" in said, said
+
+
+def test_a_prediction_after_a_module_level_training_loop_is_reported_without_a_crash():
+    """GG103 asked whether module-level code back-propagates a graph of unseen source with the
+    function's node, and module-level code has none (found by tests/robustness/test_engine_fuzz.py)."""
+    source = textwrap.dedent("""\
+    import torch
+
+    W = torch.randn(3, 1, requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+
+
+    def net(X):
+        return X @ W + b
+
+
+    for _ in range(3):
+        loss = ((net(torch.ones(4, 3)) - 1) ** 2).mean()
+        loss.backward()
+        with torch.no_grad():
+            W -= 0.1 * W.grad
+            b -= 0.1 * b.grad
+            W.grad.zero_()
+            b.grad.zero_()
+
+    pred = net(torch.ones(1, 3))
+    print("prediction:", pred.item())
+    """)
+    analysis = analyze(source)
+    assert (analysis.internal_errors, [(f.code, f.range.start.line) for f in analysis.findings]) == ([], [("GG103", 20)])

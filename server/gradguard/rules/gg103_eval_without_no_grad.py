@@ -609,7 +609,8 @@ class EvalWithoutNoGrad(Rule):
     def _blind_backward(self, fn) -> bool:
         """Does `fn` back-propagate a graph of unseen source (`loss` computed from `u`, a name bound nowhere
         in the file: the backward is its only evidence)? Any forward there may feed it."""
-        return any(b.function is fn and b.origins <= {b.node} and _from_unbound(fn.node, b.node, self.flow.module)
+        scope = fn.node if fn is not None else self.flow.module  # (None: module-level code)
+        return any(b.function is fn and b.origins <= {b.node} and _from_unbound(scope, b.node, self.flow.module)
                    for b in self.flow.backwards)
 
     def _sinks_of(self, node: cst.Call) -> list:
