@@ -39,3 +39,25 @@ def test_statements_after_comments_decorators_and_semicolons(monkeypatch):
     fast = engine.analyze(src).findings
     whole_module(monkeypatch)
     assert fast == engine.analyze(src).findings and len(fast) == 2
+
+
+
+def test_statement_lines_known_from_a_module_shape_lay_out_the_file_as_its_own_parse(monkeypatch):
+    # a project run reads every module with `ast` for its classes (project/neighbours.py); the file's
+    # analysis takes its statements' lines from that instead of parsing it with CPython again, and a
+    # file analysed with its neighbours' classes joined after it extends them by one line per class
+    from gradguard.engine import parsing
+    from gradguard.project import neighbours
+
+    known: dict = {}
+    monkeypatch.setattr(parsing, "_KNOWN_STARTS", known)
+    src = SOURCES[0] + "\n\n@torch.no_grad()\n# between\nclass Net(torch.nn.Module):\n    pass\n"
+    joined = engine._with_neighbours(src, src.count("\n"), (("models.py", 3, "class A:\n    x = 1"),
+                                                            ("models.py", 9, "@dataclass\nclass B:\n    y: int")), None)[0]
+    cpython = [parsing.parse(src).breaks, parsing.parse(joined).breaks]
+    assert not known and all(cpython)
+    neighbours.shape(src)
+    engine._with_neighbours(src, src.count("\n"), (("models.py", 3, "class A:\n    x = 1"),
+                                                    ("models.py", 9, "@dataclass\nclass B:\n    y: int")), None)
+    assert set(known) == {src, joined} and known[joined][-2:] == (src.count("\n") + 1, src.count("\n") + 3)
+    assert [parsing.parse(src).breaks, parsing.parse(joined).breaks] == cpython

@@ -29,6 +29,7 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine import insertions
+from gradguard.engine import parsing
 from gradguard.engine.flow import FlowAnalysis
 from gradguard.engine.locate import name_starts
 from gradguard.engine.outside import At
@@ -149,6 +150,10 @@ def _with_neighbours(source: str, own_lines: int, neighbours: tuple, line_label)
         starts.append((line, where, first))
         parts.append(code.rstrip("\n") + "\n")
         line += code.rstrip("\n").count("\n") + 1
+    joined = "".join(parts)
+    own = parsing.known_starts(source)
+    if own is not None:  # each neighbour is one statement: where CPython's parser would start them
+        parsing.remember_starts(joined, own + tuple(s[0] for s in starts))
 
     def label(n: int):
         if n <= own_lines:
@@ -156,7 +161,7 @@ def _with_neighbours(source: str, own_lines: int, neighbours: tuple, line_label)
         start, where, first = next(s for s in reversed(starts) if s[0] <= n)
         return f"{first + n - start} of {where}"
 
-    return "".join(parts), label
+    return joined, label
 
 
 def _own(analysis: Analysis, own_lines: int) -> Analysis:

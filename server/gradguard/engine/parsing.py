@@ -274,23 +274,45 @@ def _may_use_lines(module: cst.Module, source: str) -> bool:
     return not ("\r" in source or "\f" in source or "\x0b" in source or not module.body)
 
 
+# The first line of each module-level statement CPython's parser finds in a text (decorators
+# included), kept for texts something else parsed with `ast` already (a project's module shapes,
+# read before its files are analysed): `_lines` need not parse them a second time.
+_KNOWN_STARTS: dict[str, tuple[int, ...]] = {}
+KNOWN_STARTS_KEPT = 1024  # texts (the oldest forgotten first)
+
+
+def statement_starts(body: list) -> tuple[int, ...]:
+    """The first line of each of CPython's module-level statements `body`, decorators included."""
+    return tuple(min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", ()))]) for a in body)
+
+
+def remember_starts(source: str, starts: tuple[int, ...]) -> None:
+    """`statement_starts` of `source`'s tree, parsed with `ast` by the caller."""
+    if source not in _KNOWN_STARTS and len(_KNOWN_STARTS) >= KNOWN_STARTS_KEPT:
+        del _KNOWN_STARTS[next(iter(_KNOWN_STARTS))]
+    _KNOWN_STARTS[source] = starts
+
+
+def known_starts(source: str) -> Optional[tuple[int, ...]]:
+    return _KNOWN_STARTS.get(source)
+
+
 def _lines(module: cst.Module, source: str) -> Optional[Parsed]:
     """The lines of each module-level statement from CPython's parser (its statements' first
     lines, less libcst's leading lines), without printing the tree; None where unsure."""
     if not _may_use_lines(module, source):
         return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    theirs = tree.body
+    theirs = _KNOWN_STARTS.get(source)
+    if theirs is None:
+        try:
+            theirs = statement_starts(ast.parse(source).body)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
     firsts, k = [], 0
     for stmt in module.body:
         if k >= len(theirs):
             return None
-        a = theirs[k]
-        start = min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", ()))])
-        firsts.append(start - len(stmt.leading_lines))
+        firsts.append(theirs[k] - len(stmt.leading_lines))
         k += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
     if k != len(theirs) or firsts[0] != len(module.header) + 1:
         return None

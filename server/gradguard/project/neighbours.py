@@ -18,6 +18,7 @@ from typing import Callable, Optional
 
 from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
+from gradguard.engine import parsing
 from gradguard.project.index import ProjectIndex
 
 MAX_CLASSES = 12  # a file that imports half a model library learns nothing more from the rest
@@ -44,6 +45,7 @@ def shape(text: str) -> Shape:
 
 def _shape(text: str) -> Shape:
     tree = ast.parse(text)
+    parsing.remember_starts(text, parsing.statement_starts(tree.body))  # the file's own analysis needs them
     lines = text.splitlines()
     classes, imports, bound, modules = [], [], set(), []
     for node in tree.body:
