@@ -23,6 +23,7 @@ a class for `self.<attr>`. The flow analysis asks `Uses.module_evidence()` /
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -630,6 +631,20 @@ _KEYWORD = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)")
 _UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
 
 
+@functools.lru_cache(maxsize=16)  # asked of one file's text once per class a project offers it
+def _simple_calls(source: str) -> tuple[list, dict]:
+    """The text's calls of a plain name with no call in their arguments, as (name, the words of
+    the arguments, the arguments), and word -> the indices of the calls whose arguments hold it."""
+    calls: list = []
+    by_word: dict = {}
+    for m in _SIMPLE_CALL.finditer(source):
+        words = frozenset(_WORD.findall(m.group(2)))
+        for w in words:
+            by_word.setdefault(w, []).append(len(calls))
+        calls.append((m.group(1), words, m.group(2)))
+    return calls, by_word
+
+
 def call_shape_receivers(source: str, signatures: list) -> set:
     """Plain names called the way some `forward()` of the file is declared, by the text: two
     agreements (FlowAnalysis._instance_by_call counts them on the tree) - `attention(last_alignment)`
@@ -638,14 +653,18 @@ def call_shape_receivers(source: str, signatures: list) -> set:
     if not signatures:
         return set()
     params = frozenset().union(*(names for _, _, names, _ in signatures))
+    named = frozenset().union(*(class_words(cls) for cls, *_ in signatures))
     found = set()
-    for m in _SIMPLE_CALL.finditer(source):
-        key, args = m.group(1), m.group(2)
-        if key in found or params.isdisjoint(_WORD.findall(args)):
-            continue
-        pieces = [a.strip() for a in args.split(",") if a.strip()]
+    calls, by_word = _simple_calls(source)
+    for k in sorted(set().union(*(by_word.get(p, ()) for p in params))):  # calls that pass one of those names
+        key, words, args = calls[k]
         word = name_word(key)
+        if key in found or (len(words & params) < 2 and word not in named):
+            continue  # (one argument and no word of a class's name: one agreement at most)
+        pieces = [a.strip() for a in args.split(",") if a.strip()]
         for cls, positional, names, _ in signatures:
+            if names.isdisjoint(words):
+                continue  # (no argument agrees: the name alone is one agreement, not two)
             agree = word in class_words(cls)
             for i, piece in enumerate(pieces):
                 kw = _KEYWORD.match(piece)
@@ -665,6 +684,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
     return found
 
 
+@functools.lru_cache(maxsize=4096)
 def class_words(name: str) -> frozenset:
     """`LocationAttention` -> location, attention, locationattention; `DBFace` -> db, face, dbface."""
     parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)
