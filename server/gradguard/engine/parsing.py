@@ -246,7 +246,7 @@ def _cpython_error(source: str) -> Optional[ParseError]:
         line_start = source.rfind("\n", 0, nul) + 1
         return ParseError("source code cannot contain a NUL byte", source.count("\n", 0, nul) + 1, nul - line_start)
     try:
-        ast.parse(source)
+        tree = ast.parse(source)
     except SyntaxError as e:
         if "too many nested" in str(e.msg):
             return ParseError("too deeply nested to parse", 1, 0, syntax=False)
@@ -255,6 +255,7 @@ def _cpython_error(source: str) -> Optional[ParseError]:
         return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except ValueError as e:
         return ParseError(f"cannot parse: {e}", 1, 0)
+    remember_starts(source, statement_starts(tree.body))  # (where a finding needs its statements' lines)
     return None
 
 
