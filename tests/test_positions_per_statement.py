@@ -49,8 +49,8 @@ def test_statement_lines_known_from_a_module_shape_lay_out_the_file_as_its_own_p
     from gradguard.engine import parsing
     from gradguard.project import neighbours
 
-    known: dict = {}
-    monkeypatch.setattr(parsing, "_KNOWN_STARTS", known)
+    monkeypatch.setattr(parsing, "KNOWN_STARTS", parsing.KnownStarts())
+    known = parsing.KNOWN_STARTS.texts
     src = SOURCES[0] + "\n\n@torch.no_grad()\n# between\nclass Net(torch.nn.Module):\n    pass\n"
     joined = engine._with_neighbours(src, src.count("\n"), (("models.py", 3, "class A:\n    x = 1"),
                                                             ("models.py", 9, "@dataclass\nclass B:\n    y: int")), None)[0]
@@ -61,3 +61,13 @@ def test_statement_lines_known_from_a_module_shape_lay_out_the_file_as_its_own_p
                                                     ("models.py", 9, "@dataclass\nclass B:\n    y: int")), None)
     assert set(known) == {src, joined} and known[joined][-2:] == (src.count("\n") + 1, src.count("\n") + 3)
     assert [parsing.parse(src).breaks, parsing.parse(joined).breaks] == cpython
+
+
+def test_statement_lines_are_kept_for_a_bounded_amount_of_text():
+    from gradguard.engine.parsing import KnownStarts
+
+    known = KnownStarts(kept=10)
+    known.put("a = 1\n", (1,))
+    known.put("b = 2\n", (1,))  # 12 characters: the oldest goes
+    known.put("x" * 11, (1,))  # more than is kept: not kept
+    assert list(known.texts) == ["b = 2\n"] and known.size == 6 and known.get("a = 1\n") is None

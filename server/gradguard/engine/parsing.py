@@ -275,11 +275,31 @@ def _may_use_lines(module: cst.Module, source: str) -> bool:
     return not ("\r" in source or "\f" in source or "\x0b" in source or not module.body)
 
 
-# The first line of each module-level statement CPython's parser finds in a text (decorators
-# included), kept for texts something else parsed with `ast` already (a project's module shapes,
-# read before its files are analysed): `_lines` need not parse them a second time.
-_KNOWN_STARTS: dict[str, tuple[int, ...]] = {}
-KNOWN_STARTS_KEPT = 1024  # texts (the oldest forgotten first)
+class KnownStarts:
+    """The first line of each module-level statement CPython's parser finds in a text (decorators
+    included), kept for texts something else parsed with `ast` already (a project's module shapes,
+    read before its files are analysed; the vetting of a deep file): `_lines` need not parse them a
+    second time. At most `kept` characters of text are kept, the oldest forgotten first: an editor's
+    buffer is shaped again on every edit."""
+
+    def __init__(self, kept: int = 8_000_000):
+        self.kept, self.size, self.texts = kept, 0, {}
+
+    def get(self, source: str) -> Optional[tuple[int, ...]]:
+        return self.texts.get(source)
+
+    def put(self, source: str, starts: tuple[int, ...]) -> None:
+        if source in self.texts or len(source) > self.kept:
+            return
+        while self.texts and self.size + len(source) > self.kept:
+            oldest = next(iter(self.texts))
+            del self.texts[oldest]
+            self.size -= len(oldest)
+        self.texts[source] = starts
+        self.size += len(source)
+
+
+KNOWN_STARTS = KnownStarts()
 
 
 def statement_starts(body: list) -> tuple[int, ...]:
@@ -289,13 +309,11 @@ def statement_starts(body: list) -> tuple[int, ...]:
 
 def remember_starts(source: str, starts: tuple[int, ...]) -> None:
     """`statement_starts` of `source`'s tree, parsed with `ast` by the caller."""
-    if source not in _KNOWN_STARTS and len(_KNOWN_STARTS) >= KNOWN_STARTS_KEPT:
-        del _KNOWN_STARTS[next(iter(_KNOWN_STARTS))]
-    _KNOWN_STARTS[source] = starts
+    KNOWN_STARTS.put(source, starts)
 
 
 def known_starts(source: str) -> Optional[tuple[int, ...]]:
-    return _KNOWN_STARTS.get(source)
+    return KNOWN_STARTS.get(source)
 
 
 def _lines(module: cst.Module, source: str) -> Optional[Parsed]:
@@ -303,7 +321,7 @@ def _lines(module: cst.Module, source: str) -> Optional[Parsed]:
     lines, less libcst's leading lines), without printing the tree; None where unsure."""
     if not _may_use_lines(module, source):
         return None
-    theirs = _KNOWN_STARTS.get(source)
+    theirs = KNOWN_STARTS.get(source)
     if theirs is None:
         try:
             theirs = statement_starts(ast.parse(source).body)
