@@ -279,6 +279,35 @@ class GraphKeptAcrossIterations(Rule):
 import torch
 from torch import nn
 
+
+class Actor:
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, x, y):
+        loss = ((self.net(x) - y) ** 2).mean()
+        return loss, {"mse": loss.item()}
+
+
+net = nn.Linear(4, 1)
+actor = Actor(net)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
+    loss, stats = actor(x, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    history.append(stats["mse"])
+""",
+            runtime='assert isinstance(history[0], float)',
+            note="the object's `__call__` returns its statistics as Python numbers",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
 model = nn.Linear(4, 2)
 criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -1662,6 +1691,42 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.par
             ),
             runtime='assert SEEN[0].grad_fn is not None',
             note='stored through a helper that keeps its argument in a global list',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Actor:
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, x, y):
+        loss = ((self.net(x) - y) ** 2).mean()
+        return loss, {"mse": loss}
+
+
+net = nn.Linear(4, 1)
+actor = Actor(net)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
+    loss, stats = actor(x, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    history.append(stats["mse"])
+""",
+            range=(24, 19, 24, 31),
+            message='`stats["mse"]` carries an autograd graph; `.backward()` on line 22 freed its activations, but storing it in `history` keeps the graph\'s nodes alive across iterations',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Actor:\n    def __init__(self, net):\n        self.net = net\n\n    def __call__(self, x, y):\n        loss = ((self.net(x) - y) ** 2).mean()\n        return loss, {"mse": loss}\n\n\nnet = nn.Linear(4, 1)\nactor = Actor(net)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nhistory = []\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss, stats = actor(x, y)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    history.append(stats["mse"].detach())\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Actor:\n    def __init__(self, net):\n        self.net = net\n\n    def __call__(self, x, y):\n        loss = ((self.net(x) - y) ** 2).mean()\n        return loss, {"mse": loss}\n\n\nnet = nn.Linear(4, 1)\nactor = Actor(net)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nhistory = []\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss, stats = actor(x, y)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    history.append(stats["mse"].detach().item())\n',
+            ),
+            runtime='assert history[0].grad_fn is not None and history[0] is not history[1]',
+            note="`actor(x, y)` on an instance of a class of the file runs its `__call__`: the dict it returns holds the loss",
         ),
         Invalid(
             """
