@@ -1733,6 +1733,51 @@ for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
 import torch
 from torch import nn
 
+
+class Meter:
+    def __init__(self):
+        self.val, self.sum = 0.0, 0.0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+
+
+meters = {}
+
+
+def update_stats(new_stats):
+    for key, val in new_stats.items():
+        if key not in meters:
+            meters[key] = Meter()
+        meters[key].update(val)
+
+
+net = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
+    loss = ((net(x) - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    update_stats({"mse": loss})
+""",
+            range=(32, 25, 32, 29),
+            message="`loss` carries an autograd graph; `.backward()` on line 30 freed its activations, but storing it in `meters[key].sum` (through `update_stats()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Meter:\n    def __init__(self):\n        self.val, self.sum = 0.0, 0.0\n\n    def update(self, val, n=1):\n        self.val = val\n        self.sum += val * n\n\n\nmeters = {}\n\n\ndef update_stats(new_stats):\n    for key, val in new_stats.items():\n        if key not in meters:\n            meters[key] = Meter()\n        meters[key].update(val)\n\n\nnet = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss = ((net(x) - y) ** 2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    update_stats({"mse": loss.detach()})\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Meter:\n    def __init__(self):\n        self.val, self.sum = 0.0, 0.0\n\n    def update(self, val, n=1):\n        self.val = val\n        self.sum += val * n\n\n\nmeters = {}\n\n\ndef update_stats(new_stats):\n    for key, val in new_stats.items():\n        if key not in meters:\n            meters[key] = Meter()\n        meters[key].update(val)\n\n\nnet = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss = ((net(x) - y) ** 2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    update_stats({"mse": loss.detach().item()})\n',
+            ),
+            runtime='assert meters["mse"].sum.grad_fn is not None',
+            note="a helper's loop over the dict it is given feeds meters that sum every value: the helper's summary, "
+                 "applied at the call in the training loop (after the backward: a warning)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
 net = nn.Linear(4, 1)
 optimizer = torch.optim.LBFGS(net.parameters(), lr=0.1)
 x, y = torch.randn(8, 4), torch.randn(8, 1)
