@@ -535,9 +535,10 @@ class Functions:
             elif kind == "self":  # on the object the method was called on: the place is an attribute of it
                 target = call.func.value if isinstance(call.func, cst.Attribute) else None
             else:
-                # (the global itself, also where the function keeps it deeper: `meters[key].update(v)` keeps `v`
-                # in an object the global `meters` holds)
-                target = (kept.kept_at if isinstance(kept.kept_at, cst.Name) else cst.Name(name)) if self.lookup(name) else None
+                # (the global itself; or, kept by a method of an object the global holds - `meters[key].update(v)`
+                # summing `v` into `meters[key].sum` - the global, with that path as the suffix)
+                target = None if not self.lookup(name) else kept.kept_at if isinstance(kept.kept_at, cst.Name) else (
+                    cst.Name(name) if kept.suffix else None)
             if target is None or not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
                 continue
             given = by_name.get(kept.stored.value) if isinstance(kept.stored, cst.Name) else None
