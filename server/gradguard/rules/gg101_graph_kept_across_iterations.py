@@ -280,6 +280,50 @@ import torch
 from torch import nn
 
 
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.saved = []
+
+    def forward(self, x):
+        return self.fc(x).softmax(-1)
+
+
+model = Policy()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def select_action(state):
+    probs = model(state)
+    action = probs.multinomial(1)
+    model.saved.append(probs.log()[action])
+    return action.item()
+
+
+def finish_episode():
+    loss = -torch.stack(model.saved).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    del model.saved[:]
+
+
+for episode in range(2):
+    for t in range(3):
+        select_action(torch.randn(4))
+    finish_episode()
+""",
+            runtime='assert model.fc.weight.grad is not None and model.saved == []',
+            note="regression (pytorch/examples' actor_critic): a helper appends to an attribute of a global model that "
+                 "the episode's backward reads and then empties - the retention the backward needs",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
 class Actor:
     def __init__(self, net):
         self.net = net
