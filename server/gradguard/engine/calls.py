@@ -176,6 +176,9 @@ class Calls:
             return self._call_qualified(node, fv.qualname, args)
         if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)
             return self._module_call(node, fv, args)
+        if fv.kind is Kind.OBJECT and isinstance(fv.cls, ClassInfo) and "__call__" in fv.cls.methods:
+            # `actor(data)`, `self.actor(data)` on an instance of a class of the file: its `__call__` runs
+            return self._call_function(fv.cls.methods["__call__"], node, args, fv)
         if fv.kind is Kind.CLASS and fv.cls is None and fv.item is not None:
             return fv.item  # a class the type layer knows (an nn.Module subclass from another file)
         if fv.kind is Kind.CLASS and fv.layer == "record" and not any(a.star for a, _ in args):

@@ -860,6 +860,7 @@ class _KeptFinder(cst.CSTVisitor):
         self.params = set(named_params(fn)) - {"self", "cls"}
         self.local: set = set()
         self.kept: dict = {}
+        self.replaced: set = set()  # parameters kept so far only by an attribute assignment
 
     def visit_FunctionDef(self, node) -> bool:
         return node is self.fn
@@ -874,7 +875,9 @@ class _KeptFinder(cst.CSTVisitor):
         if isinstance(node.target, cst.Name):
             self.local.add(node.target.value)
         elif not isinstance(node.target, (cst.Tuple, cst.List)):
-            self._keep(node.target, self._value)
+            # (`self.val = val` replaces what the last call kept: named only where nothing piles it up -
+            # `self.sum += val * n` beside it is the place that keeps every call's)
+            self._keep(node.target, self._value, replaced=isinstance(node.target, cst.Attribute))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         self._value = node.value
@@ -888,7 +891,7 @@ class _KeptFinder(cst.CSTVisitor):
         if isinstance(func, cst.Attribute) and func.attr.value in ("append", "extend", "add", "appendleft") and node.args:
             self._keep(func.value, node.args[-1].value)
 
-    def _keep(self, target: cst.BaseExpression, stored: cst.BaseExpression) -> None:
+    def _keep(self, target: cst.BaseExpression, stored: cst.BaseExpression, replaced: bool = False) -> None:
         # `self.rows.append(dict(metrics))`: a shallow copy keeps the same items
         while isinstance(stored, cst.Call) and dotted(stored.func) in SHALLOW_COPIES and len(stored.args) == 1:
             stored = stored.args[0].value
@@ -896,7 +899,13 @@ class _KeptFinder(cst.CSTVisitor):
             left, right = stored.left, stored.right
             stored = left if isinstance(left, cst.Name) and left.value in self.params else right
         if isinstance(stored, cst.Name) and stored.value in self.params:
-            self.kept.setdefault(stored.value, target)
+            if stored.value in self.replaced and not replaced:
+                del self.kept[stored.value]
+                self.replaced.discard(stored.value)
+            if stored.value not in self.kept:
+                self.kept[stored.value] = target
+                if replaced:
+                    self.replaced.add(stored.value)
 
 
 def kept_params(fn: cst.FunctionDef) -> dict:

@@ -472,7 +472,9 @@ class Functions:
             fn.keeps = {name: (self.code_for(t), t) for name, t in evidence.kept_params(fn.node).items()}
         if not fn.keeps:
             return
-        if not self.frame.loops:
+        if not self.frame.loops or all(self._sorting_arguments(v) for _, v in args if v.has_graph):
+            # (in a loop over what this function was given - `for k, v in stats.items(): meters[k].update(v)` -
+            # what the call keeps is this function's summary too, applied in each caller's loop)
             self._keeps_through(fn, call, args, bound_self)
             return
         if isinstance(call.func, cst.Attribute) and self.outlives_iteration(call.func.value) is None:
@@ -511,7 +513,9 @@ class Functions:
                 continue
             root, _, rest = where.partition(".")
             if root == "self" and rest and isinstance(call.func, cst.Attribute):
-                self._keep_past_call(call.func.value, a.value, v, "append", kept_at, "." + rest)
+                # (the receiver's path below its root: `meters[key].update(v)` keeps `v` in `meters[key].sum`)
+                holder = call.func.value
+                self._keep_past_call(holder, a.value, v, "append", kept_at, self._below_root(holder) + "." + rest)
             elif root in by_name and root not in ("self", "cls"):
                 self._keep_past_call(by_name[root][0].value, a.value, v, "append", kept_at)
 
@@ -531,7 +535,10 @@ class Functions:
             elif kind == "self":  # on the object the method was called on: the place is an attribute of it
                 target = call.func.value if isinstance(call.func, cst.Attribute) else None
             else:
-                target = next((n for n in [kept.kept_at] if isinstance(n, cst.Name)), None) if self.lookup(name) else None
+                # (the global itself; or, kept by a method of an object the global holds - `meters[key].update(v)`
+                # summing `v` into `meters[key].sum` - the global, with that path as the suffix)
+                target = None if not self.lookup(name) else kept.kept_at if isinstance(kept.kept_at, cst.Name) else (
+                    cst.Name(name) if kept.suffix else None)
             if target is None or not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
                 continue
             given = by_name.get(kept.stored.value) if isinstance(kept.stored, cst.Name) else None
@@ -546,6 +553,11 @@ class Functions:
                 self._add_item(target, given[1] if given is not None else kept.value)
             if not self.frame.loops:
                 self._keep_past_call(target, stored, kept.value, kept.how, kept.kept_at, suffix)
+                continue
+            if self._sorting_arguments(given[1] if given is not None else kept.value):
+                # (in a loop over what this function was given, one call's work: its summary too)
+                below = self._below_root(target) if kind == "self" else ""
+                self._keep_past_call(target, stored, kept.value, kept.how, kept.kept_at, below + suffix)
                 continue
             place = self.outlives_iteration(target) if kind != "self" or not (
                 isinstance(target, cst.Name) and target.value == "self") else self.outlives_iteration(target)
@@ -562,6 +574,11 @@ class Functions:
             self.stores.append(s)
             for hook in self.hooks.get("store", ()):
                 hook(s)
+
+    def _below_root(self, holder: cst.BaseExpression) -> str:
+        """`[key]` of `meters[key]`: the path from a place's root to the object a method is called on."""
+        base = self._root(holder)[0]
+        return self.code_for(holder)[len(self.code_for(base)):] if base is not holder else ""
 
     def _arguments(self, fn: FunctionInfo, args: list, bound_self: Optional[Value]) -> dict:
         """parameter name -> (argument, value) of a call of `fn`."""

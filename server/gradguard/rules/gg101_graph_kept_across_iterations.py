@@ -279,6 +279,79 @@ class GraphKeptAcrossIterations(Rule):
 import torch
 from torch import nn
 
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.saved = []
+
+    def forward(self, x):
+        return self.fc(x).softmax(-1)
+
+
+model = Policy()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def select_action(state):
+    probs = model(state)
+    action = probs.multinomial(1)
+    model.saved.append(probs.log()[action])
+    return action.item()
+
+
+def finish_episode():
+    loss = -torch.stack(model.saved).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    del model.saved[:]
+
+
+for episode in range(2):
+    for t in range(3):
+        select_action(torch.randn(4))
+    finish_episode()
+""",
+            runtime='assert model.fc.weight.grad is not None and model.saved == []',
+            note="regression (pytorch/examples' actor_critic): a helper appends to an attribute of a global model that "
+                 "the episode's backward reads and then empties - the retention the backward needs",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Actor:
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, x, y):
+        loss = ((self.net(x) - y) ** 2).mean()
+        return loss, {"mse": loss.item()}
+
+
+net = nn.Linear(4, 1)
+actor = Actor(net)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
+    loss, stats = actor(x, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    history.append(stats["mse"])
+""",
+            runtime='assert isinstance(history[0], float)',
+            note="the object's `__call__` returns its statistics as Python numbers",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
 model = nn.Linear(4, 2)
 criterion = nn.CrossEntropyLoss()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -1662,6 +1735,87 @@ train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.par
             ),
             runtime='assert SEEN[0].grad_fn is not None',
             note='stored through a helper that keeps its argument in a global list',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Actor:
+    def __init__(self, net):
+        self.net = net
+
+    def __call__(self, x, y):
+        loss = ((self.net(x) - y) ** 2).mean()
+        return loss, {"mse": loss}
+
+
+net = nn.Linear(4, 1)
+actor = Actor(net)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+history = []
+for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
+    loss, stats = actor(x, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    history.append(stats["mse"])
+""",
+            range=(24, 19, 24, 31),
+            message='`stats["mse"]` carries an autograd graph; `.backward()` on line 22 freed its activations, but storing it in `history` keeps the graph\'s nodes alive across iterations',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Actor:\n    def __init__(self, net):\n        self.net = net\n\n    def __call__(self, x, y):\n        loss = ((self.net(x) - y) ** 2).mean()\n        return loss, {"mse": loss}\n\n\nnet = nn.Linear(4, 1)\nactor = Actor(net)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nhistory = []\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss, stats = actor(x, y)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    history.append(stats["mse"].detach())\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Actor:\n    def __init__(self, net):\n        self.net = net\n\n    def __call__(self, x, y):\n        loss = ((self.net(x) - y) ** 2).mean()\n        return loss, {"mse": loss}\n\n\nnet = nn.Linear(4, 1)\nactor = Actor(net)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nhistory = []\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss, stats = actor(x, y)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    history.append(stats["mse"].detach().item())\n',
+            ),
+            runtime='assert history[0].grad_fn is not None and history[0] is not history[1]',
+            note="`actor(x, y)` on an instance of a class of the file runs its `__call__`: the dict it returns holds the loss",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Meter:
+    def __init__(self):
+        self.val, self.sum = 0.0, 0.0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+
+
+meters = {}
+
+
+def update_stats(new_stats):
+    for key, val in new_stats.items():
+        if key not in meters:
+            meters[key] = Meter()
+        meters[key].update(val)
+
+
+net = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
+    loss = ((net(x) - y) ** 2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    update_stats({"mse": loss})
+""",
+            range=(32, 25, 32, 29),
+            message="`loss` carries an autograd graph; `.backward()` on line 30 freed its activations, but storing it in `meters[key].sum` (through `update_stats()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Meter:\n    def __init__(self):\n        self.val, self.sum = 0.0, 0.0\n\n    def update(self, val, n=1):\n        self.val = val\n        self.sum += val * n\n\n\nmeters = {}\n\n\ndef update_stats(new_stats):\n    for key, val in new_stats.items():\n        if key not in meters:\n            meters[key] = Meter()\n        meters[key].update(val)\n\n\nnet = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss = ((net(x) - y) ** 2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    update_stats({"mse": loss.detach()})\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Meter:\n    def __init__(self):\n        self.val, self.sum = 0.0, 0.0\n\n    def update(self, val, n=1):\n        self.val = val\n        self.sum += val * n\n\n\nmeters = {}\n\n\ndef update_stats(new_stats):\n    for key, val in new_stats.items():\n        if key not in meters:\n            meters[key] = Meter()\n        meters[key].update(val)\n\n\nnet = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:\n    loss = ((net(x) - y) ** 2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    update_stats({"mse": loss.detach().item()})\n',
+            ),
+            runtime='assert meters["mse"].sum.grad_fn is not None',
+            note="a helper's loop over the dict it is given feeds meters that sum every value: the helper's summary, "
+                 "applied at the call in the training loop (after the backward: a warning)",
         ),
         Invalid(
             """
