@@ -62,6 +62,10 @@ class RebuiltLeaf(Rule):
     from a detached prediction or under `torch.no_grad()`, and
     `Variable(loss, requires_grad=True)` (or `torch.tensor(...)`) of a loss that
     still has its graph: the copy is a new leaf and leaves that graph behind.
+    A copy or the setter on a value computed through an op that ends any graph
+    (`.argmax()`, `.item()`, `.numpy()`, `.detach()`) is reported when the leaf
+    itself is back-propagated, even where nothing shows what that op was given:
+    that `.backward()` reaches the leaf alone.
     `loss.requires_grad = True` on a loss computed from a model is reported too:
     the setter raises `you can only change requires_grad flags of leaf
     variables.` on any value with a graph, so where it runs, the graph was
