@@ -117,6 +117,7 @@ class RebuiltLeaf(Rule):
         self.open: dict = {}  # creation node -> Rebuilt (the latest analysis of its function)
         self.pending: dict = {}  # call node -> Rebuilt, until the statement holding it binds a name
         self.bound: dict = {}  # name -> the expression last assigned to it (in the walk's order)
+        self.bound_in: dict = {}  # name -> the function (its FunctionInfo, None at module level) that assigned it
         self.off: dict = {}  # call node -> the `torch.no_grad()` block it ran in (an unknown callee's cut)
 
     # ------------------------------------------------------------- creation
@@ -172,7 +173,7 @@ class RebuiltLeaf(Rule):
         else:
             setter = False
         presumed = False
-        if not cuts and (copies or setter_asked):
+        if not cuts and (copies or setter_asked) and (expr is None or self.bound_in.get(key) is self.flow.function):
             # No graph proved before the cut - but a leaf computed through an op that ends any graph
             # (`Variable(dice, requires_grad=True)` of a dice of `pred.argmax(-1)`, a tensor of `.item()`
             # values): a copy leaves any graph behind, and the setter runs only where no operand had one
@@ -215,12 +216,14 @@ class RebuiltLeaf(Rule):
         """Where what `expr` computes went through an op that ends a graph (`.item()`, `.argmax()`,
         `.numpy()`, `.detach()`, ...) applied to a value that may have had one (not known to be
         without a graph, nor a number or array), following the names it reads to what they were last
-        bound to in this walk."""
+        bound to in the same function (a parameter is not followed into another function's name)."""
         found, seen, todo = set(), set(), [expr]
+        fn = self.flow.function
         while todo and len(seen) < 64:
             e = todo.pop()
             for n in descendants(e, stop=(cst.Lambda, cst.FunctionDef)):
-                if isinstance(n, cst.Name) and n.value not in seen and n.value in self.bound:
+                if isinstance(n, cst.Name) and n.value not in seen and n.value in self.bound \
+                        and self.bound_in.get(n.value) is fn:
                     seen.add(n.value)
                     todo.append(self.bound[n.value])
                 elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ENDS:
@@ -283,6 +286,7 @@ class RebuiltLeaf(Rule):
             key = place_key(t.target)
             if key is not None and not self._keeps(node.value, key):
                 self.bound[key] = node.value
+                self.bound_in[key] = self.flow.function
         target = node.targets[0].target
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
                 and place_key(target.value) is not None and literal_bool(self.flow.handed_on(node.value)) is True:
