@@ -6,6 +6,8 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import named_params
+from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.syntax import is_self_attribute, keyword, literal_bool, place_key
 from gradguard.engine.values import Evidence, Grad, Kind
@@ -173,13 +175,13 @@ class RebuiltLeaf(Rule):
         else:
             setter = False
         presumed = False
-        if not cuts and (copies or setter_asked) and (expr is None or self.bound_in.get(key) is self.flow.function):
+        if not cuts and (copies or setter_asked):
             # No graph proved before the cut - but a leaf computed through an op that ends any graph
             # (`Variable(dice, requires_grad=True)` of a dice of `pred.argmax(-1)`, a tensor of `.item()`
             # values): a copy leaves any graph behind, and the setter runs only where no operand had one
             # (it raises on a graph), so the leaf's own `.backward()` reaches that leaf alone.
             # (`requires_grad_()` is a no-op on a graph: there an operand may still carry one.)
-            cuts = self._ends(expr if expr is not None else source)
+            cuts = self._ends(source)
             presumed, graph, setter = bool(cuts), None, False
         if not cuts:
             return
@@ -216,21 +218,31 @@ class RebuiltLeaf(Rule):
         """Where what `expr` computes went through an op that ends a graph (`.item()`, `.argmax()`,
         `.numpy()`, `.detach()`, ...) applied to a value that may have had one (not known to be
         without a graph, nor a number or array), following the names it reads to what they were last
-        bound to in the same function (a parameter is not followed into another function's name)."""
-        found, seen, todo = set(), set(), [expr]
-        fn = self.flow.function
+        bound to in the same function, and a parameter to the argument of the call the function was
+        analysed for (up the calls: a helper given the loss)."""
+        found, seen, todo = set(), set(), [(expr, self.flow.function)]
         while todo and len(seen) < 64:
-            e = todo.pop()
+            e, fn = todo.pop()
             for n in descendants(e, stop=(cst.Lambda, cst.FunctionDef)):
-                if isinstance(n, cst.Name) and n.value not in seen and n.value in self.bound \
-                        and self.bound_in.get(n.value) is fn:
-                    seen.add(n.value)
-                    todo.append(self.bound[n.value])
+                if isinstance(n, cst.Name) and (n.value, fn) not in seen:
+                    seen.add((n.value, fn))
+                    todo.extend(self._bound_to(n.value, fn))
                 elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ENDS:
                     receiver = self.flow.value(n.func.value)
                     if receiver.grad is not Grad.NO and receiver.kind not in (Kind.NUMBER, Kind.NDARRAY, Kind.CONTAINER):
                         found.add(Evidence(n, f"`.{n.func.attr.value}()`"))
         return frozenset(found)
+
+    def _bound_to(self, name: str, fn) -> list:
+        """[(expression, its function)] `name` holds in `fn`: what `fn` last assigned it, or, for a
+        parameter of `fn`, the argument of the call `fn` was analysed for."""
+        if name in self.bound and self.bound_in.get(name) is fn:
+            return [(self.bound[name], fn)]
+        if fn is None or fn.walked_at is None or name not in named_params(fn.node):
+            return []
+        call, caller = fn.walked_at
+        arg = argument(fn.node, call, name, (), bound=fn.cls is not None and isinstance(call.func, cst.Attribute))
+        return [(arg, caller)] if arg is not None else []
 
     def _computed_by(self, expr: cst.BaseExpression) -> Optional[cst.Call]:
         """The call that computed `expr`, through ops that keep its graph (`* 1.0`, `+ 0`, `[...]`,
@@ -816,6 +828,31 @@ class MaskedL1(nn.Module):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def fit_batch(net, x, y, opt):
+    hits = (net(x).argmax(-1) == y).float()
+    loss = as_leaf(1 - hits.mean())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def as_leaf(value):
+    return Variable(value, requires_grad=True)
+""",
+            range=(15, 11, 15, 46),
+            message="`Variable(..., requires_grad=True)` makes a new leaf from `value`, computed through `.argmax()` "
+            "(line 7), which leaves no graph: `.backward()` on line 10 reaches only that leaf, so no gradient reaches "
+            "what computed it and the model never learns; remove the cut and back-propagate the original tensor",
+            runtime="net = torch.nn.Linear(4, 3)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+            "fit_batch(net, torch.randn(5, 4), torch.randint(0, 3, (5,)), opt)\nassert net.weight.grad is None",
+            note="issue 33: the leaf made by a helper defined after its caller, from the argument that call gives it",
+        ),
         Invalid(
             """
 import torch
