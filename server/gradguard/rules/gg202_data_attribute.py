@@ -44,7 +44,9 @@ class DataAttribute(Rule):
     (a graph it cuts from every output is GG301's). So is one in a method the
     module hands out to run as part of its computation (`partial(self._shortcut,
     planes=p)` given to a block, a forward hook), on its input or on what it
-    computed from it (`out = F.avg_pool3d(x, 1, stride)`). Sizes, masks, new
+    computed from it (`out = F.avg_pool3d(x, 1, stride)`), and one in a helper
+    whose result such a method returns (not an item of a tuple it returns).
+    Sizes, masks, new
     tensors of its shape and statistics copied into a buffer are left alone.
     Every other use is **info**, and info is only reported when the rule is
     selected by name (`--select GG202`): the sanctioned idioms - Polyak / EMA
@@ -106,6 +108,7 @@ class DataAttribute(Rule):
         self._bound: dict = {}  # Name node -> its Binding where it was read (a call's argument)
         self._in_forward: dict = {}  # `.data` read with grad on in a module's forward() -> that forward
         self._handed: dict = {}  # ClassInfo -> its methods it hands out as callables (run as part of a forward)
+        self._via: dict = {}  # a helper a forward computes with -> (its caller, the call)
 
     def visit_Name(self, node: cst.Name) -> None:
         b = self.flow.lookup(node.value)
@@ -171,9 +174,9 @@ class DataAttribute(Rule):
             # Only tensors that require grad: `.data` of a buffer or of `.grad` bypasses nothing.
             required = v.kind is Kind.TENSOR and v.grad is Grad.YES
             fn = self.flow.function
-            if fn is not None and fn.cls is not None and fn.cls.module_like and self._runs_forward(fn) \
-                    and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (
-                        required or v.grad is not Grad.NO and fn.cls.parameterized and self._input(node.value, fn)):
+            owner = self._forward_of(fn) if fn is not None else None
+            if owner is not None and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (
+                    required or v.grad is not Grad.NO and owner.cls.parameterized and self._input(node.value, fn)):
                 # (forward()'s input, or what it computed from it, in a module with weights of its own: an
                 # activation of the layers before it, whatever the analysis was given - a loss's or a
                 # metric's may be a target)
@@ -182,6 +185,22 @@ class DataAttribute(Rule):
                 self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
         elif _is_data(node.value) and node.attr.value in META:
             self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
+
+    def _forward_of(self, fn, depth: int = 0):
+        """The method of a module whose computation `fn` runs in: `fn` itself when it is one (see
+        `_runs_forward`), or that of the function whose call `fn` was analysed for, when what the
+        call returns feeds what that function returns (a helper the forward computes with)."""
+        if fn.cls is not None and fn.cls.module_like and self._runs_forward(fn):
+            return fn
+        if depth >= 3 or fn.walked_at is None:
+            return None
+        call, caller = fn.walked_at
+        if caller is None or _returned_from(caller.node, call, self._passing) is None:
+            return None
+        owner = self._forward_of(caller, depth + 1)
+        if owner is not None:
+            self._via[fn] = (caller, call)
+        return owner
 
     def _runs_forward(self, fn) -> bool:
         """`forward()`, or a method of the module the module hands out as a callable - to
@@ -293,14 +312,22 @@ class DataAttribute(Rule):
         returned = _returned_from(fn.node, node, self._passing)
         if returned is None:
             return False
+        via = self._via.get(fn) if fn.cls is None or not fn.cls.module_like or not self._runs_forward(fn) else None
+        if via is not None and isinstance(returned.value, (cst.Tuple, cst.List)):
+            return False  # a helper's tuple: which item its caller hands on is not followed (d2l's batch_norm()
+            # returns the moving statistics through `.data` for the forward to keep, and `Y` for it to return)
         name = short(self.code_of(node.value))
         new = method_chain(node.value, "detach")
 
         handed = self._handed.get(fn.cls, {}).get(fn.name) if fn.name != "forward" else None
 
         def message(line_of):
-            where = "`forward()`" if handed is None else (
-                f"`{fn.name}()`, which the module hands out to run in its forward (line {line_of(handed)}),")
+            if via is not None:
+                where = f"`{fn.name}()`, whose result `{via[0].name}()` returns (line {line_of(via[1])}),"
+            elif handed is not None:
+                where = f"`{fn.name}()`, which the module hands out to run in its forward (line {line_of(handed)}),"
+            else:
+                where = "`forward()`"
             return (
                 f"`{name}.data` in {where} feeds what it returns (line {line_of(returned)}) without a graph: the "
                 f"backward sends nothing to `{name}` along this path, silently; use `{name}`, or `{name}.detach()` "
@@ -648,6 +675,46 @@ class Tagger(nn.Module):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def pad_channels(x, extra):
+    pads = torch.zeros(x.size(0), extra, x.size(2), x.size(3))
+    return torch.cat([x.data, pads], 1)
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.extra = cout - cin
+
+    def forward(self, x):
+        return F.relu(self.conv(x) + pad_channels(x, self.extra))
+""",
+            range=(9, 22, 9, 28),
+            message="`x.data` in `pad_channels()`, whose result `forward()` returns (line 19), feeds what it returns "
+            "(line 9) without a graph: the backward sends nothing to `x` along this path, silently; use `x`, or "
+            "`x.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def pad_channels(x, extra):\n    pads = torch.zeros(x.size(0), extra, x.size(2), x.size(3))\n"
+                "    return torch.cat([x.detach(), pads], 1)\n\n\n"
+                "class Block(nn.Module):\n    def __init__(self, cin, cout):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(cin, cout, 3, padding=1)\n        self.extra = cout - cin\n\n"
+                "    def forward(self, x):\n        return F.relu(self.conv(x) + pad_channels(x, self.extra))\n",
+            ),
+            runtime="block = Block(2, 4)\nx = torch.randn(1, 2, 5, 5, requires_grad=True)\nblock(x).sum().backward()\n"
+            "x2 = x.detach().requires_grad_()\n"
+            "F.relu(block.conv(x2) + torch.cat([x2, torch.zeros(1, 2, 5, 5)], 1)).sum().backward()\n"
+            "assert not torch.allclose(x.grad, x2.grad)",
+            note="issue 33: the shortcut in a helper function the forward computes with (extracted from forward())",
+        ),
         Invalid(
             """
 from functools import partial
