@@ -7,6 +7,7 @@ from gradguard.engine.evidence import dotted, named_params
 from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind, all_origins
+from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
     has_multiline_string,
@@ -40,7 +41,12 @@ class DataAttribute(Rule):
     A read in a module's `forward()` whose value feeds what `forward()`
     returns (`torch.cat([x.data, zero_pads], 1)` as a residual shortcut,
     `F.conv2d(x, self.weight.data)`) is a **warning**: no gradient passes it
-    (a graph it cuts from every output is GG301's). Sizes, masks, new
+    (a graph it cuts from every output is GG301's). So is one in a method the
+    module hands out to run as part of its computation (`partial(self._shortcut,
+    planes=p)` given to a block, a forward hook), on its input or on what it
+    computed from it (`out = F.avg_pool3d(x, 1, stride)`), and one in a helper
+    whose result such a method returns (not an item of a tuple it returns).
+    Sizes, masks, new
     tensors of its shape and statistics copied into a buffer are left alone.
     Every other use is **info**, and info is only reported when the rule is
     selected by name (`--select GG202`): the sanctioned idioms - Polyak / EMA
@@ -101,6 +107,8 @@ class DataAttribute(Rule):
         self._owners: dict = {}  # loop variable over `m.parameters()` -> (function, code of m)
         self._bound: dict = {}  # Name node -> its Binding where it was read (a call's argument)
         self._in_forward: dict = {}  # `.data` read with grad on in a module's forward() -> that forward
+        self._handed: dict = {}  # ClassInfo -> its methods it hands out as callables (run as part of a forward)
+        self._via: dict = {}  # a helper a forward computes with -> (its caller, the call)
 
     def visit_Name(self, node: cst.Name) -> None:
         b = self.flow.lookup(node.value)
@@ -166,19 +174,56 @@ class DataAttribute(Rule):
             # Only tensors that require grad: `.data` of a buffer or of `.grad` bypasses nothing.
             required = v.kind is Kind.TENSOR and v.grad is Grad.YES
             fn = self.flow.function
-            if fn is not None and fn.name == "forward" and fn.cls is not None and fn.cls.module_like \
-                    and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (
-                        required or v.grad is not Grad.NO and fn.cls.parameterized and self._input(node.value, fn)):
-                # (forward()'s input, in a module with weights of its own: an activation of the layers
-                # before it, whatever the analysis was given - a loss's or a metric's may be a target)
+            owner = self._forward_of(fn) if fn is not None else None
+            if owner is not None and not _static(fn.node) and self.flow.frame.mode is GradMode.ON and (
+                    required or v.grad is not Grad.NO and owner.cls.parameterized and self._input(node.value, fn)):
+                # (forward()'s input, or what it computed from it, in a module with weights of its own: an
+                # activation of the layers before it, whatever the analysis was given - a loss's or a
+                # metric's may be a target)
                 self._in_forward[node] = (fn, required)
             if required or node in self._in_forward:
                 self._reads.append((node, self.flow.statement, self.flow.frame.mode, self.stamp()))
         elif _is_data(node.value) and node.attr.value in META:
             self._meta.add(node.value)  # p.data.shape: metadata, no alias handed out
 
+    def _forward_of(self, fn, depth: int = 0):
+        """The method of a module whose computation `fn` runs in: `fn` itself when it is one (see
+        `_runs_forward`), or that of the function whose call `fn` was analysed for, when what the
+        call returns feeds what that function returns (a helper the forward computes with)."""
+        if fn.cls is not None and fn.cls.module_like and self._runs_forward(fn):
+            return fn
+        if depth >= 3 or fn.walked_at is None:
+            return None
+        call, caller = fn.walked_at
+        if caller is None or _returned_from(caller.node, call, self._passing) is None:
+            return None
+        owner = self._forward_of(caller, depth + 1)
+        if owner is not None:
+            self._via[fn] = (caller, call)
+        return owner
+
+    def _runs_forward(self, fn) -> bool:
+        """`forward()`, or a method of the module the module hands out as a callable - to
+        `functools.partial`, a layer it builds, a hook it registers (`partial(self._shortcut, planes=p)`
+        given as a block's `downsample`): PyTorch or that layer runs it as part of the computation."""
+        if fn.name == "forward":
+            return True
+        cls = fn.cls
+        if cls not in self._handed:
+            self._handed[cls] = _handed_out_methods(cls.node, set(cls.methods))
+        return fn.name in self._handed[cls]
+
     def _input(self, node: cst.BaseExpression, fn) -> bool:
-        """Is `node` forward()'s own input, or a name bound to it (`short = x`)?"""
+        """Is `node` forward()'s own input, a name bound to it (`short = x`), or a name that holds
+        what differentiable steps computed from the inputs (`out = F.avg_pool3d(x, 1, stride)`)?"""
+        if self._own_input(node, fn):
+            return True
+        if not isinstance(node, cst.Name) or self.flow.statement is None:
+            return False
+        params = set(named_params(fn.node)) - {"self"}
+        return node.value in _carried_at(fn.node, params, self.flow.statement, self._passing)
+
+    def _own_input(self, node: cst.BaseExpression, fn) -> bool:
         params = named_params(fn.node)
         for _ in range(4):
             b = self.flow.lookup(node.value) if isinstance(node, cst.Name) else None
@@ -267,12 +312,24 @@ class DataAttribute(Rule):
         returned = _returned_from(fn.node, node, self._passing)
         if returned is None:
             return False
+        via = self._via.get(fn) if fn.cls is None or not fn.cls.module_like or not self._runs_forward(fn) else None
+        if via is not None and isinstance(returned.value, (cst.Tuple, cst.List)):
+            return False  # a helper's tuple: which item its caller hands on is not followed (d2l's batch_norm()
+            # returns the moving statistics through `.data` for the forward to keep, and `Y` for it to return)
         name = short(self.code_of(node.value))
         new = method_chain(node.value, "detach")
 
+        handed = self._handed.get(fn.cls, {}).get(fn.name) if fn.name != "forward" else None
+
         def message(line_of):
+            if via is not None:
+                where = f"`{fn.name}()`, whose result `{via[0].name}()` returns (line {line_of(via[1])}),"
+            elif handed is not None:
+                where = f"`{fn.name}()`, which the module hands out to run in its forward (line {line_of(handed)}),"
+            else:
+                where = "`forward()`"
             return (
-                f"`{name}.data` in `forward()` feeds what it returns (line {line_of(returned)}) without a graph: the "
+                f"`{name}.data` in {where} feeds what it returns (line {line_of(returned)}) without a graph: the "
                 f"backward sends nothing to `{name}` along this path, silently; use `{name}`, or `{name}.detach()` "
                 "where the cut is meant"
             )
@@ -354,6 +411,30 @@ class DataAttribute(Rule):
         self.report(node, message, fixes=fixes, severity=severity)
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Probe(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.stats = []
+        self.fc.register_forward_hook(self._record)
+
+    def _record(self, module, inputs, output):
+        self.stats.append(output.data.abs().mean())
+
+    def forward(self, x):
+        return self.fc(x).relu()
+""",
+            runtime="probe = Probe()\nprobe(torch.randn(2, 4)).sum().backward()\n"
+            "assert probe.fc.weight.grad is not None and len(probe.stats) == 1",
+            note="issue 29: a forward hook the module hands out reads `.data` for statistics and returns nothing: "
+            "the forward's output keeps its graph (info only)",
+        ),
         Valid(
             """
 import torch
@@ -594,6 +675,105 @@ class Tagger(nn.Module):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def pad_channels(x, extra):
+    pads = torch.zeros(x.size(0), extra, x.size(2), x.size(3))
+    return torch.cat([x.data, pads], 1)
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, padding=1)
+        self.extra = cout - cin
+
+    def forward(self, x):
+        return F.relu(self.conv(x) + pad_channels(x, self.extra))
+""",
+            range=(9, 22, 9, 28),
+            message="`x.data` in `pad_channels()`, whose result `forward()` returns (line 19), feeds what it returns "
+            "(line 9) without a graph: the backward sends nothing to `x` along this path, silently; use `x`, or "
+            "`x.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "def pad_channels(x, extra):\n    pads = torch.zeros(x.size(0), extra, x.size(2), x.size(3))\n"
+                "    return torch.cat([x.detach(), pads], 1)\n\n\n"
+                "class Block(nn.Module):\n    def __init__(self, cin, cout):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(cin, cout, 3, padding=1)\n        self.extra = cout - cin\n\n"
+                "    def forward(self, x):\n        return F.relu(self.conv(x) + pad_channels(x, self.extra))\n",
+            ),
+            runtime="block = Block(2, 4)\nx = torch.randn(1, 2, 5, 5, requires_grad=True)\nblock(x).sum().backward()\n"
+            "x2 = x.detach().requires_grad_()\n"
+            "F.relu(block.conv(x2) + torch.cat([x2, torch.zeros(1, 2, 5, 5)], 1)).sum().backward()\n"
+            "assert not torch.allclose(x.grad, x2.grad)",
+            note="issue 33: the shortcut in a helper function the forward computes with (extracted from forward())",
+        ),
+        Invalid(
+            """
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, shortcut):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)
+        self.shortcut = shortcut
+
+    def forward(self, x):
+        return F.relu(self.conv(x) + self.shortcut(x))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(1, 2, 3, padding=1)
+        self.block = Block(2, 4, partial(self._pad_shortcut, planes=4))
+
+    def _pad_shortcut(self, x, planes):
+        out = F.avg_pool2d(x, 1, stride=2)
+        pads = torch.zeros(out.size(0), planes - out.size(1), out.size(2), out.size(3))
+        return torch.cat([out.data, pads], 1)
+
+    def forward(self, x):
+        return self.block(self.stem(x)).mean()
+""",
+            range=(28, 26, 28, 34),
+            message="`out.data` in `_pad_shortcut()`, which the module hands out to run in its forward (line 23), feeds "
+            "what it returns (line 28) without a graph: the backward sends nothing to `out` along this path, silently; "
+            "use `out`, or `out.detach()` where the cut is meant",
+            severity=Severity.WARNING,
+            fixes=(
+                "\nfrom functools import partial\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n"
+                "class Block(nn.Module):\n    def __init__(self, cin, cout, shortcut):\n        super().__init__()\n"
+                "        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)\n        self.shortcut = shortcut\n\n"
+                "    def forward(self, x):\n        return F.relu(self.conv(x) + self.shortcut(x))\n\n\n"
+                "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                "        self.stem = nn.Conv2d(1, 2, 3, padding=1)\n"
+                "        self.block = Block(2, 4, partial(self._pad_shortcut, planes=4))\n\n"
+                "    def _pad_shortcut(self, x, planes):\n        out = F.avg_pool2d(x, 1, stride=2)\n"
+                "        pads = torch.zeros(out.size(0), planes - out.size(1), out.size(2), out.size(3))\n"
+                "        return torch.cat([out.detach(), pads], 1)\n\n"
+                "    def forward(self, x):\n        return self.block(self.stem(x)).mean()\n",
+            ),
+            # the stem's gradient comes only through the block's convolution, not through the shortcut
+            runtime="net = Net()\nx = torch.randn(1, 1, 4, 4)\nnet(x).backward()\ncut = net.stem.weight.grad.clone()\n"
+            "net.zero_grad()\nnet.block.shortcut = lambda h: torch.cat([F.avg_pool2d(h, 1, stride=2), "
+            "torch.zeros(1, 2, 2, 2)], 1)\nnet(x).backward()\nassert not torch.allclose(cut, net.stem.weight.grad)",
+            note="issue 29: 3D-ResNets' type-A shortcut, a method of the model given to each block through "
+            "`functools.partial`: it runs inside the block's forward, and `.data` of what it computed from its input "
+            "cuts the identity path",
+        ),
         Invalid(
             """
 import torch
@@ -1429,27 +1609,62 @@ _FRESH = frozenset(
 )
 
 
+def _handed_out_methods(cls: cst.ClassDef, methods: set) -> dict:
+    """The methods a class's own code reads as `self.<method>` without calling it there: handed out
+    as callables (`partial(self._downsample, planes=p)`, `layer.register_forward_hook(self._hook)`):
+    method name -> where it is handed out."""
+    called = set()
+    found = set()
+    for n in descendants(cls):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            called.add(n.func)
+        elif isinstance(n, cst.Attribute) and n.attr.value in methods and isinstance(n.value, cst.Name) \
+                and n.value.value == "self":
+            found.add(n)
+    handed: dict = {}
+    for n in found:
+        if n not in called:
+            handed.setdefault(n.attr.value, n)
+    return handed
+
+
 def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing):
     """The `return` whose value `data` reaches through differentiable steps - assignments, arithmetic,
     tensor methods, the arguments `passing(call)` says a call passes on (`torch.cat([x.data, pads])`,
     `self.fc(h)`) - and not through what ends a graph (`.size()`, comparisons, `.argmax()`, an in-place
     write into a buffer, `type(x.data)`), in statement order."""
-    names: set = set()
+    found = _Carry(data, set(), passing).walk_body(fn.body.body)
+    return found if isinstance(found, cst.Return) else None
 
-    def carries(e) -> bool:
-        if e is data or isinstance(e, cst.Name) and e.value in names:
+
+def _carried_at(fn: cst.FunctionDef, seeds: set, statement: cst.CSTNode, passing) -> set:
+    """The names that hold what `seeds` (parameters) computed, through the same differentiable steps,
+    when `statement` runs (empty if it is not in `fn`'s own body)."""
+    carry = _Carry(None, set(seeds), passing, statement)
+    found = carry.walk_body(fn.body.body)
+    return found if isinstance(found, set) else set()
+
+
+class _Carry:
+    """Names bound, statement by statement, to what a `.data` read (or a function's inputs) reaches."""
+
+    def __init__(self, data, names: set, passing, stop=None):
+        self.data, self.names, self.passing, self.stop = data, names, passing, stop
+
+    def carries(self, e) -> bool:
+        if e is self.data or isinstance(e, cst.Name) and e.value in self.names:
             return True
         if isinstance(e, cst.Attribute):
-            return e.attr.value not in K.NEVER_GRAD_ATTRIBUTES and carries(e.value)
+            return e.attr.value not in K.NEVER_GRAD_ATTRIBUTES and self.carries(e.value)
         if isinstance(e, cst.Call):
             f = e.func
             if isinstance(f, cst.Attribute):
                 if f.attr.value in K.NEVER_GRAD_METHODS | _FRESH or K.is_inplace_method(f.attr.value):
                     return False
-                if carries(f.value):
+                if self.carries(f.value):
                     return True
-            given = e.args if isinstance(f, cst.Name) and f.value in ("sum", "abs", "max", "min") else passing(e)
-            return any(carries(a.value) for a in given)
+            given = e.args if isinstance(f, cst.Name) and f.value in ("sum", "abs", "max", "min") else self.passing(e)
+            return any(self.carries(a.value) for a in given)
         if isinstance(e, cst.Subscript):
             inner = e.value
             if isinstance(inner, cst.Call) and isinstance(inner.func, cst.Attribute) and len(e.slice) == 1 \
@@ -1458,48 +1673,50 @@ def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing):
                 at = _literal_index(e.slice[0].slice.value)
                 if items is not None and isinstance(at, int) and -len(items) <= at < len(items) and items[at] == "none":
                     return False  # `x.data.max(1)[1]`: indices
-            return carries(inner)
+            return self.carries(inner)
         if isinstance(e, cst.BinaryOperation):
-            return carries(e.left) or carries(e.right)
+            return self.carries(e.left) or self.carries(e.right)
         if isinstance(e, cst.UnaryOperation):
-            return not isinstance(e.operator, cst.Not) and carries(e.expression)
+            return not isinstance(e.operator, cst.Not) and self.carries(e.expression)
         if isinstance(e, (cst.List, cst.Tuple)):
-            return any(carries(el.value) for el in e.elements)
+            return any(self.carries(el.value) for el in e.elements)
         if isinstance(e, cst.IfExp):
-            return carries(e.body) or carries(e.orelse)
+            return self.carries(e.body) or self.carries(e.orelse)
         return False
 
-    def bind(target, carried: bool) -> None:
+    def bind(self, target, carried: bool) -> None:
         if isinstance(target, cst.Name):
-            (names.add if carried else names.discard)(target.value)
+            (self.names.add if carried else self.names.discard)(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
-                bind(el.value, carried)
+                self.bind(el.value, carried)
 
-    def walk_body(body):
+    def walk_body(self, body):
+        """The first `return` the value reaches; with `stop`, the names when that statement runs."""
         for stmt in body:
+            if stmt is self.stop:
+                return set(self.names)
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
-                    if isinstance(small, cst.Return) and small.value is not None and carries(small.value):
+                    if self.data is not None and isinstance(small, cst.Return) and small.value is not None \
+                            and self.carries(small.value):
                         return small
                     if isinstance(small, cst.Assign):
-                        carried = carries(small.value)
+                        carried = self.carries(small.value)
                         for t in small.targets:
-                            bind(t.target, carried)
+                            self.bind(t.target, carried)
                     elif isinstance(small, cst.AnnAssign) and small.value is not None:
-                        bind(small.target, carries(small.value))
-                    elif isinstance(small, cst.AugAssign) and carries(small.value):
-                        bind(small.target, True)  # (`out += short`: still what it was, and now this too)
+                        self.bind(small.target, self.carries(small.value))
+                    elif isinstance(small, cst.AugAssign) and self.carries(small.value):
+                        self.bind(small.target, True)  # (`out += short`: still what it was, and now this too)
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
             else:
                 for block in _blocks(stmt):
-                    found = walk_body(block)
+                    found = self.walk_body(block)
                     if found is not None:
                         return found
         return None
-
-    return walk_body(fn.body.body)
 
 
 def _blocks(stmt) -> list:

@@ -6,9 +6,12 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import named_params
+from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.syntax import is_self_attribute, keyword, literal_bool, place_key
 from gradguard.engine.values import Evidence, Grad, Kind
+from gradguard.engine.walk import descendants
 from gradguard.engine.walk import walk as walk_tree
 from gradguard.findings import Severity
 from gradguard.rules._build import short
@@ -27,6 +30,8 @@ PASS_THROUGH = ("to", "cuda", "cpu", "float", "double", "half", "type", "require
 KEEPS_GRAPH = K.VIEW_METHODS | K.SAME_GRAD_METHODS_RETURN_SELF_KIND
 
 
+# Ops that end a graph: what a leaf made from their results lost (a cut), if there was one.
+ENDS = K.ENDS_GRAPH_METHODS | {"detach"}
 NON_LEAF = "you can only change requires_grad flags of leaf variables."
 
 
@@ -44,6 +49,9 @@ class Rebuilt:
     graph: Optional[Evidence] = None  # the copy itself left this graph behind (`Variable(loss, requires_grad=True)`)
     setter: bool = False  # `loss.requires_grad = True` on a value computed with a graph: raises, or the graph was cut
     unsized: bool = False  # computed by a callable of unknown result: a loss only if a `.backward()` proves it 0-dim
+    # the cut is where a graph would end (`.argmax()`, `.item()` of a value of unknown grad), not a
+    # proved one: reported only when the leaf itself is back-propagated, which then reaches nothing else
+    presumed: bool = False
 
 
 class RebuiltLeaf(Rule):
@@ -56,6 +64,10 @@ class RebuiltLeaf(Rule):
     from a detached prediction or under `torch.no_grad()`, and
     `Variable(loss, requires_grad=True)` (or `torch.tensor(...)`) of a loss that
     still has its graph: the copy is a new leaf and leaves that graph behind.
+    A copy or the setter on a value computed through an op that ends any graph
+    (`.argmax()`, `.item()`, `.numpy()`, `.detach()`) is reported when the leaf
+    itself is back-propagated, even where nothing shows what that op was given:
+    that `.backward()` reaches the leaf alone.
     `loss.requires_grad = True` on a loss computed from a model is reported too:
     the setter raises `you can only change requires_grad flags of leaf
     variables.` on any value with a graph, so where it runs, the graph was
@@ -107,6 +119,7 @@ class RebuiltLeaf(Rule):
         self.open: dict = {}  # creation node -> Rebuilt (the latest analysis of its function)
         self.pending: dict = {}  # call node -> Rebuilt, until the statement holding it binds a name
         self.bound: dict = {}  # name -> the expression last assigned to it (in the walk's order)
+        self.bound_in: dict = {}  # name -> the function (its FunctionInfo, None at module level) that assigned it
         self.off: dict = {}  # call node -> the `torch.no_grad()` block it ran in (an unknown callee's cut)
 
     # ------------------------------------------------------------- creation
@@ -143,7 +156,7 @@ class RebuiltLeaf(Rule):
         # Only a value proved to have had a graph that was cut on the way: a tensor with a
         # graph of its own cannot be made a leaf (PyTorch raises), and data never had one -
         # except by a copy (`copies`), which leaves the graph behind.
-        graph = None
+        graph, setter_asked = None, setter
         key = place_key(source)
         if key in self.bound:
             # `loss.backward()` below is evidence that `loss` has a graph - unless, as here, the
@@ -161,9 +174,19 @@ class RebuiltLeaf(Rule):
             cuts = frozenset((Evidence(node, f"`{short(self.code_of(node))}`"),)) if graph is not None else cuts
         else:
             setter = False
+        presumed = False
+        if not cuts and (copies or setter_asked):
+            # No graph proved before the cut - but a leaf computed through an op that ends any graph
+            # (`Variable(dice, requires_grad=True)` of a dice of `pred.argmax(-1)`, a tensor of `.item()`
+            # values): a copy leaves any graph behind, and the setter runs only where no operand had one
+            # (it raises on a graph), so the leaf's own `.backward()` reaches that leaf alone.
+            # (`requires_grad_()` is a no-op on a graph: there an operand may still carry one.)
+            cuts = self._ends(source)
+            presumed, graph, setter = bool(cuts), None, False
         if not cuts:
             return
-        r = Rebuilt(node, source, cuts, stamp=self.stamp(), graph=graph, setter=setter and graph is not None)
+        r = Rebuilt(node, source, cuts, stamp=self.stamp(), graph=graph, setter=setter and graph is not None,
+                    presumed=presumed)
         if expr is not None and self.flow.value(expr).grad is Grad.UNKNOWN and not self.flow.value(expr).scalar:
             r.unsized = True  # (what `_computed_by` found: a loss only once it is back-propagated as one)
         self.open[node] = r
@@ -190,6 +213,36 @@ class RebuiltLeaf(Rule):
         operands = args if whole else args[:1]
         return frozenset().union(*(_cuts_of(self.flow.value(a)) for a in operands)) \
             or frozenset().union(*(self._no_grad_blocks(a) for a in operands)) or self._no_grad_blocks(call, own=True)
+
+    def _ends(self, expr: cst.BaseExpression) -> frozenset:
+        """Where what `expr` computes went through an op that ends a graph (`.item()`, `.argmax()`,
+        `.numpy()`, `.detach()`, ...) applied to a value that may have had one (not known to be
+        without a graph, nor a number or array), following the names it reads to what they were last
+        bound to in the same function, and a parameter to the argument of the call the function was
+        analysed for (up the calls: a helper given the loss)."""
+        found, seen, todo = set(), set(), [(expr, self.flow.function)]
+        while todo and len(seen) < 64:
+            e, fn = todo.pop()
+            for n in descendants(e, stop=(cst.Lambda, cst.FunctionDef)):
+                if isinstance(n, cst.Name) and (n.value, fn) not in seen:
+                    seen.add((n.value, fn))
+                    todo.extend(self._bound_to(n.value, fn))
+                elif isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in ENDS:
+                    receiver = self.flow.value(n.func.value)
+                    if receiver.grad is not Grad.NO and receiver.kind not in (Kind.NUMBER, Kind.NDARRAY, Kind.CONTAINER):
+                        found.add(Evidence(n, f"`.{n.func.attr.value}()`"))
+        return frozenset(found)
+
+    def _bound_to(self, name: str, fn) -> list:
+        """[(expression, its function)] `name` holds in `fn`: what `fn` last assigned it, or, for a
+        parameter of `fn`, the argument of the call `fn` was analysed for."""
+        if name in self.bound and self.bound_in.get(name) is fn:
+            return [(self.bound[name], fn)]
+        if fn is None or fn.walked_at is None or name not in named_params(fn.node):
+            return []
+        call, caller = fn.walked_at
+        arg = argument(fn.node, call, name, (), bound=fn.cls is not None and isinstance(call.func, cst.Attribute))
+        return [(arg, caller)] if arg is not None else []
 
     def _computed_by(self, expr: cst.BaseExpression) -> Optional[cst.Call]:
         """The call that computed `expr`, through ops that keep its graph (`* 1.0`, `+ 0`, `[...]`,
@@ -245,6 +298,7 @@ class RebuiltLeaf(Rule):
             key = place_key(t.target)
             if key is not None and not self._keeps(node.value, key):
                 self.bound[key] = node.value
+                self.bound_in[key] = self.flow.function
         target = node.targets[0].target
         if len(node.targets) == 1 and isinstance(target, cst.Attribute) and target.attr.value == "requires_grad" \
                 and place_key(target.value) is not None and literal_bool(self.flow.handed_on(node.value)) is True:
@@ -385,7 +439,7 @@ class RebuiltLeaf(Rule):
         for r in self.open.values():
             if r.backward is None or r.intended or not self.current(r.stamp):
                 continue
-            if r.unsized and not self._scalar_backward(r):
+            if (r.unsized or r.presumed) and not self._scalar_backward(r):
                 continue
             self._report(r)
 
@@ -399,6 +453,9 @@ class RebuiltLeaf(Rule):
         key = place_key(func.value)
         if key is None:
             return False
+        v = self.flow.value(func.value)
+        if v.leaf and v.why is not None and v.why.node is r.node:
+            return True  # the leaf a function of the file returned (`loss = self.compute_objectives(...)`)
         made = self.flow.handed_on(self.bound[key]) if key in self.bound else None
         while isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute) and made.func.attr.value in PASS_THROUGH:
             made = made.func.value  # `Variable(...).to(device)`
@@ -433,6 +490,13 @@ class RebuiltLeaf(Rule):
                     f"without its graph: `.backward()` on line {line_of(backward)} runs without error, but no "
                     f"gradient reaches what computed it, so the model never learns; back-propagate `{source}` itself"
                 )
+            if r.presumed:
+                how = f"a new leaf from `{source}`" if made.endswith("requires_grad=True)") else f"`{source}` a new leaf"
+                leaf = f"`{made}` makes {how}, computed through {cut.text} (line {line_of(cut.node)}), which leaves no graph"
+                return (
+                    f"{leaf}: `.backward()` on line {line_of(backward)} reaches only that leaf, so no gradient reaches "
+                    "what computed it and the model never learns; remove the cut and back-propagate the original tensor"
+                )
             if made.endswith("requires_grad=True)"):
                 leaf = f"`{made}` makes a new leaf from `{source}`, whose graph was cut {where}"
             else:
@@ -449,6 +513,24 @@ class RebuiltLeaf(Rule):
         self.report(r.node, message, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch.nn.functional as F
+
+
+def align_step(out, opt):
+    hard = out.argmax(-1).float()
+    err = F.mse_loss(out.sum(-1), hard)
+    err.requires_grad_()
+    opt.zero_grad()
+    err.backward()
+    opt.step()
+""",
+            runtime="net = torch.nn.Linear(4, 3)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+            "align_step(net(torch.randn(5, 4)), opt)\nassert net.weight.grad is not None",
+            note="issue 33: an argmax target, and `requires_grad_()`, a no-op on the prediction's graph: the backward "
+            "reaches the model",
+        ),
         Valid(
             """
 import torch
@@ -746,6 +828,82 @@ class MaskedL1(nn.Module):
         ),
     ]
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def fit_batch(net, x, y, opt):
+    hits = (net(x).argmax(-1) == y).float()
+    loss = as_leaf(1 - hits.mean())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def as_leaf(value):
+    return Variable(value, requires_grad=True)
+""",
+            range=(15, 11, 15, 46),
+            message="`Variable(..., requires_grad=True)` makes a new leaf from `value`, computed through `.argmax()` "
+            "(line 7), which leaves no graph: `.backward()` on line 10 reaches only that leaf, so no gradient reaches "
+            "what computed it and the model never learns; remove the cut and back-propagate the original tensor",
+            runtime="net = torch.nn.Linear(4, 3)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+            "fit_batch(net, torch.randn(5, 4), torch.randint(0, 3, (5,)), opt)\nassert net.weight.grad is None",
+            note="issue 33: the leaf made by a helper defined after its caller, from the argument that call gives it",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch.autograd import Variable
+
+
+def fit_batch(net, x, y, opt):
+    hard = F.one_hot(net(x).argmax(-1), 3).float()
+    dice = 1 - (2 * (hard * F.one_hot(y, 3)).sum() + 1) / (hard.sum() + y.numel() + 1)
+    loss = Variable(dice, requires_grad=True)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            range=(10, 11, 10, 45),
+            message="`Variable(..., requires_grad=True)` makes a new leaf from `dice`, computed through `.argmax()` (line 8), "
+            "which leaves no graph: `.backward()` on line 12 reaches only that leaf, so no gradient reaches what computed "
+            "it and the model never learns; remove the cut and back-propagate the original tensor",
+            runtime="net = torch.nn.Linear(4, 3)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+            "w = net.weight.detach().clone()\nfit_batch(net, torch.randn(5, 4), torch.randint(0, 3, (5,)), opt)\n"
+            "assert net.weight.grad is None and torch.equal(net.weight, w)",
+            note="issue 33: a dice of hard (argmax) predictions made a leaf (speechbrain#735): whatever `net` is, the "
+            "copy's own backward reaches the copy alone",
+        ),
+        Invalid(
+            """
+import torch
+
+
+def ppo_update(policy, opt, states, actions, old_log_probs, advantages):
+    dist = policy(states)
+    new_log_probs = torch.tensor([dist.log_prob(a)[i].item() for i, a in enumerate(actions)])
+    ratio = torch.exp(new_log_probs - old_log_probs)
+    loss = -(ratio * advantages).mean()
+    loss.requires_grad = True
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            range=(10, 4, 10, 29),
+            message="`loss.requires_grad = True` makes `loss` a new leaf, computed through `.item()` (line 7), which "
+            "leaves no graph: `.backward()` on line 12 reaches only that leaf, so no gradient reaches what computed it "
+            "and the model never learns; remove the cut and back-propagate the original tensor",
+            runtime="net = torch.nn.Linear(4, 2)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+            "policy = lambda s: torch.distributions.Categorical(logits=net(s))\n"
+            "ppo_update(policy, opt, torch.randn(5, 4), torch.randint(0, 2, (5,)), torch.zeros(5), torch.randn(5))\n"
+            "assert net.weight.grad is None",
+            note="issue 33: the setter runs only on a value without a graph, so the loss's own backward reaches it "
+            "alone; the `.item()` values are where the policy's graph went (exploring_meta#16)",
+        ),
         Invalid(
             """
 import torch
