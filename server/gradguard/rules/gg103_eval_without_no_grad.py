@@ -6,7 +6,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import evidence
-from gradguard.engine.knowledge import forward_like
+from gradguard.engine.knowledge import FUNCTIONAL_LOSSES, forward_like
 from gradguard.engine.evidence import named_params
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
 from gradguard.engine.steps import backpropagates_in, step_of
@@ -68,6 +68,17 @@ def _from_unbound(fn: cst.FunctionDef, backward: cst.CSTNode, module: cst.Module
         elif name not in bound and name not in _BUILTIN_NAMES:
             return True
     return False
+
+
+def _bound_by(stmt) -> set:
+    """The plain names a simple statement binds (`train_l = ...`, `loss += ...`)."""
+    found = set()
+    for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else []
+        for t in targets:
+            found.update(e.value for e in descendants(t) if isinstance(e, cst.Name))
+    return found
 
 
 def _read_names(expr: cst.BaseExpression) -> list:
@@ -271,6 +282,7 @@ class EvalWithoutNoGrad(Rule):
         self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
         self._graph_of: dict = {}  # a reported call of a helper -> the helper's forward whose graph it returns
         self._volatile: dict = {}  # forward call -> the `Variable(..., volatile=True)` its input was made by
+        self._losses: list = []  # (function, loss call, its statement, the graphs it is given): `criterion(out, y)`
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -300,6 +312,11 @@ class EvalWithoutNoGrad(Rule):
             body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
             if isinstance(body, cst.Assign) and body.value is node:
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
+        if callee.loss or callee.qualname is not None and callee.qualname.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES \
+                and callee.qualname.startswith("torch."):
+            given = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
+            if given:
+                self._losses.append((fn, node, self.flow.statement, given))
         if self.flow.frame.mode is not GradMode.ON:
             return
         if self.flow.frame.mode_nodes[-1] is not None or (fn is not None and fn.decorated_mode is GradMode.ON):
@@ -436,7 +453,9 @@ class EvalWithoutNoGrad(Rule):
                     [b.node.func.value] if isinstance(b.node.func, cst.Attribute) else [])
                 if any(same(self.flow.value(g)) for g in given):
                     return True
-            elif any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
+            # (a loss over its outputs, or its outputs handed to a call that back-propagates them:
+            # `train_generator(g_optimizer, generator(z))`)
+            if any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
                 return True
         return False
 
@@ -562,6 +581,8 @@ class EvalWithoutNoGrad(Rule):
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
                 continue
+            if why == "sinks" and self._loss_unread(graph, fn):
+                continue
             if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own encode()/decode() hands its graph to its caller; a weight merge returns nothing
             passed.add(node)
@@ -571,6 +592,22 @@ class EvalWithoutNoGrad(Rule):
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
             self._report(*calls[0], more=len(calls) - 1)
+
+    def _loss_unread(self, graph: cst.Call, fn) -> bool:
+        """Are the outputs of `graph` handed to a loss, in code that back-propagates, whose value no sink
+        of theirs reads (`loss += criterion(out, y)` rebound before `loss.backward()`, the outputs also
+        read through `.data`)? That loss is meant for a backward, even where the analysis loses it; a
+        loss that is looked at (`train_l = loss(net(X), y)`, then `train_l.mean().item()`) is evaluation."""
+        losses = [(n, st) for f, n, st, given in self._losses if f is fn and graph in given]
+        if not losses or not any(b.function is fn for b in self.flow.backwards):
+            return False
+        for use in (u for u in self.flow.sinks if graph in u.origins):
+            inside = descendants(use.node)
+            names = {n.value for n in inside if isinstance(n, cst.Name)}
+            for loss, stmt in losses:
+                if any(n is loss for n in inside) or names & _bound_by(stmt):
+                    return False
+        return True
 
     def _piled_up(self, node: cst.Call, fn) -> bool:
         """Are the outputs of `node` kept across the iterations of a loop of `fn` that are steps but never
@@ -2067,6 +2104,48 @@ def summary(pool, reference_mel):
             note="an argument named for the parameter of `SpeechEmbedder.forward()` is one agreement; the callee's name is not a word of the class's: it may be any function",
             runtime='assert summary(lambda m: m.mean(0), torch.ones(2, 3)) == [1.0, 1.0, 1.0]',
         ),
+        Valid(
+            """
+import io
+
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 3), torch.randn(8, 1))] * 3:
+    opt.zero_grad()
+    prediction = net(x)
+    buffer = io.BytesIO()
+    torch.save(prediction.data, buffer)
+    nn.functional.mse_loss(prediction, y).backward()
+    opt.step()
+""",
+            note='the outputs are read through `.data` for a log, and also back-propagated',
+            runtime='assert net.weight.grad is not None',
+        ),
+        Valid(
+            """import torch
+from torch import nn
+
+model = nn.Linear(3, 2)
+criterion = nn.CrossEntropyLoss()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train(x, y):
+    loss = 0
+    for t in range(3):
+        out = model(x)
+        loss += criterion(out, y)
+        top = out.data.topk(1)
+    loss = criterion(model(x), y)
+    loss.backward()
+    opt.step()
+""",
+            note="the outputs also go to a loss in a function that back-propagates, and nothing looks at that loss: it is meant for a backward (here rebound before it, as in practical-pytorch's seq2seq), so where the outputs go is not proved",
+            runtime='train(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))\nassert model.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -3326,6 +3405,63 @@ def speaker_vector(embedder, reference_mel):
             ),
             note="voicefilter's inference: `embedder(reference_mel)` fits `SpeechEmbedder.forward(self, mel)` twice - the name is a word of the class's name and the argument is named for the parameter (`reference_mel` for `mel`)",
             runtime='emb, built = SpeechEmbedder(), []\nemb.proj.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nassert len(speaker_vector(emb, torch.rand(5, 8))) == 6 and built == [True]',
+        ),
+        Invalid(
+            """
+import io
+
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 3), torch.randn(8, 1))] * 3:
+    opt.zero_grad()
+    nn.functional.mse_loss(net(x), y).backward()
+    opt.step()
+
+prediction = net(torch.randn(4, 3))
+buffer = io.BytesIO()
+torch.save(prediction.data, buffer)
+""",
+            range=(14, 13, 14, 35),
+            message='`net(torch.randn(4, 3))` runs with grad enabled and its outputs reach only `.data` (line 16), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport io\n\nimport torch\nfrom torch import nn\n\nnet = nn.Linear(3, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in [(torch.randn(8, 3), torch.randn(8, 1))] * 3:\n    opt.zero_grad()\n    nn.functional.mse_loss(net(x), y).backward()\n    opt.step()\n\nwith torch.no_grad():\n    prediction = net(torch.randn(4, 3))\nbuffer = io.BytesIO()\ntorch.save(prediction.data, buffer)\n',
+            ),
+            note='a prediction after training read only through `.data` (the pre-0.4 way to look at values): nothing can back-propagate through it',
+            runtime='assert has_graph(prediction) and activations_alive(prediction)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+generator = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+g_optimizer = torch.optim.Adam(generator.parameters())
+
+
+def train_generator(optimizer, fake):
+    optimizer.zero_grad()
+    loss = (1 - fake).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+for step in range(3):
+    train_generator(g_optimizer, generator(torch.randn(5, 2)))
+
+samples = generator(torch.randn(4, 2))
+print(samples.tolist())
+""",
+            range=(20, 10, 20, 38),
+            message='`generator(torch.randn(4, 2))` runs with grad enabled and its outputs reach only `.tolist()` (line 21), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\ngenerator = nn.Sequential(nn.Linear(2, 4), nn.Tanh())\ng_optimizer = torch.optim.Adam(generator.parameters())\n\n\ndef train_generator(optimizer, fake):\n    optimizer.zero_grad()\n    loss = (1 - fake).pow(2).mean()\n    loss.backward()\n    optimizer.step()\n    return loss.item()\n\n\nfor step in range(3):\n    train_generator(g_optimizer, generator(torch.randn(5, 2)))\n\nwith torch.no_grad():\n    samples = generator(torch.randn(4, 2))\nprint(samples.tolist())\n',
+            ),
+            note='the generator is trained by a function of the file handed its outputs (`train_generator(g_optimizer, generator(z))`): the sample after the loop is a use of the trained model, not a smoke test of an untrained one',
+            runtime='assert has_graph(samples) and activations_alive(samples)',
         ),
     ]
 
