@@ -591,7 +591,7 @@ class EvalWithoutNoGrad(Rule):
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
-            self._report(*calls[0], more=len(calls) - 1)
+            self._report(*calls[0], more=len(calls) - 1, others=[c[0] for c in calls[1:]])
 
     def _loss_unread(self, graph: cst.Call, fn) -> bool:
         """Are the outputs of `graph` handed to a loss, in code that back-propagates, whose value no sink
@@ -723,7 +723,7 @@ class EvalWithoutNoGrad(Rule):
         return any(isinstance(b.node, cst.Call) and isinstance(b.node.func, cst.Attribute)
                    and place_key(b.node.func.value) in bound - {None} for b in self.flow.backwards)
 
-    def _report(self, node, fn, after_eval, why, target, more: int = 0) -> None:
+    def _report(self, node, fn, after_eval, why, target, more: int = 0, others=()) -> None:
         torch = torch_name(self.flow) or "torch"
         call = short(self.code_of(node))
         fixes = []
@@ -783,6 +783,8 @@ class EvalWithoutNoGrad(Rule):
         related = [(after_eval[1], "`.eval()` does not turn gradients off")] if after_eval is not None else []
         if volatile is not None:
             related.append((volatile, "`volatile=True` has done nothing since torch 0.4: use `with torch.no_grad():`"))
+        # the other forwards of the block, which the same fix covers
+        related += [(other, "another forward pass of the block, also with grad enabled") for other in others]
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
