@@ -224,6 +224,8 @@ class EvalWithoutNoGrad(Rule):
     indices, as `.argmax()` is), the `.eval()` of
     another module (`target_net.eval()` says nothing about `policy_net(x)`),
     outputs handed to a function of another file (which may train on them),
+    outputs also handed to a loss, in code that back-propagates, that nothing
+    looks at (the loss is meant for a backward the analysis lost track of),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
     disables grad), outputs that do reach a backward (adversarial examples,
     input gradients), a model of this file whose own forward back-propagates, and
