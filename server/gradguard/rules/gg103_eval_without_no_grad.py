@@ -201,6 +201,11 @@ class EvalWithoutNoGrad(Rule):
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
     is one, and its own methods (`model.encode(x)`) are forward passes too.
+    Wherever it runs, a forward whose outputs reach only non-differentiable uses
+    (`.item()`, `.tolist()`, `.numpy()`, a read through `.data`, `argmax`, a
+    comparison, `print`) and no backward is one too; so is a call of a
+    hand-written model, a function of the file computing from leaves the code
+    trains (`linreg(X, w, b)` where the code reads `w.grad`).
     `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
     since torch 0.4 (it only warns) - says so too: whatever is called on such
     an input is a model, and its forward pass is a finding wherever it runs
@@ -417,14 +422,18 @@ class EvalWithoutNoGrad(Rule):
     def _hand_written_model(self, callee, node: cst.Call) -> bool:
         """`forward(x)` where `def forward(x): return w * x + b` reads `w`, a leaf that requires grad and
         that the code trains (it reads `w.grad`, or lists it for an optimizer), and the call gives it
-        nothing with a graph: the graph comes from the model's own parameters (d2l-style books)."""
+        nothing with a graph: the graph comes from the model's own parameters (d2l-style books). Or
+        `linreg(X, w, b)`: such leaves given as arguments (`net = linreg` ... `net(features, w, b)`)."""
         fn = callee.cls if callee.kind is Kind.FUNCTION else None
         if not isinstance(fn, FunctionInfo) or fn.cls is not None or not self.flow.value(node).has_graph:
             return False
-        if any(self.flow.value(a.value).has_graph for a in node.args):
-            return False
         if self._trained is None:
             self._trained = evidence.trained_leaves(self.flow.source)
+        if any(self.flow.value(a.value).has_graph for a in node.args):
+            return False
+        if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and self.flow.value(a.value).leaf
+               and self.flow.value(a.value).grad is Grad.YES for a in node.args):
+            return True
         for name in (self.flow.facts_of(fn.node).body_names & self._trained) - set(named_params(fn.node)):
             scope = fn.scope
             while scope is not None and name not in scope.env:
@@ -2150,6 +2159,33 @@ def train(x, y):
             note="the outputs also go to a loss in a function that back-propagates, and nothing looks at that loss: it is meant for a backward (here rebound before it, as in practical-pytorch's seq2seq), so where the outputs go is not proved",
             runtime='train(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+features = torch.randn(20, 2)
+labels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2
+w = torch.zeros(2, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def linreg(X, w, b):
+    return torch.mm(X, w) + b
+
+
+for epoch in range(3):
+    l = ((linreg(features, w, b) - labels) ** 2).mean()
+    print(epoch, l.item())
+    l.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    w.grad.zero_()
+    b.grad.zero_()
+""",
+            note="the hand-written model's output is printed through `.item()` and also back-propagated: a training step",
+            runtime='assert w.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -3466,6 +3502,40 @@ print(samples.tolist())
             ),
             note='the generator is trained by a function of the file handed its outputs (`train_generator(g_optimizer, generator(z))`): the sample after the loop is a use of the trained model, not a smoke test of an untrained one',
             runtime='assert has_graph(samples) and activations_alive(samples)',
+        ),
+        Invalid(
+            """
+import torch
+
+features = torch.randn(20, 2)
+labels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2
+w = torch.zeros(2, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def linreg(X, w, b):
+    return torch.mm(X, w) + b
+
+
+net = linreg
+for epoch in range(3):
+    l = ((net(features, w, b) - labels) ** 2).mean()
+    l.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    w.grad.zero_()
+    b.grad.zero_()
+    train_l = net(features, w, b)
+    print(epoch, ((train_l - labels) ** 2).mean().item())
+""",
+            range=(23, 14, 23, 33),
+            message='`net(features, w, b)` runs with grad enabled and its outputs reach only `.item()` (line 24), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\nfeatures = torch.randn(20, 2)\nlabels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2\nw = torch.zeros(2, 1, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\n\n\ndef linreg(X, w, b):\n    return torch.mm(X, w) + b\n\n\nnet = linreg\nfor epoch in range(3):\n    l = ((net(features, w, b) - labels) ** 2).mean()\n    l.backward()\n    with torch.no_grad():\n        w -= 0.1 * w.grad\n        b -= 0.1 * b.grad\n    w.grad.zero_()\n    b.grad.zero_()\n    with torch.no_grad():\n        train_l = net(features, w, b)\n    print(epoch, ((train_l - labels) ** 2).mean().item())\n',
+            ),
+            note="d2l's linear regression from scratch: `linreg(X, w, b)` is given the leaves the code trains (it reads `w.grad`), so it is a hand-written model; the per-epoch loss over the whole set is only printed",
+            runtime='assert has_graph(train_l) and activations_alive(train_l)',
         ),
     ]
 
