@@ -511,28 +511,6 @@ def member_receivers(source: str, methods: frozenset) -> set:
     return found
 
 
-def named_receivers(source: str, module: cst.Module) -> set:
-    """Plain names on which a public method of a top-level class of the file is called and that are a
-    word of that class's name (`vae` of `vae.encode(x)` beside `class CausalVideoVAE`): candidates for
-    FromUse._instance_by_members, whatever the method (a shared name like `encode`)."""
-    owners: dict = {}
-    for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef):
-            for s in stmt.body.body:
-                if isinstance(s, cst.FunctionDef) and not s.name.value.startswith("_"):
-                    owners.setdefault(s.name.value, set()).add(stmt.name.value)
-    found = set()
-    for key in member_receivers(source, frozenset(owners)):
-        if "." in key:
-            continue
-        # (any call on it whose method a class named by it defines)
-        for call in re.finditer(r"(?<![\w.])" + re.escape(key) + r"\s*\.\s*(\w+)\s*\(", source):
-            if any(name_word(key) in class_words(c) for c in owners.get(call.group(1), ())):
-                found.add(key)
-                break
-    return found
-
-
 def class_members(node: cst.ClassDef) -> frozenset:
     """What an instance of a class has by its own code: its methods, its class attributes, and
     every `self.x = ...` in its methods (a walk over statements only)."""
@@ -663,8 +641,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
     found = set()
     for m in _SIMPLE_CALL.finditer(source):
         key, args = m.group(1), m.group(2)
-        words = _WORD.findall(args)
-        if key in found or params.isdisjoint(words + [w.rsplit("_", 1)[-1] for w in words]):
+        if key in found or params.isdisjoint(_WORD.findall(args)):
             continue
         pieces = [a.strip() for a in args.split(",") if a.strip()]
         word = name_word(key)
@@ -672,7 +649,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             agree = word in class_words(cls)
             for i, piece in enumerate(pieces):
                 kw = _KEYWORD.match(piece)
-                agree += bool(kw.group(1) in names) if kw else i < len(positional) and names_param(piece, positional[i])
+                agree += bool(kw.group(1) in names) if kw else i < len(positional) and piece == positional[i]
             if agree >= 2:
                 found.add(key)
                 break
@@ -686,11 +663,6 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             found.add(m.group(2))  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
             found.update(c for c in _CALLEE.findall(m.group(3)) if "." not in c)
     return found
-
-
-def names_param(arg: str, param: str) -> bool:
-    """Is an argument named as the parameter it is given to: `mel` or `dvec_mel` for `mel`?"""
-    return arg == param or arg.endswith("_" + param)
 
 
 def class_words(name: str) -> frozenset:
@@ -734,7 +706,7 @@ def call_agreements(call: cst.Call, key: str, cls_name: str, forward: cst.Functi
     for i, a in enumerate(pos):
         if i < len(positional):
             given.add(positional[i])
-            if isinstance(a.value, cst.Name) and names_param(a.value.value, positional[i]):
+            if isinstance(a.value, cst.Name) and a.value.value == positional[i]:
                 agree.append(f"`{positional[i]}`")
     for a in call.args:
         if a.keyword is not None:

@@ -45,7 +45,6 @@ class FromUse:
             self.own_methods = frozenset(evidence.class_methods(self.module))
             self.mentions = (evidence.mentioned(self.source)
                              | evidence.member_receivers(self.source, self.own_methods)
-                             | evidence.named_receivers(self.source, self.module)
                              | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module))
                              | evidence.submodule_receivers(self.source, self._file_submodules()))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
@@ -133,25 +132,19 @@ class FromUse:
             return None
         info = fits[0]
         own = [m for m in used if m in info.methods and m in self.own_methods]
-        # `vae.encode(x)`, `vae.decode(z)` of `CausalVideoVAE`: methods other objects share too (a
-        # tokenizer's `encode`), called on a name that is a word of the class's name - two agreements,
-        # as for a call of its forward() (evidence.call_agreements)
-        named = [] if own else [m for m in used if m in info.methods and not m.startswith("_")
-                                and "." not in key and evidence.name_word(key) in evidence.class_words(info.name)]
         # `model.module.encoder(x)`, `.decoder(...)`, `.projection(...)`: two submodules or more that its
         # `__init__` builds, where no other class of the file has every member used (attribute names
         # like `encoder` are common: one alone says nothing)
-        subs = [] if own or named or not info.module_like else [m for m in used if m in self._submodules(info)]
+        subs = [] if own or not info.module_like else [m for m in used if m in self._submodules(info)]
         # (one is enough behind `.module`, the attribute DataParallel / DistributedDataParallel keep the
         # wrapped model in: `net.module.encoder(x)` is a submodule of a model, not any object's `encoder`)
-        if not own and not named and len(subs) < (1 if key.endswith(".module") else 2):
+        if not own and len(subs) < (1 if key.endswith(".module") else 2):
             return None
-        node = used[own[0] if own else named[0] if named else subs[0]]
+        node = used[own[0] if own else subs[0]]
         why = self.evidences.get((node, info.name))
         if why is None:
             what = ("an nn.Module of " if info.module_like else "a class of ") + self._file_of(info)
-            has = ("has that method" if own else f"has that method, and `{key}` names it" if named
-                   else "builds the submodules " + ", ".join(f"`{m}`" for m in subs))
+            has = "has that method" if own else "builds the submodules " + ", ".join(f"`{m}`" for m in subs)
             why = self.evidences[(node, info.name)] = Evidence(
                 node, f"`{self._short(node)}`: only `{info.name}`, {what}, {has};")
         kind = Kind.MODULE if info.module_like else Kind.OBJECT
@@ -189,7 +182,6 @@ class FromUse:
         # only classes whose forward takes one of the call's names: an agreement needs one
         named = {a.keyword.value if a.keyword is not None else a.value.value for a in call.args
                  if a.keyword is not None or isinstance(a.value, cst.Name)}
-        named |= {n.rsplit("_", 1)[-1] for n in named}  # `dvec_mel` given to `mel`
         unpacked = uses.unpacked.get(call)
         fits = []
         for info in self.classes:
