@@ -120,6 +120,8 @@ class Expressions:
         kind = base.kind
         if kind is Kind.TENSOR:
             if attr == "data":
+                if base.has_graph:  # reading the values past autograd - the pre-0.4 way to look at an output
+                    self._sink(node, [base], "`.data`")  # (not the `.data` of what is already cut)
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.data`"),
                              alias=self._alias(node.value, "data", node, base), scalar=base.scalar,
                              cuts=self._cut(base, node, "`.data`"))

@@ -6,7 +6,7 @@ import re
 import libcst as cst
 
 from gradguard.engine import evidence
-from gradguard.engine.knowledge import forward_like
+from gradguard.engine.knowledge import FUNCTIONAL_LOSSES, forward_like
 from gradguard.engine.evidence import named_params
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
 from gradguard.engine.steps import backpropagates_in, step_of
@@ -68,6 +68,17 @@ def _from_unbound(fn: cst.FunctionDef, backward: cst.CSTNode, module: cst.Module
         elif name not in bound and name not in _BUILTIN_NAMES:
             return True
     return False
+
+
+def _bound_by(stmt) -> set:
+    """The plain names a simple statement binds (`train_l = ...`, `loss += ...`)."""
+    found = set()
+    for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+        targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
+            [small.target] if isinstance(small, (cst.AugAssign, cst.AnnAssign)) else []
+        for t in targets:
+            found.update(e.value for e in descendants(t) if isinstance(e, cst.Name))
+    return found
 
 
 def _read_names(expr: cst.BaseExpression) -> list:
@@ -190,6 +201,11 @@ class EvalWithoutNoGrad(Rule):
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
     is one, and its own methods (`model.encode(x)`) are forward passes too.
+    Wherever it runs, a forward whose outputs reach only non-differentiable uses
+    (`.item()`, `.tolist()`, `.numpy()`, a read through `.data`, `argmax`, a
+    comparison, `print`) and no backward is one too; so is a call of a
+    hand-written model, a function of the file computing from leaves the code
+    trains (`linreg(X, w, b)` where the code reads `w.grad`).
     `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
     since torch 0.4 (it only warns) - says so too: whatever is called on such
     an input is a model, and its forward pass is a finding wherever it runs
@@ -213,6 +229,8 @@ class EvalWithoutNoGrad(Rule):
     indices, as `.argmax()` is), the `.eval()` of
     another module (`target_net.eval()` says nothing about `policy_net(x)`),
     outputs handed to a function of another file (which may train on them),
+    outputs also handed to a loss, in code that back-propagates, that nothing
+    looks at (the loss is meant for a backward the analysis lost track of),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
     disables grad), outputs that do reach a backward (adversarial examples,
     input gradients), a model of this file whose own forward back-propagates, and
@@ -271,6 +289,7 @@ class EvalWithoutNoGrad(Rule):
         self._trained = None  # names of tensors the file trains (evidence.trained_leaves), on first need
         self._graph_of: dict = {}  # a reported call of a helper -> the helper's forward whose graph it returns
         self._volatile: dict = {}  # forward call -> the `Variable(..., volatile=True)` its input was made by
+        self._losses: list = []  # (function, loss call, its statement, the graphs it is given): `criterion(out, y)`
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -300,6 +319,11 @@ class EvalWithoutNoGrad(Rule):
             body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
             if isinstance(body, cst.Assign) and body.value is node:
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
+        if callee.loss or callee.qualname is not None and callee.qualname.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES \
+                and callee.qualname.startswith("torch."):
+            given = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
+            if given:
+                self._losses.append((fn, node, self.flow.statement, given))
         if self.flow.frame.mode is not GradMode.ON:
             return
         if self.flow.frame.mode_nodes[-1] is not None or (fn is not None and fn.decorated_mode is GradMode.ON):
@@ -398,14 +422,18 @@ class EvalWithoutNoGrad(Rule):
     def _hand_written_model(self, callee, node: cst.Call) -> bool:
         """`forward(x)` where `def forward(x): return w * x + b` reads `w`, a leaf that requires grad and
         that the code trains (it reads `w.grad`, or lists it for an optimizer), and the call gives it
-        nothing with a graph: the graph comes from the model's own parameters (d2l-style books)."""
+        nothing with a graph: the graph comes from the model's own parameters (d2l-style books). Or
+        `linreg(X, w, b)`: such leaves given as arguments (`net = linreg` ... `net(features, w, b)`)."""
         fn = callee.cls if callee.kind is Kind.FUNCTION else None
         if not isinstance(fn, FunctionInfo) or fn.cls is not None or not self.flow.value(node).has_graph:
             return False
-        if any(self.flow.value(a.value).has_graph for a in node.args):
-            return False
         if self._trained is None:
             self._trained = evidence.trained_leaves(self.flow.source)
+        if any(self.flow.value(a.value).has_graph for a in node.args):
+            return False
+        if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and self.flow.value(a.value).leaf
+               and self.flow.value(a.value).grad is Grad.YES for a in node.args):
+            return True
         for name in (self.flow.facts_of(fn.node).body_names & self._trained) - set(named_params(fn.node)):
             scope = fn.scope
             while scope is not None and name not in scope.env:
@@ -436,7 +464,9 @@ class EvalWithoutNoGrad(Rule):
                     [b.node.func.value] if isinstance(b.node.func, cst.Attribute) else [])
                 if any(same(self.flow.value(g)) for g in given):
                     return True
-            elif any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
+            # (a loss over its outputs, or its outputs handed to a call that back-propagates them:
+            # `train_generator(g_optimizer, generator(z))`)
+            if any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
                 return True
         return False
 
@@ -562,6 +592,8 @@ class EvalWithoutNoGrad(Rule):
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
             if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
                 continue
+            if why == "sinks" and self._loss_unread(graph, fn):
+                continue
             if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own encode()/decode() hands its graph to its caller; a weight merge returns nothing
             passed.add(node)
@@ -570,7 +602,23 @@ class EvalWithoutNoGrad(Rule):
             blocks.setdefault(target[1] if target else node, []).append((node, fn, after_eval, why, target))
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
-            self._report(*calls[0], more=len(calls) - 1)
+            self._report(*calls[0], more=len(calls) - 1, others=[c[0] for c in calls[1:]])
+
+    def _loss_unread(self, graph: cst.Call, fn) -> bool:
+        """Are the outputs of `graph` handed to a loss, in code that back-propagates, whose value no sink
+        of theirs reads (`loss += criterion(out, y)` rebound before `loss.backward()`, the outputs also
+        read through `.data`)? That loss is meant for a backward, even where the analysis loses it; a
+        loss that is looked at (`train_l = loss(net(X), y)`, then `train_l.mean().item()`) is evaluation."""
+        losses = [(n, st) for f, n, st, given in self._losses if f is fn and graph in given]
+        if not losses or not any(b.function is fn for b in self.flow.backwards):
+            return False
+        for use in (u for u in self.flow.sinks if graph in u.origins):
+            inside = descendants(use.node)
+            names = {n.value for n in inside if isinstance(n, cst.Name)}
+            for loss, stmt in losses:
+                if any(n is loss for n in inside) or names & _bound_by(stmt):
+                    return False
+        return True
 
     def _piled_up(self, node: cst.Call, fn) -> bool:
         """Are the outputs of `node` kept across the iterations of a loop of `fn` that are steps but never
@@ -686,7 +734,7 @@ class EvalWithoutNoGrad(Rule):
         return any(isinstance(b.node, cst.Call) and isinstance(b.node.func, cst.Attribute)
                    and place_key(b.node.func.value) in bound - {None} for b in self.flow.backwards)
 
-    def _report(self, node, fn, after_eval, why, target, more: int = 0) -> None:
+    def _report(self, node, fn, after_eval, why, target, more: int = 0, others=()) -> None:
         torch = torch_name(self.flow) or "torch"
         call = short(self.code_of(node))
         fixes = []
@@ -746,6 +794,8 @@ class EvalWithoutNoGrad(Rule):
         related = [(after_eval[1], "`.eval()` does not turn gradients off")] if after_eval is not None else []
         if volatile is not None:
             related.append((volatile, "`volatile=True` has done nothing since torch 0.4: use `with torch.no_grad():`"))
+        # the other forwards of the block, which the same fix covers
+        related += [(other, "another forward pass of the block, also with grad enabled") for other in others]
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
@@ -2021,6 +2071,75 @@ top.sum().backward()
             note="the values unpacked beside the indices are back-propagated: the forward trains",
             runtime="assert net[0].weight.grad is not None",
         ),
+        Valid(
+            """
+import io
+
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 3), torch.randn(8, 1))] * 3:
+    opt.zero_grad()
+    prediction = net(x)
+    buffer = io.BytesIO()
+    torch.save(prediction.data, buffer)
+    nn.functional.mse_loss(prediction, y).backward()
+    opt.step()
+""",
+            note='the outputs are read through `.data` for a log, and also back-propagated',
+            runtime='assert net.weight.grad is not None',
+        ),
+        Valid(
+            """import torch
+from torch import nn
+
+model = nn.Linear(3, 2)
+criterion = nn.CrossEntropyLoss()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train(x, y):
+    loss = 0
+    for t in range(3):
+        out = model(x)
+        loss += criterion(out, y)
+        top = out.data.topk(1)
+    loss = criterion(model(x), y)
+    loss.backward()
+    opt.step()
+""",
+            note="the outputs also go to a loss in a function that back-propagates, and nothing looks at that loss: it is meant for a backward (here rebound before it, as in practical-pytorch's seq2seq), so where the outputs go is not proved",
+            runtime='train(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))\nassert model.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+
+features = torch.randn(20, 2)
+labels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2
+w = torch.zeros(2, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def linreg(X, w, b):
+    return torch.mm(X, w) + b
+
+
+for epoch in range(3):
+    l = ((linreg(features, w, b) - labels) ** 2).mean()
+    print(epoch, l.item())
+    l.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    w.grad.zero_()
+    b.grad.zero_()
+""",
+            note="the hand-written model's output is printed through `.item()` and also back-propagated: a training step",
+            runtime='assert w.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -3214,6 +3333,97 @@ print(" ".join(str(int(p)) for p in predicted))
             note="the tutorial's prediction: `_, predicted = torch.max(outputs, 1)` keeps only the indices, the unpacked "
             "form of `outputs.max(1)[1]` - the graph ends there as at `.argmax()`",
             runtime="assert has_graph(outputs) and activations_alive(outputs)",
+        ),
+        Invalid(
+            """
+import io
+
+import torch
+from torch import nn
+
+net = nn.Linear(3, 1)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for x, y in [(torch.randn(8, 3), torch.randn(8, 1))] * 3:
+    opt.zero_grad()
+    nn.functional.mse_loss(net(x), y).backward()
+    opt.step()
+
+prediction = net(torch.randn(4, 3))
+buffer = io.BytesIO()
+torch.save(prediction.data, buffer)
+""",
+            range=(14, 13, 14, 35),
+            message='`net(torch.randn(4, 3))` runs with grad enabled and its outputs reach only `.data` (line 16), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport io\n\nimport torch\nfrom torch import nn\n\nnet = nn.Linear(3, 1)\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor x, y in [(torch.randn(8, 3), torch.randn(8, 1))] * 3:\n    opt.zero_grad()\n    nn.functional.mse_loss(net(x), y).backward()\n    opt.step()\n\nwith torch.no_grad():\n    prediction = net(torch.randn(4, 3))\nbuffer = io.BytesIO()\ntorch.save(prediction.data, buffer)\n',
+            ),
+            note='a prediction after training read only through `.data` (the pre-0.4 way to look at values): nothing can back-propagate through it',
+            runtime='assert has_graph(prediction) and activations_alive(prediction)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+generator = nn.Sequential(nn.Linear(2, 4), nn.Tanh())
+g_optimizer = torch.optim.Adam(generator.parameters())
+
+
+def train_generator(optimizer, fake):
+    optimizer.zero_grad()
+    loss = (1 - fake).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+for step in range(3):
+    train_generator(g_optimizer, generator(torch.randn(5, 2)))
+
+samples = generator(torch.randn(4, 2))
+print(samples.tolist())
+""",
+            range=(20, 10, 20, 38),
+            message='`generator(torch.randn(4, 2))` runs with grad enabled and its outputs reach only `.tolist()` (line 21), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\ngenerator = nn.Sequential(nn.Linear(2, 4), nn.Tanh())\ng_optimizer = torch.optim.Adam(generator.parameters())\n\n\ndef train_generator(optimizer, fake):\n    optimizer.zero_grad()\n    loss = (1 - fake).pow(2).mean()\n    loss.backward()\n    optimizer.step()\n    return loss.item()\n\n\nfor step in range(3):\n    train_generator(g_optimizer, generator(torch.randn(5, 2)))\n\nwith torch.no_grad():\n    samples = generator(torch.randn(4, 2))\nprint(samples.tolist())\n',
+            ),
+            note='the generator is trained by a function of the file handed its outputs (`train_generator(g_optimizer, generator(z))`): the sample after the loop is a use of the trained model, not a smoke test of an untrained one',
+            runtime='assert has_graph(samples) and activations_alive(samples)',
+        ),
+        Invalid(
+            """
+import torch
+
+features = torch.randn(20, 2)
+labels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2
+w = torch.zeros(2, 1, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+
+
+def linreg(X, w, b):
+    return torch.mm(X, w) + b
+
+
+net = linreg
+for epoch in range(3):
+    l = ((net(features, w, b) - labels) ** 2).mean()
+    l.backward()
+    with torch.no_grad():
+        w -= 0.1 * w.grad
+        b -= 0.1 * b.grad
+    w.grad.zero_()
+    b.grad.zero_()
+    train_l = net(features, w, b)
+    print(epoch, ((train_l - labels) ** 2).mean().item())
+""",
+            range=(23, 14, 23, 33),
+            message='`net(features, w, b)` runs with grad enabled and its outputs reach only `.item()` (line 24), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\nfeatures = torch.randn(20, 2)\nlabels = features @ torch.tensor([[2.0], [-3.4]]) + 4.2\nw = torch.zeros(2, 1, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\n\n\ndef linreg(X, w, b):\n    return torch.mm(X, w) + b\n\n\nnet = linreg\nfor epoch in range(3):\n    l = ((net(features, w, b) - labels) ** 2).mean()\n    l.backward()\n    with torch.no_grad():\n        w -= 0.1 * w.grad\n        b -= 0.1 * b.grad\n    w.grad.zero_()\n    b.grad.zero_()\n    with torch.no_grad():\n        train_l = net(features, w, b)\n    print(epoch, ((train_l - labels) ** 2).mean().item())\n',
+            ),
+            note="d2l's linear regression from scratch: `linreg(X, w, b)` is given the leaves the code trains (it reads `w.grad`), so it is a hand-written model; the per-epoch loss over the whole set is only printed",
+            runtime='assert has_graph(train_l) and activations_alive(train_l)',
         ),
     ]
 

@@ -1,7 +1,7 @@
 # source: https://github.com/serend1p1ty/SeqNet/pull/14
-# label: GG103 44
+# label: GG103 41
 # effect: graph_built
-# note: the demo builds the person-search network through a factory from the config and runs it on the gallery images with grad on; the detections only go to drawing (the PR wraps the inference in torch.no_grad())
+# note: the demo builds the person-search network through a factory from the config and runs it on the gallery images with grad on; the detections only go to drawing (the PR wraps the inference in torch.no_grad()) (the label sits on the block's first forward, the query's on line 41: GG103 reports one finding per evaluation block, on its first model call; the gallery forwards in the loop are the same block)
 import numpy as np
 import torch
 from torch import nn

@@ -1,7 +1,7 @@
 # source: https://github.com/rosinality/style-based-gan-pytorch/issues/10
-# label: GG103 47
+# label: GG103 42
 # effect: graph_built
-# note: generate.py builds the generator with `.eval()` chained on the constructor and samples images with grad on only to save them (the thread's answer: torch.no_grad())
+# note: generate.py builds the generator with `.eval()` chained on the constructor and samples images with grad on only to save them (the thread's answer: torch.no_grad()) (the label sits on the first forward of `sample()`, the generator's own `mean_style()` on line 42, also with grad on: GG103 reports one finding per evaluation function, on its first model call; line 47's forward is the same finding)
 import math
 
 import numpy as np
