@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 import libcst as cst
@@ -639,9 +640,8 @@ def call_shape_receivers(source: str, signatures: list) -> set:
         return set()
     params = frozenset().union(*(names for _, _, names, _ in signatures))
     found = set()
-    for m in _SIMPLE_CALL.finditer(source):
-        key, args = m.group(1), m.group(2)
-        if key in found or params.isdisjoint(_WORD.findall(args)):
+    for key, args, words in _simple_calls(source):
+        if key in found or params.isdisjoint(words):
             continue
         pieces = [a.strip() for a in args.split(",") if a.strip()]
         word = name_word(key)
@@ -654,15 +654,29 @@ def call_shape_receivers(source: str, signatures: list) -> set:
                 found.add(key)
                 break
     returned = None  # what each forward returns, read only where the text unpacks a call's results
-    for m in _UNPACK.finditer(source):  # `hm, box, landmark = model(image)`
+    for targets, callee, rest in _unpackings(source):  # `hm, box, landmark = model(image)`
         if returned is None:  # (a signature read with `ast` carries the names themselves)
             returned = [r for r in (returned_names(fn) if isinstance(fn, cst.FunctionDef) else fn for *_, fn in signatures)
                         if len(r) > 1]
-        targets = [t.strip() for t in m.group(1).split(",")]
         if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
-            found.add(m.group(2))  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
-            found.update(c for c in _CALLEE.findall(m.group(3)) if "." not in c)
+            found.add(callee)  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
+            found.update(c for c in _CALLEE.findall(rest) if "." not in c)
     return found
+
+
+# A file's text is scanned with the forward signatures of each module that offers it classes
+# (project/neighbours.py: one scan per module, twenty for a train.py that calls twenty models'
+# methods, on every edit): the matches, which do not depend on the signatures, are read once per text.
+@lru_cache(maxsize=4)
+def _simple_calls(source: str) -> tuple:
+    """(callee, its arguments' text, the words in them) of each call with no parenthesis inside."""
+    return tuple((m.group(1), m.group(2), frozenset(_WORD.findall(m.group(2)))) for m in _SIMPLE_CALL.finditer(source))
+
+
+@lru_cache(maxsize=4)
+def _unpackings(source: str) -> tuple:
+    """(the names unpacked, the callee, the rest of the line) of each `a, b = f(...` of the text."""
+    return tuple((tuple(t.strip() for t in m.group(1).split(",")), m.group(2), m.group(3)) for m in _UNPACK.finditer(source))
 
 
 def class_words(name: str) -> frozenset:
