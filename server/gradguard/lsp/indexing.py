@@ -25,7 +25,7 @@ from pygls.uris import to_fs_path
 
 from gradguard.engine import Incremental
 from gradguard.lsp.documents import Snapshot
-from gradguard.lsp.projects import Project, Projects, digest, entry, examine, outside
+from gradguard.lsp.projects import Entry, Project, Projects, digest, entry, examine, outside
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class Indexer:
         if path is None or projects.known(path, digest(snapshot.source)):
             self.pay()
         elif calls is not None:
-            self._settle(projects.learn(path, entry(path, snapshot.source, calls, summaries)))
+            self._learned(projects, path, entry(path, snapshot.source, calls, summaries), snapshot)
         else:
             self._forget_learning(snapshot.key)
             task = self._learning[snapshot.key] = asyncio.ensure_future(self._learn(projects, path, snapshot, incremental))
@@ -92,8 +92,17 @@ class Indexer:
         settings = self.session.file_settings(path)
         new = await self.session.worker.run(examine, path, snapshot.source, settings, incremental)
         if projects is self.projects and self.session.current_version(snapshot.key) == snapshot.version:
-            self._settle(projects.learn(path, new))
+            self._learned(projects, path, new, snapshot)
         # (else edited since, or closed: that edit's run, or the close, learns and pays what is owed)
+
+    def _learned(self, projects: Projects, path: str, new: Entry, snapshot: Snapshot) -> None:
+        """Keep a document's new entry; its project's `outside` recomputed if what it says of the
+        other files changed (said in the log: a dependent not re-analysed is not forgotten)."""
+        changed = projects.learn(path, new)
+        shown = os.path.relpath(path, projects.project(path).root)
+        self.session.log(types.MessageType.Log, f"GradGuard: {shown} v{snapshot.version}: what it says of the other files "
+                         + ("changed" if changed is not None else "is unchanged"))
+        self._settle(changed)
 
     def edited(self, key: str) -> None:
         """A document is analysed again for its own sake (an edit, an open, a save): its pending
