@@ -280,18 +280,6 @@ def memory_mb(pid: int) -> tuple[float, float]:
     return tuple(int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))
 
 
-def descendants_mb(pid: int) -> float:
-    """The VmRSS of a process' descendants (the server's second process), in MB."""
-    total, todo = 0.0, [pid]
-    while todo:
-        here = todo.pop()
-        for task in Path(f"/proc/{here}/task").iterdir():
-            for child in (task / "children").read_text().split():
-                todo.append(int(child))
-                total += memory_mb(int(child))[0]
-    return total
-
-
 def hover_targets(text: str, count: int) -> list[tuple[int, int]]:
     """Positions on `.detach`, `.item`, `.backward`, `torch.no_grad` ..., spread over the file."""
     found = []
@@ -532,14 +520,13 @@ async def run_project(edits: int) -> None:
                         editor.waiters.clear()
                 await asyncio.sleep(PAUSE_S)  # let the last re-analyses finish before reading the memory
                 results[on] = dict(index=index_ms, same=same, toggled=toggled, dependent=dependent, model=model,
-                                   rss=memory_mb(editor.pid)[0], others=descendants_mb(editor.pid), findings=opened)
+                                   rss=memory_mb(editor.pid)[0], findings=opened)
             finally:
                 await editor.stop()
     print(f"project-wide analysis: train.py ({len(lines) - 1} lines) calls the generate() of {DEPENDENTS} model files "
           f"({len(model_lines) - 1} lines each) under no_grad; train.py and one model file open; {edits} edits of each kind")
     print(f"{'project':>7} {'findings':>8} {'index':>8} {'train.py edit p50':>17} {'p95':>7} {'model edit p50':>14} "
-          f"{'p95':>7} {'no_grad edit p50':>16} {'p95':>7} {'model re-published p50':>22} {'p95':>7} {'RSS MB':>7} "
-          f"{'+ children MB':>13}")
+          f"{'p95':>7} {'no_grad edit p50':>16} {'p95':>7} {'model re-published p50':>22} {'p95':>7} {'RSS MB':>7}")
 
     def cell(values: list, width: int) -> str:
         if not values:
@@ -550,14 +537,13 @@ async def run_project(edits: int) -> None:
         r = results[on]
         index = f"{r['index']:>6.0f}ms" if on else f"{'-':>8}"
         print(f"{'on' if on else 'off':>7} {r['findings']:>8} {index} {cell(r['same'], 17)} {cell(r['model'], 14)} "
-              f"{cell(r['toggled'], 16)} {cell(r['dependent'], 22)} {r['rss']:>7.0f} {r['others']:>13.0f}")
+              f"{cell(r['toggled'], 16)} {cell(r['dependent'], 22)} {r['rss']:>7.0f}")
     print()
     print("train.py edit: a number changed (its calls stay the same); model edit: a number changed in the model")
     print("file, which train.py's calls tell (`outside`); no_grad edit: the decorator turned into a comment and")
     print("back (its calls change); model re-published: from that edit to the open model file's new diagnostics.")
     print("Each kind in a row, each edit waiting for its diagnostics, a pause between kinds.")
     print("findings: in the open model file as opened (with the project, its generate()'s GG401 is gone).")
-    print("RSS: the server's; children: its other processes' (the second process analysing told files for their calls).")
 
 
 def main() -> None:

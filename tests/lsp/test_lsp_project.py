@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -383,30 +381,3 @@ async def test_a_dependent_follows_what_the_edit_says_at_once_and_only_when_it_c
     assert summary([found]) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
     assert logged(client, "GradGuard: ganpkg/sample.py v3: what it says of the other files changed")
     assert [p.version for p in client.publishes(net)] == [1, 1]  # opened, then told of v3's call with grad on
-
-
-def second_processes(client: Client) -> list[int]:
-    """The server's children that run analyses (multiprocessing's spawned workers)."""
-    pid, found = client._server.pid, []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for child in (task / "children").read_text().split():
-            if "spawn_main" in Path(f"/proc/{child}/cmdline").read_text():
-                found.append(int(child))
-    return found
-
-
-async def test_a_dependent_still_follows_an_edit_once_the_second_process_is_gone(client: Client, package: Path):
-    """sample.py is told by net.py (it builds its Generator): what it says of net.py comes from an
-    analysis in the server's second process - killed, the analysis thread does it."""
-    await start(client, package)
-    net, sample = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/sample.py").as_uri()
-    client.open(net, NET)
-    assert await client.diagnostics_for(net) == []
-    client.open(sample, SAMPLE)
-    assert await client.diagnostics_for(sample) == []
-    [child] = await client.wait_until(lambda: second_processes(client), "the second process")
-    os.kill(child, signal.SIGKILL)
-    client.replace(sample, SAMPLE_WITH_GRAD)
-    assert summary(await next_publish(client, net, 1)) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
-    client.replace(sample, SAMPLE)
-    assert await next_publish(client, net, 2) == []

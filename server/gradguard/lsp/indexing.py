@@ -7,10 +7,7 @@ calls from its own text; a file changed on disk and not open is read again when 
 says so (`workspace/didChangeWatchedFiles`). When what a file says of the others changes,
 every file's `outside` is recomputed and the open documents whose `outside` changed are
 analysed again at once (the edited document has published first; its own debounce was the
-wait). A document the others tell is analysed with what they say for its diagnostics, and
-alone for what it says of them (so no edit can set two files re-analysing each other): the
-second analysis runs in a second process beside the first (worker.Beside), so that its
-dependents wait for the longer of the two, not their sum. A newer edit of any document cancels those runs and its own pending learning: they
+wait). A newer edit of any document cancels those runs and its own pending learning: they
 are owed, and run again, if what they are told still changed, once that edit's analysis has
 learned what it says (the edited document never waits behind another file's re-analysis).
 """
@@ -29,7 +26,6 @@ from pygls.uris import to_fs_path
 from gradguard.engine import Incremental
 from gradguard.lsp.documents import Snapshot
 from gradguard.lsp.projects import Entry, Project, Projects, digest, entry, examine, outside
-from gradguard.lsp.worker import Beside
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +44,6 @@ class Indexer:
         self._jobs: set[asyncio.Task] = set()  # kept: the loop holds only weak references to tasks
         self._learning: dict[str, asyncio.Task] = {}  # document -> its pending analysis for its own calls
         self._owed: set[str] = set()  # documents whose re-analysis for the others' calls a newer edit cancelled
-        self.beside = Beside()  # where a told document is analysed for its own calls
 
     # ---------------------------------------------------------------- settings
     def configure(self, on: bool) -> None:
@@ -56,10 +51,8 @@ class Indexer:
         if on and self.projects is None:
             self.projects = Projects(self._folders())
             self._indexing = asyncio.ensure_future(self._index(self.projects))
-            self.beside.start()
         elif not on and self.projects is not None:
             self.projects = None
-            self.beside.stop()
             for task in (self._indexing, self._reading):
                 if task is not None:
                     task.cancel()
@@ -79,21 +72,11 @@ class Indexer:
         return not told and self._project_file(snapshot) is not None
 
     # ---------------------------------------------------------------- open documents
-    def examine_beside(self, snapshot: Snapshot) -> Optional[asyncio.Future]:
-        """A told document's analysis for its own calls, started in the second process beside the
-        analysis of its diagnostics (None: not a project file, its text already learned, or no process)."""
-        projects, path = self.projects, self._project_file(snapshot)
-        if path is None or projects.known(path, digest(snapshot.source)):
-            return None
-        return self.beside.run(examine, path, snapshot.source, self.session.file_settings(path))
-
-    def learn(self, snapshot: Snapshot, calls: Optional[list], summaries: Optional[dict], incremental: Incremental,
-              beside: Optional[asyncio.Future] = None) -> None:
+    def learn(self, snapshot: Snapshot, calls: Optional[list], summaries: Optional[dict], incremental: Incremental) -> None:
         """What an open document, just analysed and published, now calls of the others: from its
         analysis (`calls`) or, when other files' calls shaped that one, from an analysis of its
-        own for its calls alone (no rule runs: a third of a full analysis) - `beside`, started in the
-        second process with the first, else next on the analysis thread; a newer edit of the
-        document cancels it (see `edited`)."""
+        own for its calls alone (no rule runs: a third of a full analysis), next on the analysis
+        thread; a newer edit of the document cancels it (see `edited`)."""
         projects, path = self.projects, self._project_file(snapshot)
         if path is None or projects.known(path, digest(snapshot.source)):
             self.pay()
@@ -101,27 +84,13 @@ class Indexer:
             self._learned(projects, path, entry(path, snapshot.source, calls, summaries), snapshot)
         else:
             self._forget_learning(snapshot.key)
-            job = self._learn(projects, path, snapshot, incremental, beside)
-            task = self._learning[snapshot.key] = asyncio.ensure_future(job)
+            task = self._learning[snapshot.key] = asyncio.ensure_future(self._learn(projects, path, snapshot, incremental))
             task.add_done_callback(lambda done: self._learning.pop(snapshot.key, None) if self._learning.get(snapshot.key)
                                    is done else None)
-            return
-        if beside is not None:
-            beside.cancel()
 
-    async def _learn(self, projects: Projects, path: str, snapshot: Snapshot, incremental: Incremental,
-                     beside: Optional[asyncio.Future]) -> None:
-        new = None
-        if beside is not None:
-            try:
-                new = await beside
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - the process died (or the engine failed there): the thread
-                log.exception("the second process failed on %s", path)
-        if new is None:
-            settings = self.session.file_settings(path)
-            new = await self.session.worker.run(examine, path, snapshot.source, settings, incremental)
+    async def _learn(self, projects: Projects, path: str, snapshot: Snapshot, incremental: Incremental) -> None:
+        settings = self.session.file_settings(path)
+        new = await self.session.worker.run(examine, path, snapshot.source, settings, incremental)
         if projects is self.projects and self.session.current_version(snapshot.key) == snapshot.version:
             self._learned(projects, path, new, snapshot)
         # (else edited since, or closed: that edit's run, or the close, learns and pays what is owed)

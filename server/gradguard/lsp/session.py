@@ -251,7 +251,6 @@ class Session:
 
     async def _run(self, key: str, delay: float) -> None:
         learning = False  # else the documents owed a run (indexing.py) run at the end
-        beside = None  # the document's analysis for what it says of the other files, in the second process
         try:
             await self.configured.wait()  # didOpen may arrive while the configuration is still coming
             if delay:
@@ -266,7 +265,6 @@ class Session:
             ask_types = self.types is not None
             settings = self.settings_for(snapshot)
             export = self.indexer.wants_calls(snapshot, settings.outside or settings.imported or settings.neighbours)
-            beside = None if export else self.indexer.examine_beside(snapshot)  # what it says of the others
             outcome = await self.worker.run(analyse, snapshot, settings, self.generation, incremental, ask_types, export)
             for level, message in outcome.log:
                 self.log(level, message)
@@ -285,8 +283,7 @@ class Session:
                 if ask_types and self.types is not None and outcome.analysis.type_queries:
                     await self._refine(key, outcome, incremental)
                 learning = True
-                self.indexer.learn(snapshot, outcome.calls, outcome.summaries, incremental, beside)  # after the publish: its dependents
-                beside = None  # (learn's now)
+                self.indexer.learn(snapshot, outcome.calls, outcome.summaries, incremental)  # after the publish: its dependents
         except asyncio.CancelledError:
             learning = True  # (the run that cancelled it pays)
             raise
@@ -294,8 +291,6 @@ class Session:
             log.exception("analysis of %s failed", key)
             self.log(types.MessageType.Error, f"GradGuard failed on {key}:\n{traceback.format_exc()}")
         finally:
-            if beside is not None:
-                beside.cancel()  # (its text is no longer the document's, or did not parse)
             if self._tasks.get(key) is asyncio.current_task():
                 del self._tasks[key]
                 self.following.discard(key)

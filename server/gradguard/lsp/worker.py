@@ -1,7 +1,5 @@
 """Running the engine off the event loop.
 
-(And `Beside`: a second process for what no diagnostic waits for - see there.)
-
 One analysis thread: pygls reads `didChange` and `$/cancelRequest` on the loop,
 so the loop must stay free, and a single thread is also the one owner anything
 in the engine that is not thread-safe needs. Two measured costs are handled here:
@@ -19,13 +17,9 @@ import asyncio
 import ctypes
 import ctypes.util
 import gc
-import logging
-import multiprocessing
-import os
-import sys
 import threading
 import traceback
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
@@ -96,69 +90,6 @@ class Worker:
     async def run(self, fn: Callable[..., T], *args) -> T:
         """Run on the thread; cancelling the caller drops the job if it has not started yet."""
         return await asyncio.get_running_loop().run_in_executor(self._pool, hosted, fn, *args)
-
-
-log = logging.getLogger(__name__)
-
-
-class Beside:
-    """A second process for the analyses whose result no diagnostic of their own document waits for
-    (an open document's analysis for what it says of the other files, projects.examine): started with
-    the edited document's own analysis, it runs on another core beside it, so that the files it tells
-    wait for the longer of the two rather than their sum. One job at a time; a job not started yet can
-    be cancelled. Where the process cannot start or dies, `run` answers None: the caller uses the
-    analysis thread."""
-
-    def __init__(self):
-        self._pool: Optional[ProcessPoolExecutor] = None
-        self._failed = False
-
-    def start(self) -> None:
-        """Start the process and import the engine there (a second or so, before the first edit)."""
-        if self._pool is not None or self._failed:
-            return
-        try:
-            # spawn: a fork of this process would copy its threads' locks mid-use
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                                             initializer=_quiet)
-            self._pool.submit(_warm)
-        except Exception:  # noqa: BLE001 - no process: the analysis thread does its work
-            log.exception("no second process")
-            self._failed, self._pool = True, None
-
-    def run(self, fn: Callable[..., T], *args) -> Optional[asyncio.Future]:
-        """`fn(*args)` in the process, as a future of the running loop; None without a process."""
-        if self._pool is None:
-            return None
-        try:
-            return asyncio.wrap_future(self._pool.submit(hosted, fn, *args))
-        except Exception:  # noqa: BLE001 - broken (killed) or shut down: the thread from now on
-            log.exception("the second process is gone")
-            self.stop()
-            self._failed = True
-            return None
-
-    def stop(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _quiet() -> None:
-    """In the second process: stdout is the server's protocol stream - anything written there would
-    corrupt it: it goes to stderr; stdin is the client's."""
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-    except OSError:
-        pass
-
-
-def _warm() -> None:
-    from gradguard.lsp import projects  # noqa: F401 - the engine, the rules, libcst
 
 
 @dataclass
