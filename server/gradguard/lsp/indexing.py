@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 
 PROGRESS_TOKEN = "gradguard/index"
 WATCH_ID = "gradguard/python-files"
+# A told document's analysis for its own calls starts this long after its publish: an edit sent
+# at once (an editor that waits for the diagnostics, the next keystroke already typed) cancels it
+# before it holds the analysis thread, which that edit's own analysis would wait behind.
+LEARN_GRACE_S = 0.05
 
 
 class Indexer:
@@ -75,8 +79,8 @@ class Indexer:
     def learn(self, snapshot: Snapshot, calls: Optional[list], summaries: Optional[dict], incremental: Incremental) -> None:
         """What an open document, just analysed and published, now calls of the others: from its
         analysis (`calls`) or, when other files' calls shaped that one, from an analysis of its
-        own for its calls alone (no rule runs: a third of a full analysis), next on the analysis
-        thread; a newer edit of the document cancels it (see `edited`)."""
+        own for its calls alone (no rule runs: a third of a full analysis), on the analysis thread
+        after LEARN_GRACE_S; a newer edit of the document cancels it (see `edited`)."""
         projects, path = self.projects, self._project_file(snapshot)
         if path is None or projects.known(path, digest(snapshot.source)):
             self.pay()
@@ -89,6 +93,7 @@ class Indexer:
                                    is done else None)
 
     async def _learn(self, projects: Projects, path: str, snapshot: Snapshot, incremental: Incremental) -> None:
+        await asyncio.sleep(LEARN_GRACE_S)
         settings = self.session.file_settings(path)
         new = await self.session.worker.run(examine, path, snapshot.source, settings, incremental)
         if projects is self.projects and self.session.current_version(snapshot.key) == snapshot.version:
