@@ -182,9 +182,9 @@ def render(n):
 NET_PREVIEWING = "from ganpkg.viz import render\n" + NET + "\n\n@torch.no_grad()\ndef preview():\n    return render(2)\n"
 
 
-async def test_a_file_told_by_others_tells_its_own_callees_once_its_edit_settles(client: Client, package: Path):
+async def test_a_file_told_by_others_tells_its_own_callees_after_its_publish(client: Client, package: Path):
     """net.py's analysis is shaped by sample.py's calls: what it calls itself comes from an analysis
-    of its own, once its text stays the same."""
+    of its own, told nothing, after its diagnostics are published."""
     (package / "ganpkg/viz.py").write_text(VIZ)
     await start(client, package)
     net, viz = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/viz.py").as_uri()

@@ -79,7 +79,7 @@ class Indexer:
     def learn(self, snapshot: Snapshot, calls: Optional[list], summaries: Optional[dict], incremental: Incremental) -> None:
         """What an open document, just analysed and published, now calls of the others: from its
         analysis (`calls`) or, when other files' calls shaped that one, from an analysis of its
-        own for its calls alone (no rule runs: a third of a full analysis), on the analysis thread
+        own for its calls alone (no rule runs: ~40% of a full analysis), on the analysis thread
         after LEARN_GRACE_S; a newer edit of the document cancels it (see `edited`)."""
         projects, path = self.projects, self._project_file(snapshot)
         if path is None or projects.known(path, digest(snapshot.source)):
