@@ -464,7 +464,7 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
     for i, (path, settings, s) in enumerate(tasks):
         told, uses = outside.get(os.path.abspath(path)), callees.get(path)
         if job.mode != "check" or uses or (told and _answers(told, first[i])):  # (--fix: the first pass fixed nothing)
-            again[i] = (path, _told_settings(settings, told, uses, near.get(path)), s)
+            again[i] = (path, project.told_settings(settings, told, uses, near.get(path)), s)
     if stats is not None:  # for bench/project_cost.py
         stats.update(files=len(tasks), beyond=len(beyond), again=len(again))
     redone = run_tasks(list(again.values()), job, jobs)
@@ -495,23 +495,22 @@ def _number(what: tuple) -> bool:
     return what == ("number",) or (what[0] == "items" and _number(what[1]))
 
 
-def _told_settings(settings: Settings, told: dict | None, uses: dict | None, near: tuple | None) -> Settings:
-    """`settings` with what the project says of a file: how the others call it, what its callees
-    in other files do, the classes of other modules it works with."""
-    return replace(settings, outside=tuple(sorted(told.items())) if told else (),
-                   imported=tuple(sorted(uses.items())) if uses else (), neighbours=near or ())
-
-
 def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = None) -> dict:
     """For the `given` files that mention torch: the classes of other modules they work with
     (path -> Settings.neighbours), read from the modules' text, or from the cache when none of the
     texts they are chosen from changed. `texts`: absolute path -> text."""
     shapes: dict = {}
+    digests: dict = {}  # path -> the hash of its text (a module many files import is hashed once)
 
     def shape_of(path: str):
         if path not in shapes:
             shapes[path] = shape(texts[path]) if path in texts else None
         return shapes[path]
+
+    def digest_of(path: str) -> str:
+        if path not in digests:
+            digests[path] = cache.content_hash(texts[path].encode())
+        return digests[path]
 
     near = {}
     for index in indexes.values():
@@ -522,8 +521,8 @@ def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = N
             key = digest = None
             if store is not None:
                 read = [full, *sorted(p for p in offered_by(index, full) if p in texts)]
-                digest = cache.content_hash(texts[full].encode())
-                key = "neighbours:" + cache.content_hash("\0".join(f"{p}\0{texts[p]}" for p in read).encode())[:16]
+                digest = digest_of(full)
+                key = "neighbours:" + cache.content_hash("\0".join(f"{p}\0{digest_of(p)}" for p in read).encode())[:16]
                 kept = store.get(full, digest, key)
                 if kept is not None:
                     if kept:
@@ -578,7 +577,7 @@ def _told_stdin(path: str, text: str, settings: Settings, resolver: Resolver, ca
     own = analyze(text, replace(settings, neighbours=near or ()), export_calls=True)
     first = [*run_tasks(beyond, job, 1), FileResult(path, calls=own.calls, summaries=own.summaries)]
     outside, callees = _told(indexes, {root: members}, texts, first, resolver)
-    return _told_settings(settings, outside.get(path), callees.get(path), near)
+    return project.told_settings(settings, outside.get(path), callees.get(path), near)
 
 
 # ---------------------------------------------------------------- options

@@ -182,9 +182,9 @@ def render(n):
 NET_PREVIEWING = "from ganpkg.viz import render\n" + NET + "\n\n@torch.no_grad()\ndef preview():\n    return render(2)\n"
 
 
-async def test_a_file_told_by_others_tells_its_own_callees_once_its_edit_settles(client: Client, package: Path):
+async def test_a_file_told_by_others_tells_its_own_callees_after_its_publish(client: Client, package: Path):
     """net.py's analysis is shaped by sample.py's calls: what it calls itself comes from an analysis
-    of its own, once its text stays the same."""
+    of its own, told nothing, after its diagnostics are published."""
     (package / "ganpkg/viz.py").write_text(VIZ)
     await start(client, package)
     net, viz = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/viz.py").as_uri()
@@ -349,3 +349,35 @@ async def test_an_imported_class_tells_what_its_method_returns_and_follows_its_b
     before = len(client.publishes(server))
     client.replace(users, CLIENT.replace("return loss, len", "return loss.item(), len"))
     assert await next_publish(client, server, before) == []
+
+
+def saved(client: Client, uri: str) -> None:
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+def logged(client: Client, message: str) -> bool:
+    return any(m.message == message for m in client.log_messages)
+
+
+async def test_a_dependent_follows_what_the_edit_says_at_once_and_only_when_it_changed(client: Client, package: Path):
+    """A debounce of a minute: an edit of sample.py is analysed when it is saved. net.py, which sample.py's
+    calls tell, is re-analysed for what they now say without a debounce of its own (nor a wait for the
+    typing to pause) - and not for an edit that changes nothing sample.py says of the other files."""
+    await start(client, package, debounceMs=60_000)
+    net, sample = (package / "ganpkg/models/net.py").as_uri(), (package / "ganpkg/sample.py").as_uri()
+    client.open(net, NET)
+    assert await client.diagnostics_for(net) == []
+    client.open(sample, SAMPLE)
+    assert await client.diagnostics_for(sample) == []
+    client.replace(sample, SAMPLE.replace("g.generate(4)", "g.generate(5)"))  # a number: the same calls
+    saved(client, sample)
+    assert await client.diagnostics_for(sample) == []
+    await client.wait_until(lambda: logged(client, "GradGuard: ganpkg/sample.py v2: what it says of the other files is unchanged"),
+                            "sample.py v2 learned")
+    client.replace(sample, SAMPLE_WITH_GRAD)
+    saved(client, sample)
+    assert await client.diagnostics_for(sample) == []
+    [found] = await next_publish(client, net, 1)
+    assert summary([found]) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
+    assert logged(client, "GradGuard: ganpkg/sample.py v3: what it says of the other files changed")
+    assert [p.version for p in client.publishes(net)] == [1, 1]  # opened, then told of v3's call with grad on

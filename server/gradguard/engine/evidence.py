@@ -23,9 +23,9 @@ a class for `self.<attr>`. The flow analysis asks `Uses.module_evidence()` /
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 import libcst as cst
@@ -631,7 +631,7 @@ _KEYWORD = re.compile(r"^([A-Za-z_]\w*)\s*=(?!=)")
 _UNPACK = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
 
 
-@functools.lru_cache(maxsize=16)  # asked of one file's text once per class a project offers it
+@lru_cache(maxsize=16)  # asked of one file's text once per class a project offers it
 def _simple_calls(source: str) -> tuple[list, dict]:
     """The text's calls of a plain name with no call in their arguments, as (name, the words of
     the arguments, the arguments), and word -> the indices of the calls whose arguments hold it."""
@@ -673,18 +673,23 @@ def call_shape_receivers(source: str, signatures: list) -> set:
                 found.add(key)
                 break
     returned = None  # what each forward returns, read only where the text unpacks a call's results
-    for m in _UNPACK.finditer(source):  # `hm, box, landmark = model(image)`
+    for targets, callee, rest in _unpackings(source):  # `hm, box, landmark = model(image)`
         if returned is None:  # (a signature read with `ast` carries the names themselves)
             returned = [r for r in (returned_names(fn) if isinstance(fn, cst.FunctionDef) else fn for *_, fn in signatures)
                         if len(r) > 1]
-        targets = [t.strip() for t in m.group(1).split(",")]
         if any(len(r) == len(targets) and sum(a == b for a, b in zip(r, targets)) >= 2 for r in returned):
-            found.add(m.group(2))  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
-            found.update(c for c in _CALLEE.findall(m.group(3)) if "." not in c)
+            found.add(callee)  # (and a call inside, handed on: `= as_pair(model(image))[0]`)
+            found.update(c for c in _CALLEE.findall(rest) if "." not in c)
     return found
 
 
-@functools.lru_cache(maxsize=4096)
+@lru_cache(maxsize=16)  # asked of one file's text once per module that offers it classes
+def _unpackings(source: str) -> tuple:
+    """(the names unpacked, the callee, the rest of the line) of each `a, b = f(...` of the text."""
+    return tuple((tuple(t.strip() for t in m.group(1).split(",")), m.group(2), m.group(3)) for m in _UNPACK.finditer(source))
+
+
+@lru_cache(maxsize=4096)
 def class_words(name: str) -> frozenset:
     """`LocationAttention` -> location, attention, locationattention; `DBFace` -> db, face, dbface."""
     parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", name)

@@ -23,7 +23,6 @@ import logging
 import traceback
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from functools import partial
 from typing import Any, Optional
 
@@ -41,6 +40,7 @@ from gradguard.lsp.positions import LineTables
 from gradguard.lsp.types import TypeService
 from gradguard.lsp.worker import Outcome, Worker, analyse, read
 from gradguard.lsp.worker import refine as worker_refine
+from gradguard.project import told_settings
 from gradguard.settings import Settings
 from gradguard.typelayer.refine import reanalyze
 
@@ -77,6 +77,7 @@ class Session:
         # Hover reads of finished analyses, apart from the analysis thread (never waits behind it).
         self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradguard-hover")
         self._tasks: dict[str, asyncio.Task] = {}
+        self.following: set[str] = set()  # documents whose pending run is for what other files now say of them
         # Per document, its earlier versions' parse (an edit re-parses only what it touched);
         # used by the analysis thread alone.
         self._incremental: dict[str, Incremental] = {}
@@ -142,11 +143,11 @@ class Session:
         settings = self.file_settings(snapshot.path)
         if settings is options.EXCLUDED:
             return settings
-        told, uses = self.indexer.outside_of(snapshot.path), self.indexer.imported_of(snapshot.path)
+        told, uses = self.indexer.told_of(snapshot.path)
         # (with the type layer on, jedi finds the other modules' classes and the engine analyses the file
         # without them: they are not part of its settings, which would only re-run it)
         near = self.indexer.neighbours_of(snapshot.path, snapshot.source) if self.types is None else ()
-        return replace(settings, outside=told, imported=uses, neighbours=near) if told or uses or near else settings
+        return told_settings(settings, told, uses, near) if told or uses or near else settings
 
     def file_settings(self, path: Optional[str]) -> Settings:
         """The project's settings overridden by the editor's (an excluded file keeps none);
@@ -217,16 +218,20 @@ class Session:
     # ---------------------------------------------------------------- scheduling
     def schedule(self, key: str, *, now: bool = False, if_changed: bool = False) -> None:
         """(Re-)analyse a document after the debounce delay (at once for open/save/settings);
-        `if_changed`: only if its settings are not those its current analysis ran with (what the
-        project says of it changed, but perhaps nothing the analysis reads)."""
+        `if_changed`: at once, what the project says of it having changed (the edit that changed
+        it had its debounce), and only if its settings are not those its current analysis ran with
+        (perhaps nothing the analysis reads changed)."""
         if if_changed:
             kept, snapshot = self.outcomes.get(key), self.snapshot(key)
             if kept is not None and snapshot is not None and self.is_current(kept) and not kept.model_dropped \
                     and kept.settings == self.settings_for(snapshot):
                 return  # this version was analysed with these very settings (its type refinement may be running)
+        else:
+            self.indexer.edited(key)  # (its learning, and the others' runs for what it said, wait for this run)
         self.cancel(key)
-        delay = 0.0 if now else self.options.debounce_ms / 1000
+        delay = 0.0 if now or if_changed else self.options.debounce_ms / 1000
         self._tasks[key] = asyncio.ensure_future(self._run(key, delay))
+        (self.following.add if if_changed else self.following.discard)(key)
 
     def saved(self, key: str) -> None:
         """A save: analyse at once, and let jedi answer afresh (other files may have changed)."""
@@ -240,10 +245,12 @@ class Session:
 
     def cancel(self, key: str) -> None:
         task = self._tasks.pop(key, None)
+        self.following.discard(key)
         if task is not None:
             task.cancel()
 
     async def _run(self, key: str, delay: float) -> None:
+        learning = False  # else the documents owed a run (indexing.py) run at the end
         try:
             await self.configured.wait()  # didOpen may arrive while the configuration is still coming
             if delay:
@@ -263,6 +270,7 @@ class Session:
                 self.log(level, message)
             if not self.is_current(outcome):
                 _dispose(outcome)
+                learning = True  # (the newer run, or the close, pays what is owed)
                 return  # superseded while it ran: a newer run is scheduled or the document closed
             if _typing_in_a_cell(self.outcomes.get(key), outcome):
                 self.log(types.MessageType.Log, f"{key.rsplit('/', 1)[-1]} v{snapshot.version}: a cell being edited "
@@ -274,8 +282,10 @@ class Session:
                 self._publish(key, outcome.published, snapshot)
                 if ask_types and self.types is not None and outcome.analysis.type_queries:
                     await self._refine(key, outcome, incremental)
+                learning = True
                 self.indexer.learn(snapshot, outcome.calls, outcome.summaries, incremental)  # after the publish: its dependents
         except asyncio.CancelledError:
+            learning = True  # (the run that cancelled it pays)
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
             log.exception("analysis of %s failed", key)
@@ -283,6 +293,9 @@ class Session:
         finally:
             if self._tasks.get(key) is asyncio.current_task():
                 del self._tasks[key]
+                self.following.discard(key)
+            if not learning:
+                self.indexer.pay()
 
     async def _refine(self, key: str, outcome: Outcome, incremental: Incremental) -> None:
         """Publish the same version again with what jedi knows (after the syntactic publish)."""

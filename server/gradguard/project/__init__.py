@@ -13,14 +13,25 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from typing import Optional
 
 from gradguard.project.index import ProjectIndex, scan
+from gradguard.settings import Settings
 
 # What marks the top of a project (the cache's markers, and the packaging files)
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _WORD = re.compile(r"\w+")
 _CALLED = re.compile(r"(\w+)\s*\(")
+
+
+def told_settings(settings: Settings, outside: Optional[dict], imported: Optional[dict],
+                  neighbours: Optional[tuple]) -> Settings:
+    """`settings` with what the project says of a file (`gradguard check`'s and the server's): how
+    the others call it (symbol -> engine.outside.Outside), what its callees in other files do
+    (target -> Keeps | Builds), the classes of other modules it works with (Settings.neighbours)."""
+    return replace(settings, outside=tuple(sorted(outside.items())) if outside else (),
+                   imported=tuple(sorted(imported.items())) if imported else (), neighbours=neighbours or ())
 
 
 def root_of(path: str) -> Optional[str]:
