@@ -644,6 +644,10 @@ class EvalWithoutNoGrad(Rule):
             return False  # unused, or used in ways that say nothing
         if any(_rebuilt(u.node, self.flow) for u in ends):
             return False  # `torch.tensor(loss.item(), requires_grad=True)`: a cut made a leaf to train (GG303's)
+        read = {u.node for u in ends if u.what == "`.data`"}
+        fed = {c.node for b in self.flow.backwards for c in (*b.value.cuts, *(p[0] for p in b.value.pred_cuts))}
+        if read & fed:
+            return False  # `loss_fn(out.data, y).backward()`: meant to train; the cut is the bug (GG202/GG301's)
         if any(node in u.origins for u in self.flow.escapes):
             return False
         # returned (or yielded) to a caller elsewhere - by this function, or by one of the file that is
@@ -799,6 +803,31 @@ class EvalWithoutNoGrad(Rule):
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model, aux):
+        self.model, self.aux = model, aux
+        self.opt = torch.optim.SGD(list(model.parameters()) + list(aux.parameters()), lr=0.1)
+
+    def step(self, x, y):
+        self.opt.zero_grad()
+        scores = self.model(x)
+        main = F.binary_cross_entropy_with_logits(scores.data, y)
+        aux_loss = self.aux(x).pow(2).mean()
+        (main + aux_loss).backward()
+        self.opt.step()
+""",
+            note="the outputs are read through `.data` into the loss that is back-propagated: the code means to train "
+            "them, and the cut is the bug (GG301 reports it); `no_grad` would only hide it",
+            runtime="trainer = Trainer(nn.Linear(4, 1), nn.Linear(4, 2))\ntrainer.step(torch.randn(8, 4), torch.rand(8, 1))\n"
+            "assert trainer.model.weight.grad is None and trainer.aux.weight.grad is not None",
+        ),
         Valid(
             """
 import torch
