@@ -645,8 +645,8 @@ class EvalWithoutNoGrad(Rule):
         if any(_rebuilt(u.node, self.flow) for u in ends):
             return False  # `torch.tensor(loss.item(), requires_grad=True)`: a cut made a leaf to train (GG303's)
         read = {u.node for u in ends if u.what == "`.data`"}
-        fed = {c.node for b in self.flow.backwards for c in (*b.value.cuts, *(p[0] for p in b.value.pred_cuts))}
-        if read & fed:
+        if read and read & {c.node for b in self.flow.backwards
+                            for c in (*b.value.cuts, *(p[0] for p in b.value.pred_cuts))}:
             return False  # `loss_fn(out.data, y).backward()`: meant to train; the cut is the bug (GG202/GG301's)
         if any(node in u.origins for u in self.flow.escapes):
             return False
