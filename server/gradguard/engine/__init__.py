@@ -151,9 +151,9 @@ def _with_neighbours(source: str, own_lines: int, neighbours: tuple, line_label)
         parts.append(code.rstrip("\n") + "\n")
         line += code.rstrip("\n").count("\n") + 1
     joined = "".join(parts)
-    own = parsing.known_starts(source)
+    own = parsing.KNOWN_STARTS.get(source)
     if own is not None:  # each neighbour is one statement: where CPython's parser would start them
-        parsing.remember_starts(joined, own + tuple(s[0] for s in starts))
+        parsing.KNOWN_STARTS.put(joined, own + tuple(s[0] for s in starts))
 
     def label(n: int):
         if n <= own_lines:

@@ -255,7 +255,7 @@ def _cpython_error(source: str) -> Optional[ParseError]:
         return ParseError("too deeply nested to parse", 1, 0, syntax=False)
     except ValueError as e:
         return ParseError(f"cannot parse: {e}", 1, 0)
-    remember_starts(source, statement_starts(tree.body))  # (where a finding needs its statements' lines)
+    KNOWN_STARTS.put(source, statement_starts(tree.body))  # (where a finding needs its statements' lines)
     return None
 
 
@@ -305,15 +305,6 @@ KNOWN_STARTS = KnownStarts()
 def statement_starts(body: list) -> tuple[int, ...]:
     """The first line of each of CPython's module-level statements `body`, decorators included."""
     return tuple(min([a.lineno, *(d.lineno for d in getattr(a, "decorator_list", ()))]) for a in body)
-
-
-def remember_starts(source: str, starts: tuple[int, ...]) -> None:
-    """`statement_starts` of `source`'s tree, parsed with `ast` by the caller."""
-    KNOWN_STARTS.put(source, starts)
-
-
-def known_starts(source: str) -> Optional[tuple[int, ...]]:
-    return KNOWN_STARTS.get(source)
 
 
 def _lines(module: cst.Module, source: str) -> Optional[Parsed]:

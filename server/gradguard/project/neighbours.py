@@ -45,7 +45,7 @@ def shape(text: str) -> Shape:
 
 def _shape(text: str) -> Shape:
     tree = ast.parse(text)
-    parsing.remember_starts(text, parsing.statement_starts(tree.body))  # the file's own analysis needs them
+    parsing.KNOWN_STARTS.put(text, parsing.statement_starts(tree.body))  # the file's own analysis needs them
     lines = text.splitlines()
     classes, imports, bound, modules = [], [], set(), []
     for node in tree.body:
