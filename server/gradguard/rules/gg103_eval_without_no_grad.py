@@ -231,6 +231,8 @@ class EvalWithoutNoGrad(Rule):
     outputs handed to a function of another file (which may train on them),
     outputs also handed to a loss, in code that back-propagates, that nothing
     looks at (the loss is meant for a backward the analysis lost track of),
+    outputs read through `.data` into what a backward back-propagates (the
+    cut is the bug, GG301's; `no_grad` would only hide it),
     Lightning's `validation_step` / `test_step` / `predict_step` (the framework
     disables grad), outputs that do reach a backward (adversarial examples,
     input gradients), a model of this file whose own forward back-propagates, and
