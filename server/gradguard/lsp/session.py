@@ -250,7 +250,7 @@ class Session:
             task.cancel()
 
     async def _run(self, key: str, delay: float) -> None:
-        learning = False  # else the documents owed a run (indexing.py) run at the end
+        paid_elsewhere = False  # the runs owed to other documents (indexing.py): else this run starts them, at the end
         try:
             await self.configured.wait()  # didOpen may arrive while the configuration is still coming
             if delay:
@@ -270,7 +270,7 @@ class Session:
                 self.log(level, message)
             if not self.is_current(outcome):
                 _dispose(outcome)
-                learning = True  # (the newer run, or the close, pays what is owed)
+                paid_elsewhere = True  # (the newer run, or the close, pays what is owed)
                 return  # superseded while it ran: a newer run is scheduled or the document closed
             if _typing_in_a_cell(self.outcomes.get(key), outcome):
                 self.log(types.MessageType.Log, f"{key.rsplit('/', 1)[-1]} v{snapshot.version}: a cell being edited "
@@ -282,10 +282,10 @@ class Session:
                 self._publish(key, outcome.published, snapshot)
                 if ask_types and self.types is not None and outcome.analysis.type_queries:
                     await self._refine(key, outcome, incremental)
-                learning = True
+                paid_elsewhere = True  # (learn pays them: at once, or once it knows this document's calls)
                 self.indexer.learn(snapshot, outcome.calls, outcome.summaries, incremental)  # after the publish: its dependents
         except asyncio.CancelledError:
-            learning = True  # (the run that cancelled it pays)
+            paid_elsewhere = True  # (the run that cancelled it pays)
             raise
         except Exception:  # noqa: BLE001 - the server keeps serving
             log.exception("analysis of %s failed", key)
@@ -294,7 +294,7 @@ class Session:
             if self._tasks.get(key) is asyncio.current_task():
                 del self._tasks[key]
                 self.following.discard(key)
-            if not learning:
+            if not paid_elsewhere:
                 self.indexer.pay()
 
     async def _refine(self, key: str, outcome: Outcome, incremental: Incremental) -> None:
