@@ -185,20 +185,21 @@ class Containers:
 
     def _handed(self, expr: cst.BaseExpression, path: tuple) -> Optional[cst.BaseExpression]:
         """What `expr`, read at `path` (keys and indices, outermost first), is the value of."""
-        if isinstance(expr, cst.Subscript):
+        t = type(expr)  # (exact types: see function_facts)
+        if t is cst.Subscript:
             key = handing.constant_index(expr)
             return None if key is None else self._handed(expr.value, (key,) + path)
-        if isinstance(expr, (cst.Dict, cst.Tuple, cst.List)):
+        if t is cst.Dict or t is cst.Tuple or t is cst.List:
             return handing.literal_at(expr, path) if path else None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Call):
+        if t is cst.Attribute and type(expr.value) is cst.Call:
             call = expr.value
             made = self.values.get(call.func, UNKNOWN)
             init = made.cls.methods.get("__init__") if made.kind is Kind.CLASS and isinstance(made.cls, ClassInfo) else None
             param = self._syntax_summary(handing.kept_on_self, init.node).get(expr.attr.value) if init is not None else None
             return handing.argument(init.node, call, param, path, bound=True) if param is not None else None
-        if isinstance(expr, cst.Name) and not path:
+        if t is cst.Name and not path:
             return self._iterated(expr)
-        if isinstance(expr, cst.Call):
+        if t is cst.Call:
             f = self.values.get(expr.func, UNKNOWN)
             if f.kind is not Kind.FUNCTION or not isinstance(f.cls, FunctionInfo) or f.callees:
                 return None

@@ -50,10 +50,10 @@ BACKWARD_FUNCTIONS = frozenset(("torch.autograd.grad", "autograd.grad", "torch.a
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """`model`, `self.model`, `self.net.encoder` for a Name/Attribute chain, else None."""
     parts = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # (exact types: see function_facts)
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None

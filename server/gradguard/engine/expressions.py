@@ -60,15 +60,16 @@ class Expressions:
         return self._made(v, node)
 
     def _eval(self, node: cst.BaseExpression) -> Value:
-        method = self._EVAL.get(type(node))
+        t = type(node)  # (exact types: see function_facts)
+        method = self._EVAL.get(t)
         v = method(self, node) if method is not None else self._eval_children(node)
-        if type(node) in _HANDING:
+        if t in _HANDING:
             v = self._handed_value(node, v)
-        if (isinstance(node, cst.Call) and v.grad is Grad.UNKNOWN and v.kind in (Kind.UNKNOWN, Kind.TENSOR)
+        if (t is cst.Call and v.grad is Grad.UNKNOWN and v.kind in (Kind.UNKNOWN, Kind.TENSOR)
                 and self.frame.mode is GradMode.OFF):
             # Whatever a call computes under no_grad carries no graph (`teacher(x)` of an unknown teacher).
             v = v.but(grad=Grad.NO, why=self._off_why(node), origins=frozenset())
-        if isinstance(node, (cst.Name, cst.Attribute)) and (
+        if (t is cst.Name or t is cst.Attribute) and (
             knows_nothing(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR or v.has_graph and not v.scalar
         ):
             v = self._from_use(node, v)
@@ -76,7 +77,7 @@ class Expressions:
             v = self.facts.get(node, v)
         self.values[node] = v
         self.top_of[node] = self.top
-        hooks = self.hooks.get(type(node))
+        hooks = self.hooks.get(t)
         if hooks:
             for hook in hooks:
                 hook(node)

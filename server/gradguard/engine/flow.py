@@ -453,12 +453,12 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
 
     # ----------------------------------------------------------- expressions
     def _qualname(self, node: cst.BaseExpression) -> Optional[str]:
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:  # (exact types: see function_facts)
             b = self.lookup(node.value)
             if b is not None and not b.value.qualname and node.value in self.foreign_names and b.value.kind is Kind.CLASS:
                 return self.foreign_names[node.value]  # a class joined from another file: as the file imports it
             return b.value.qualname if b is not None else self.star_name(node.value)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             base = self._qualname(node.value)
             return f"{base}.{node.attr.value}" if base else None
         return None

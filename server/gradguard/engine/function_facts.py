@@ -27,16 +27,19 @@ class FunctionFacts:
 def function_facts(node: cst.FunctionDef) -> FunctionFacts:
     body_names: set = set()
     filled: set = set()
+    # (exact types: these node classes have no subclasses, and an isinstance that fails on one of
+    # libcst's ABC-derived classes goes through ABCMeta.__instancecheck__, a tenth of this scan)
     for n in descendants(node.body):
-        if isinstance(n, cst.Name):
+        t = type(n)
+        if t is cst.Name:
             body_names.add(n.value)
-        elif isinstance(n, cst.Call):
+        elif t is cst.Call:
             f = n.func
-            if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.attr.value in FILLING_METHODS:
+            if type(f) is cst.Attribute and type(f.value) is cst.Name and f.attr.value in FILLING_METHODS:
                 filled.add(f.value.value)
-        elif isinstance(n, cst.AssignTarget):
-            t = n.target
-            if isinstance(t, cst.Subscript) and isinstance(t.value, cst.Name):
-                filled.add(t.value.value)
-    head = {n.value for part in (*node.decorators, node.params) for n in descendants(part) if isinstance(n, cst.Name)}
+        elif t is cst.AssignTarget:
+            target = n.target
+            if type(target) is cst.Subscript and type(target.value) is cst.Name:
+                filled.add(target.value.value)
+    head = {n.value for part in (*node.decorators, node.params) for n in descendants(part) if type(n) is cst.Name}
     return FunctionFacts(frozenset(body_names), frozenset(body_names | head), frozenset(filled))

@@ -52,8 +52,8 @@ def own_nodes(fn: cst.FunctionDef) -> list:
     """The nodes of a function's body, without those of the functions and classes it defines, nor
     the names that mention no variable (`.fields` of `self.fields`, `out=` of a call)."""
     nodes = descendants(fn.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
-    words = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)} | {
-        id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    words = {id(n.attr) for n in nodes if type(n) is cst.Attribute} | {  # (exact types: see function_facts)
+        id(n.keyword) for n in nodes if type(n) is cst.Arg and n.keyword is not None}
     return [n for n in nodes if id(n) not in words]
 
 
@@ -77,12 +77,12 @@ def returned_params(fn: cst.FunctionDef) -> dict:
     """(path -> parameter) that every `return` of `fn` hands back as it was given: `return value`
     ((): value), `return value, None` ((0,): value), `return {"out": value}` (("out",): value)."""
     nodes = own_nodes(fn)
-    if any(isinstance(n, (cst.Yield, cst.Await, cst.Global, cst.Nonlocal)) for n in nodes):
+    if any(type(n) in (cst.Yield, cst.Await, cst.Global, cst.Nonlocal) for n in nodes):
         return {}
     found: Optional[dict] = None
     used: list = []
     params = params_of(fn)
-    for r in (n for n in nodes if isinstance(n, cst.Return)):
+    for r in (n for n in nodes if type(n) is cst.Return):
         paths = held_params(r.value, params) if r.value is not None else {}
         used += paths.values()
         names = {at: n.value for at, n in paths.items()}
@@ -128,7 +128,7 @@ def returned_callee(fn: cst.FunctionDef) -> Optional[str]:
             for name in _names_in(getattr(n, "target", None) or getattr(getattr(n, "asname", None), "name", None)):
                 made[name] = None
     found = None
-    for r in (n for n in nodes if isinstance(n, cst.Return)):
+    for r in (n for n in nodes if type(n) is cst.Return):
         items = [e.value for e in r.value.elements] if isinstance(r.value, cst.Tuple) else [r.value]
         calls = {id(c): c for c in (
             e if isinstance(e, cst.Call) else made.get(e.value) if isinstance(e, cst.Name) else None for e in items)}

@@ -69,12 +69,12 @@ def _go(n: cst.CSTNode, visitor, handlers: dict) -> None:
 
 def descendants(node: cst.CSTNode, stop: tuple = ()) -> list:
     """`node` and every node under it (fields that never hold code left out); nodes of the types
-    `stop` are listed but not entered."""
+    `stop` (concrete node classes, matched exactly) are listed but not entered."""
     found, stack = [], [node]
     while stack:
         n = stack.pop()
         found.append(n)
-        if stop and n is not node and isinstance(n, stop):
+        if stop and n is not node and type(n) in stop:
             continue
         for name in _fields(type(n)):
             value = getattr(n, name)

@@ -491,11 +491,11 @@ for step in range(3):
 
 def _names(expr) -> list:
     """Names an expression hands on, whole or as a view (`y`, `y[0]`, `y.T`; not `x + 1`)."""
-    while isinstance(expr, (cst.Subscript, cst.Attribute)):
+    while type(expr) is cst.Subscript or type(expr) is cst.Attribute:  # (exact types: see function_facts)
         expr = expr.value
-    if isinstance(expr, cst.Name):
+    if type(expr) is cst.Name:
         return [expr]
-    if isinstance(expr, (cst.Tuple, cst.List, cst.Set)):
+    if type(expr) in (cst.Tuple, cst.List, cst.Set):
         return [n for e in expr.elements for n in _names(e.value)]
     if isinstance(expr, cst.Dict):
         return [n for e in expr.elements if isinstance(e, cst.DictElement) for n in _names(e.value)]
