@@ -29,7 +29,7 @@ from typing import Iterable, Optional, Union
 
 import libcst as cst
 
-from gradguard.engine.walk import _fields, _is_node
+from gradguard.engine.walk import _fields, is_node
 
 BUILTINS = frozenset(dir(builtins)) | {"__file__", "__name__", "__doc__", "__builtins__", "__spec__", "__loader__"}
 CONSTANTS = frozenset({"True", "False", "None"})
@@ -420,10 +420,10 @@ class Bindings:
 def children(node):
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if _is_node(value):
+        if is_node(value):
             yield value
         elif isinstance(value, (tuple, list)):
-            yield from (child for child in value if _is_node(child))
+            yield from (child for child in value if is_node(child))
 
 
 _EXPRESSION_TYPES: dict = {}

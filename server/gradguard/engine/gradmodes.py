@@ -21,6 +21,8 @@ from gradguard.engine.values import (
 )
 
 _GRAD_SWITCHES = frozenset({"set_grad_enabled", "no_grad", "inference_mode", "enable_grad"})
+# What code that back-propagates names (`.backward()`, `.manual_backward()`, evidence.BACKWARD_FUNCTIONS).
+_BACKWARD_NAMES = frozenset({"backward", "manual_backward", "autograd"})
 
 
 class GradModes:
@@ -139,13 +141,20 @@ class GradModes:
         `grad_proved_on`): their `why` is "called with grad on: sample.py line 9, in `main()`"."""
         fn = self.function
         if fn is None or self.frame.mode is not GradMode.ON or fn.decorated_mode is GradMode.ON \
-                or self._scope_uses(fn.node).backpropagates:
+                or self._backpropagates(fn):
             return None
         outside = self.outside_of(fn, "proved")
         return outside if outside is not None and outside.proved else None
 
+    def _backpropagates(self, fn: FunctionInfo) -> bool:
+        """Any `.backward()` or autograd call in the function (Uses.backpropagates): the scan of its
+        uses is made only for code that names one (asked of every function that calls another file's)."""
+        if self.facts_of(fn.node).all_names.isdisjoint(_BACKWARD_NAMES):
+            return False
+        return self._scope_uses(fn.node).backpropagates
+
     def _on_in(self, fn: FunctionInfo, seen: set) -> bool:
-        if fn.decorated_mode is GradMode.ON or self._scope_uses(fn.node).backpropagates:
+        if fn.decorated_mode is GradMode.ON or self._backpropagates(fn):
             return True  # a function that trains runs with grad on
         outside = self.outside_of(fn, "proved")
         if outside is not None and outside.mode is not None:

@@ -18,6 +18,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from gradguard.engine.parsing import Parsed
+from gradguard.engine.walk import is_node
 
 # Fields in source order where a node's dataclass order differs (checked against
 # libcst's PositionProvider on 800 real files; tests/test_locate.py).
@@ -58,19 +59,24 @@ _TOKENS = re.compile(
 
 def names_in_order(node: cst.CSTNode, wanted: set[str], out: dict[str, list]) -> None:
     """Every `Name` under `node` whose identifier is in `wanted`, per identifier, in source order."""
-    if isinstance(node, cst.Name):
-        if node.value in wanted:
-            out.setdefault(node.value, []).append(node)
-        return
-    cls = type(node)
-    for f in _fields(cls):
-        value = getattr(node, f)
-        if isinstance(value, cst.CSTNode):
-            names_in_order(value, wanted, out)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                if isinstance(item, cst.CSTNode):
-                    names_in_order(item, wanted, out)
+    stack = [node]  # (a pre-order walk without recursion: it runs over whole classes)
+    while stack:
+        n = stack.pop()
+        cls = type(n)
+        if cls is cst.Name:
+            if n.value in wanted:
+                out.setdefault(n.value, []).append(n)
+            continue
+        children = []
+        for f in _fields(cls):
+            value = getattr(n, f)
+            t = type(value)
+            if t is list or t is tuple:
+                children.extend(item for item in value if is_node(item))
+            elif is_node(value):  # (a type cache: a failed isinstance on CSTNode, an ABC, is slow)
+                children.append(value)
+        children.reverse()
+        stack.extend(children)
 
 
 _BREAK = re.compile(r"\r\n?|\n")

@@ -20,7 +20,7 @@ _FIELDS: dict = {}
 _IS_NODE: dict = {}  # type -> is it a libcst node (isinstance on CSTNode, an ABC, is slow)
 
 
-def _is_node(value) -> bool:
+def is_node(value) -> bool:
     t = type(value)
     found = _IS_NODE.get(t)
     if found is None:
@@ -58,9 +58,9 @@ def _go(n: cst.CSTNode, visitor, handlers: dict) -> None:
             value = getattr(n, name)
             if type(value) in (list, tuple):
                 for item in value:
-                    if _is_node(item):
+                    if is_node(item):
                         _go(item, visitor, handlers)
-            elif _is_node(value):
+            elif is_node(value):
                 _go(value, visitor, handlers)
     leave = _handler(visitor, handlers, "leave", cls)
     if leave is not None:
@@ -79,7 +79,7 @@ def descendants(node: cst.CSTNode, stop: tuple = ()) -> list:
         for name in _fields(type(n)):
             value = getattr(n, name)
             if type(value) in (list, tuple):
-                stack.extend(item for item in value if _is_node(item))
-            elif _is_node(value):
+                stack.extend(item for item in value if is_node(item))
+            elif is_node(value):
                 stack.append(value)
     return found
