@@ -477,6 +477,15 @@ class Calls:
         return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins, scalar=scalar, alias=alias,
                                 cuts=cuts, pred_cuts=pred, leaf=leaf), node)
 
+    def is_loss_call(self, node: cst.Call) -> bool:
+        """A torch loss computed, by what the callee is: an nn.*Loss module called (`criterion(out, y)`)
+        or a loss of torch.nn.functional (`F.cross_entropy(out, y)`, however the file imports it)."""
+        q = self._qualname(node.func) or ""
+        if q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES:
+            return True
+        f = self.values.get(node.func, UNKNOWN)
+        return f.kind is Kind.MODULE and f.loss
+
     def _call_qualified(self, node: cst.Call, q: str, args: list) -> Value:
         vals = [v for _, v in args]
         last = q.rsplit(".", 1)[-1]

@@ -7,7 +7,6 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.syntax import is_self_attribute
 from gradguard.engine.values import Evidence, Grad, Kind, all_origins
@@ -362,11 +361,7 @@ class DetachedPredictionInLoss(Rule):
         """What a loss function takes as its target (every argument but the prediction)."""
         if not self._scored:
             return  # a scorer is called before a loss takes its output
-        q = self.flow._qualname(node.func) or ""
-        f = self.flow.value(node.func)
-        if not (f.kind is Kind.MODULE and f.loss) and not (
-            q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES
-        ):
+        if not self.flow.is_loss_call(node):
             return
         pred = next((a for a in node.args if a.keyword is not None and a.keyword.value == "input"), None)
         if pred is None:

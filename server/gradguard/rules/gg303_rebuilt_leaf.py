@@ -262,7 +262,7 @@ class RebuiltLeaf(Rule):
             return None
         q = self.flow._qualname(expr.func) or ""
         callee = self.flow.value(expr.func)
-        if q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[1] in K.FUNCTIONAL_LOSSES or callee.loss:
+        if self.flow.is_loss_call(expr):
             return expr
         held = isinstance(expr.func, cst.Name) or isinstance(expr.func, cst.Attribute) and is_self_attribute(expr.func)
         return expr if held and callee.kind is Kind.UNKNOWN and not q else None

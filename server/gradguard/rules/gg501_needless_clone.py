@@ -149,11 +149,7 @@ class NeedlessClone(Rule):
 
     def _is_loss(self, node: cst.Call) -> bool:
         """`F.cross_entropy(...)`, `criterion(...)` with an nn loss: they read their arguments and return a new tensor."""
-        q = self.flow._qualname(node.func) or ""
-        if q.startswith("torch.nn.functional.") and q.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES:
-            return True
-        f = self.flow.value(node.func)
-        return f.kind is Kind.MODULE and f.loss
+        return self.flow.is_loss_call(node)
 
     def _report_argument(self, call: cst.Call, source: cst.Name) -> None:
         x = source.value
