@@ -154,12 +154,12 @@ class GraphKeptAcrossIterations(Rule):
                     continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins] or self._done_before.get(store, [])
-            if store.how == "assign" and (done or self._framework_backward(store) or any(
-                    b.origins & origins and b.function is store.function for b in backwards)):
-                # `self.out = x` overwritten every iteration: one graph at a time, and a backward frees it -
-                # in this loop, after an inner one (`self.loss = cb(self.loss)` for each callback, then
-                # `self.loss.backward()`), or by the framework `training_step()` returns it to
-                continue
+            if store.how == "assign" and not done:
+                # `self.out = x` overwritten every iteration holds one graph at a time. A backward that read
+                # it back from the place (`self.loss.backward()` after the callbacks rewrote it) was excused
+                # above: the place is the step's working slot. Any other backward of the same graph in this
+                # function (after the loop) is the one that freed it; the slot still keeps it past the step.
+                done = [b for b in backwards if b.origins & origins and b.function is store.function]
             # Returned to a caller we cannot see, which may back-propagate it - unless the loop
             # already did (`total_loss += loss` after `loss.backward()`, the PyTorch FAQ's example):
             # a second backward through a freed graph raises, so no caller needs it.
