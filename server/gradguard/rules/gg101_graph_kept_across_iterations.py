@@ -1374,6 +1374,37 @@ def fit(model, batches, optimizer, compute_terms):
             note='each term detached before the tuple of running sums keeps it',
             runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nrunning = fit(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: (m(b).pow(2).mean(), m(b).abs().mean()))\nassert not any(has_graph(t) for t in running)',
         ),
+        Valid(
+            """
+import torch
+
+
+class LoggingMixin:
+    def record(self, loss):
+        self.history.append(loss)
+
+
+class Trainer(LoggingMixin):
+    def record(self, loss):
+        self.history.append(loss.item())
+
+    def __init__(self, model):
+        self.model = model
+        self.history = []
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def fit(self, batches):
+        for x, y in batches:
+            loss = ((self.model(x) - y) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.record(loss)
+""",
+            runtime="net = torch.nn.Linear(3, 1)\nt = Trainer(net)\nt.fit([(torch.randn(2, 3), torch.randn(2, 1))] * 2)\n"
+                    "assert isinstance(t.history[0], float)",
+            note="the subclass's own `record()` overrides the mixin's: it keeps a Python number",
+        ),
     ]
 
     INVALID = [
@@ -2479,6 +2510,41 @@ class Trainer:
             severity=Severity.WARNING,
             note="`obj.attr = loss` (rules.md): an attribute written and never read back in the file is a record for "
                  "readers elsewhere, not the method's scratch; the last step's graph outlives `fit()`",
+        ),
+        Invalid(
+            """
+import torch
+
+
+class LoggingMixin:
+    def record(self, loss):
+        self.history.append(loss)
+
+
+class Trainer(LoggingMixin):
+    def __init__(self, model):
+        self.model = model
+        self.history = []
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def fit(self, batches):
+        for x, y in batches:
+            loss = ((self.model(x) - y) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.record(loss)
+""",
+            range=(22, 24, 22, 28),
+            message="`loss` carries an autograd graph; `.backward()` on line 20 freed its activations, but storing it in `self.history` (through `record()`) keeps the graph's nodes alive across iterations",
+            fixes=(
+                '\nimport torch\n\n\nclass LoggingMixin:\n    def record(self, loss):\n        self.history.append(loss)\n\n\nclass Trainer(LoggingMixin):\n    def __init__(self, model):\n        self.model = model\n        self.history = []\n        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n\n    def fit(self, batches):\n        for x, y in batches:\n            loss = ((self.model(x) - y) ** 2).mean()\n            self.optimizer.zero_grad()\n            loss.backward()\n            self.optimizer.step()\n            self.record(loss.detach())\n',
+                '\nimport torch\n\n\nclass LoggingMixin:\n    def record(self, loss):\n        self.history.append(loss)\n\n\nclass Trainer(LoggingMixin):\n    def __init__(self, model):\n        self.model = model\n        self.history = []\n        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n\n    def fit(self, batches):\n        for x, y in batches:\n            loss = ((self.model(x) - y) ** 2).mean()\n            self.optimizer.zero_grad()\n            loss.backward()\n            self.optimizer.step()\n            self.record(loss.detach().item())\n',
+            ),
+            runtime="net = torch.nn.Linear(3, 1)\nt = Trainer(net)\nt.fit([(torch.randn(2, 3), torch.randn(2, 1))] * 2)\n"
+                    "assert t.history[0].grad_fn is not None",
+            severity=Severity.WARNING,
+            note="a method inherited from a class of the file (a mixin's `record()`) runs as the subclass's own: what it keeps is a store of the caller's loop",
         ),
     ]
 
