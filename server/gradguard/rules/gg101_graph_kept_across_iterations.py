@@ -44,7 +44,10 @@ class GraphKeptAcrossIterations(Rule):
 
     Retention that a later backward depends on is left alone: collecting losses
     in `chunks` and calling `torch.stack(chunks).mean().backward()` after the
-    loop (gradient accumulation, pipeline schedules) needs the graphs.
+    loop (gradient accumulation, pipeline schedules) needs the graphs. So does a
+    place the step reads its graph back from (`state["y_pred"] = model(x)`, then
+    a loss of `state["y_pred"]`); one replaced every step that no backward reads
+    from (`self.last_loss = loss`) is a record, and keeps the step's graph past it.
 
     ## Example
     ```python
