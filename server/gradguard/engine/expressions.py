@@ -137,8 +137,8 @@ class Expressions:
         if kind is Kind.MODULE:
             if isinstance(base.cls, ClassInfo) and attr in base.cls.attrs:
                 return base.cls.attrs[attr]
-            if isinstance(base.cls, ClassInfo) and attr in base.cls.methods:
-                return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
+            if isinstance(base.cls, ClassInfo) and base.cls.method(attr) is not None:
+                return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.method(attr), elements=(base,))
             if attr in ("weight", "bias") and base.parameterized:
                 return Value(kind=Kind.TENSOR, grad=Grad.YES, leaf=True, why=Evidence(node, f"parameter `{self.code_for(node)}`"))
             if base.cls is None and base.parameterized:
@@ -147,8 +147,8 @@ class Expressions:
         if kind is Kind.OBJECT and isinstance(base.cls, ClassInfo):
             if attr in base.cls.attrs:
                 return base.cls.attrs[attr]
-            if attr in base.cls.methods:
-                return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.methods[attr], elements=(base,))
+            if base.cls.method(attr) is not None:  # (its own, or inherited from a class of the file)
+                return Value(kind=Kind.FUNCTION, grad=Grad.NO, cls=base.cls.method(attr), elements=(base,))
             if attr == K.OPTIMIZER_GROUPS and base.cls.unknown_base:
                 return self._param_groups(node)  # `self.param_groups` of an optimizer subclass
             if base.origins and base.grad is not Grad.NO:

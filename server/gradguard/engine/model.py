@@ -75,6 +75,13 @@ class ClassInfo:
     lightning: bool = False
     unknown_base: bool = False  # a base class imported from elsewhere, not known to be torch's
     test_case: bool = False  # a unittest.TestCase: its methods are tests
+    bases: tuple = ()  # the classes of the file it derives from, in order (ClassInfo)
+
+    def method(self, name: str) -> Optional["FunctionInfo"]:
+        """The method `name` as an instance of the class runs it: its own, else the first base class of
+        the file that defines it, depth first in the order of the bases (Python's order wherever no two
+        bases share a base)."""
+        return _method(self, name, set())
 
     @property
     def module_like(self) -> bool:
@@ -161,3 +168,17 @@ class Kept:
     kept_at: cst.CSTNode  # the place it is written, in the function (`history`, `self.sum`, `SEEN`)
     how: str
     suffix: str = ""  # the place within what the holder holds (`.sum` of `meter` for `meter.update(v)`)
+
+
+def _method(info: ClassInfo, name: str, seen: set) -> Optional[FunctionInfo]:
+    if info in seen:
+        return None
+    seen.add(info)
+    found = info.methods.get(name)
+    if found is not None:
+        return found
+    for base in info.bases:
+        found = _method(base, name, seen)
+        if found is not None:
+            return found
+    return None

@@ -161,7 +161,7 @@ class Places:
                 return  # `self.total = self.total + loss`
             if v.has_graph and rhs is not None and not self._fresh_attribute(target):
                 # (a scratch or fresh `self.x` is rebound like a local name: the previous graph is dropped)
-                self._store(target, rhs, v, "assign")
+                v = self._slot(self._store(target, rhs, v, "assign"), v)
             self._note_fresh_attribute(target, rhs)
             self._set_attribute(target, v)
             if is_self_attribute(target) and self.function is not None:
@@ -193,7 +193,7 @@ class Places:
             if v.has_graph and rhs is not None:
                 # `state["y_pred"] = out` overwrites one slot each iteration, like `self.out = out`;
                 # `buf[i] = out` fills a new one.
-                self._store(target, rhs, v, "item" if key is None else "assign")
+                v = self._slot(self._store(target, rhs, v, "item" if key is None else "assign"), v)
             self._add_item(target.value, v, key=key)
         elif t is cst.StarredElement:
             self._assign(target.value, UNKNOWN, None)
@@ -363,13 +363,15 @@ class Places:
                 return own, other
         return None
 
-    def _store(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str) -> None:
+    def _store(self, target: cst.BaseExpression, stored: cst.BaseExpression, v: Value, how: str) -> Optional[Store]:
+        """Record a store of `v` into `target` where it outlives the loop iteration (or, outside a loop,
+        in the function's summary); the Store recorded, if any."""
         if not self.frame.loops or self._sorting_arguments(v):
             self._keep_past_call(target, stored, v, how)
-            return
+            return None
         where = self.outlives_iteration(target)
         if where is None:
-            return
+            return None
         code, token = where
         base, _, local = self._root(target)
         s = Store(stored, v, code, token, self.frame.loops[-1], how, self.function, made_in=self._made_in(target), loops=self.frame.loops,
@@ -377,6 +379,19 @@ class Places:
         self.stores.append(s)
         for hook in self.hooks.get("store", ()):
             hook(s)
+        return s
+
+    @staticmethod
+    def _slot(store: Optional[Store], v: Value) -> Value:
+        """What a one-value place (`self.out = out`, `state["y_pred"] = out`) holds after a store into it
+        that outlives the iteration: the value, marked with the place's identity, so that what is read back
+        from the place carries it. A backward of something computed from that read (`loss =
+        criterion(state["y_pred"], y)`) shows the place is the step's working slot, which the training needs
+        as it is (GG101: "retention a later backward depends on"); a place no backward reads through is a
+        record of the step, and the graph it holds outlives the step."""
+        if store is None or store.how != "assign":
+            return v
+        return v.but(origins=v.origins | {store.token})
 
     def _sorting_arguments(self, v: Value) -> bool:
         """`def collect(self, **stats): for k, s in stats.items(): self.stats[k].append(s)`: loops that

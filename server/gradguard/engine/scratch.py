@@ -11,6 +11,10 @@ the class, no code outside it (`evaluator.out`): each call makes it afresh and w
 iteration left there is overwritten, never read. A value kept there outlives the loop iteration
 no more than a local does (rules.md, "Semantics every rule shares": a store leaks when its place
 outlives the step). Read from the syntax once per class.
+
+An attribute the method writes and never reads back (`self.last_loss = loss`, a module's
+`self.activity = y` in `forward()`) is no scratch: nothing in the file reads it, so it is there
+for readers elsewhere - a record of the step, which keeps what it holds past the call.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ class _Accesses(cst.CSTVisitor):
     def __init__(self):
         self.first_write: set = set()  # attrs whose first access is a plain assignment to them
         self.seen: set = set()
+        self.read: set = set()  # attrs read somewhere in the method (not only written)
         self._targets: set = set()  # ids of `self.x` nodes that are assignment targets
 
     def visit_Assign(self, node: cst.Assign) -> bool:
@@ -42,6 +47,8 @@ class _Accesses(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if is_self_attribute(node):
             attr = node.attr.value
+            if id(node) not in self._targets:
+                self.read.add(attr)
             if attr not in self.seen:
                 self.seen.add(attr)
                 if id(node) in self._targets:
@@ -103,7 +110,7 @@ def scratch_attributes(module: cst.Module) -> dict:
         if not _closed_bases(cls, classes):
             continue
         others = set().union(*(b.seen for _, f, b in methods if f is not fn))  # (any class: a subclass reads it too)
-        found = frozenset(a.first_write - others - foreign.names)
+        found = frozenset((a.first_write & a.read) - others - foreign.names)
         if found:
             out[fn] = found
     return out

@@ -223,6 +223,7 @@ class Functions:
             lightning=lightning,
             unknown_base=unknown,
             test_case=test_case,
+            bases=tuple(b.cls for b in bases if b.kind is Kind.CLASS and isinstance(b.cls, ClassInfo)),
         )
         self.classes.append(info)
         class_scope = Scope("class", self.frame.scope)

@@ -44,7 +44,10 @@ class GraphKeptAcrossIterations(Rule):
 
     Retention that a later backward depends on is left alone: collecting losses
     in `chunks` and calling `torch.stack(chunks).mean().backward()` after the
-    loop (gradient accumulation, pipeline schedules) needs the graphs.
+    loop (gradient accumulation, pipeline schedules) needs the graphs. So does a
+    place the step reads its graph back from (`state["y_pred"] = model(x)`, then
+    a loss of `state["y_pred"]`); one replaced every step that no backward reads
+    from (`self.last_loss = loss`) is a record, and keeps the step's graph past it.
 
     ## Example
     ```python
@@ -154,12 +157,12 @@ class GraphKeptAcrossIterations(Rule):
                     continue
             origins = store.value.origins
             done = [b for b in backwards if store.loop in b.loops and b.origins & origins] or self._done_before.get(store, [])
-            if store.how == "assign" and (done or self._framework_backward(store) or any(
-                    b.origins & origins and b.function is store.function for b in backwards)):
-                # `self.out = x` overwritten every iteration: one graph at a time, and a backward frees it -
-                # in this loop, after an inner one (`self.loss = cb(self.loss)` for each callback, then
-                # `self.loss.backward()`), or by the framework `training_step()` returns it to
-                continue
+            if store.how == "assign" and not done:
+                # `self.out = x` overwritten every iteration holds one graph at a time. A backward that read
+                # it back from the place (`self.loss.backward()` after the callbacks rewrote it) was excused
+                # above: the place is the step's working slot. Any other backward of the same graph in this
+                # function (after the loop) is the one that freed it; the slot still keeps it past the step.
+                done = [b for b in backwards if b.origins & origins and b.function is store.function]
             # Returned to a caller we cannot see, which may back-propagate it - unless the loop
             # already did (`total_loss += loss` after `loss.backward()`, the PyTorch FAQ's example):
             # a second backward through a freed graph raises, so no caller needs it.
@@ -172,7 +175,7 @@ class GraphKeptAcrossIterations(Rule):
             if not done and (self._from_the_arguments(store) or _forward_trained(store, backwards)
                              or _trained_each_outer_iteration(store, backwards)):
                 continue
-            self._report(store, done[0] if done else None)
+            self._report(store, _freeing(store, done))
 
     def _from_the_arguments(self, store) -> bool:
         """`def compute_returns(next_value, rewards, masks): returns = [] ... returns.insert(0, R)`: every
@@ -232,11 +235,16 @@ class GraphKeptAcrossIterations(Rule):
             severity = Severity.ERROR
             related = [(why.node, "the graph is created here")] if why is not None else []
         else:
+            # a one-value place replaced every step (`self.last = loss`) keeps one step's graph at a time
+            kept = ("keeps the graph's nodes alive past the step (each step's, until the next replaces it), and no "
+                    "backward reads them from there") if store.how == "assign" else \
+                "keeps the graph's nodes alive across iterations"
+
             def message(line_of, backward=backward):
                 inside = f" (in `{backward.through.name}()`)" if backward.through is not None else ""
                 return (
                     f"`{name}` carries an autograd graph; `.backward()` on line {line_of(backward.at)}{inside} freed "
-                    f"its activations, but storing it in `{target} keeps the graph's nodes alive across iterations"
+                    f"its activations, but storing it in `{target} {kept}"
                 )
             severity = Severity.WARNING
             related = ([(why.node, "the graph is created here")] if why is not None else []) + [
@@ -738,8 +746,31 @@ for x in [torch.randn(2, 3) for _ in range(3)]:
     loss.backward()
     optimizer.step()
 """,
-            runtime="assert state['y_pred'].grad_fn is not None",
-            note="regression (torchbearer's Trial): one key of a dict overwritten every iteration holds one graph at a time, like `self.out = out`",
+            runtime="assert state['y_pred'].grad_fn is not None and model.weight.grad is not None",
+            note="regression (torchbearer's Trial): the loss reads the prediction back from `state[\"y_pred\"]`, so the "
+                 "key is the step's working slot - storing `.detach()` there would stop training (retention a "
+                 "backward depends on); compare the INVALID record of a prediction the loss reads elsewhere",
+        ),
+        Valid(
+            """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def fit(self, batches):
+        for x, y in batches:
+            self.out = self.model(x)
+            loss = ((self.out - y) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+""",
+            runtime="net = torch.nn.Linear(3, 1)\nt = Trainer(net, torch.optim.SGD(net.parameters(), lr=0.1))\n"
+                    "t.fit([(torch.randn(2, 3), torch.randn(2, 1))] * 2)\nassert net.weight.grad is not None",
+            note="`self.out` is the step's working slot: the loss is computed from what is read back from it",
         ),
         Valid(
             """
@@ -1345,6 +1376,37 @@ def fit(model, batches, optimizer, compute_terms):
 """,
             note='each term detached before the tuple of running sums keeps it',
             runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nrunning = fit(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: (m(b).pow(2).mean(), m(b).abs().mean()))\nassert not any(has_graph(t) for t in running)',
+        ),
+        Valid(
+            """
+import torch
+
+
+class LoggingMixin:
+    def record(self, loss):
+        self.history.append(loss)
+
+
+class Trainer(LoggingMixin):
+    def record(self, loss):
+        self.history.append(loss.item())
+
+    def __init__(self, model):
+        self.model = model
+        self.history = []
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def fit(self, batches):
+        for x, y in batches:
+            loss = ((self.model(x) - y) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.record(loss)
+""",
+            runtime="net = torch.nn.Linear(3, 1)\nt = Trainer(net)\nt.fit([(torch.randn(2, 3), torch.randn(2, 1))] * 2)\n"
+                    "assert isinstance(t.history[0], float)",
+            note="the subclass's own `record()` overrides the mixin's: it keeps a Python number",
         ),
     ]
 
@@ -2397,6 +2459,96 @@ def fit(model, batches, optimizer, compute_terms):
             note='RecBole: a model returning several losses keeps a tuple of running sums (`tuple(map(sum, zip(total, losses)))`); `sum(terms)` is back-propagated, so the terms carry graphs',
             runtime='model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nrunning = fit(model, [torch.randn(2, 3) for _ in range(3)], opt, lambda m, b: (m(b).pow(2).mean(), m(b).abs().mean()))\nassert all(has_graph(t) for t in running)',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(3, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+state = {}
+for x in [torch.randn(2, 3) for _ in range(3)]:
+    out = model(x)
+    state["y_pred"] = out
+    loss = out.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            range=(10, 22, 10, 25),
+            message='`out` carries an autograd graph; `.backward()` on line 13 freed its activations, but storing it in `state["y_pred"]` keeps the graph\'s nodes alive past the step (each step\'s, until the next replaces it), and no backward reads them from there',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(3, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nstate = {}\nfor x in [torch.randn(2, 3) for _ in range(3)]:\n    out = model(x)\n    state["y_pred"] = out.detach()\n    loss = out.pow(2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n',
+            ),
+            runtime="assert state['y_pred'].grad_fn is not None",
+            severity=Severity.WARNING,
+            note="a dict key replaced every step that no backward reads from (the loss uses `out`): a record of the "
+                 "step, whose graph outlives it (the torchbearer VALID example's loss reads its key back)",
+        ),
+        Invalid(
+            """
+import torch
+
+
+class Trainer:
+    def __init__(self, model, optimizer):
+        self.model, self.optimizer = model, optimizer
+
+    def fit(self, batches):
+        for x, y in batches:
+            loss = ((self.model(x) - y) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.last_loss = loss
+""",
+            range=(15, 29, 15, 33),
+            message="`loss` carries an autograd graph; `.backward()` on line 13 freed its activations, but storing it in `self.last_loss` keeps the graph's nodes alive past the step (each step's, until the next replaces it), and no backward reads them from there",
+            fixes=(
+                '\nimport torch\n\n\nclass Trainer:\n    def __init__(self, model, optimizer):\n        self.model, self.optimizer = model, optimizer\n\n    def fit(self, batches):\n        for x, y in batches:\n            loss = ((self.model(x) - y) ** 2).mean()\n            self.optimizer.zero_grad()\n            loss.backward()\n            self.optimizer.step()\n            self.last_loss = loss.detach()\n',
+                '\nimport torch\n\n\nclass Trainer:\n    def __init__(self, model, optimizer):\n        self.model, self.optimizer = model, optimizer\n\n    def fit(self, batches):\n        for x, y in batches:\n            loss = ((self.model(x) - y) ** 2).mean()\n            self.optimizer.zero_grad()\n            loss.backward()\n            self.optimizer.step()\n            self.last_loss = loss.detach().item()\n',
+            ),
+            runtime="net = torch.nn.Linear(3, 1)\nt = Trainer(net, torch.optim.SGD(net.parameters(), lr=0.1))\n"
+                    "t.fit([(torch.randn(2, 3), torch.randn(2, 1))] * 2)\nassert t.last_loss.grad_fn is not None",
+            severity=Severity.WARNING,
+            note="`obj.attr = loss` (rules.md): an attribute written and never read back in the file is a record for "
+                 "readers elsewhere, not the method's scratch; the last step's graph outlives `fit()`",
+        ),
+        Invalid(
+            """
+import torch
+
+
+class LoggingMixin:
+    def record(self, loss):
+        self.history.append(loss)
+
+
+class Trainer(LoggingMixin):
+    def __init__(self, model):
+        self.model = model
+        self.history = []
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def fit(self, batches):
+        for x, y in batches:
+            loss = ((self.model(x) - y) ** 2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.record(loss)
+""",
+            range=(22, 24, 22, 28),
+            message="`loss` carries an autograd graph; `.backward()` on line 20 freed its activations, but storing it in `self.history` (through `record()`) keeps the graph's nodes alive across iterations",
+            fixes=(
+                '\nimport torch\n\n\nclass LoggingMixin:\n    def record(self, loss):\n        self.history.append(loss)\n\n\nclass Trainer(LoggingMixin):\n    def __init__(self, model):\n        self.model = model\n        self.history = []\n        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n\n    def fit(self, batches):\n        for x, y in batches:\n            loss = ((self.model(x) - y) ** 2).mean()\n            self.optimizer.zero_grad()\n            loss.backward()\n            self.optimizer.step()\n            self.record(loss.detach())\n',
+                '\nimport torch\n\n\nclass LoggingMixin:\n    def record(self, loss):\n        self.history.append(loss)\n\n\nclass Trainer(LoggingMixin):\n    def __init__(self, model):\n        self.model = model\n        self.history = []\n        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n\n    def fit(self, batches):\n        for x, y in batches:\n            loss = ((self.model(x) - y) ** 2).mean()\n            self.optimizer.zero_grad()\n            loss.backward()\n            self.optimizer.step()\n            self.record(loss.detach().item())\n',
+            ),
+            runtime="net = torch.nn.Linear(3, 1)\nt = Trainer(net)\nt.fit([(torch.randn(2, 3), torch.randn(2, 1))] * 2)\n"
+                    "assert t.history[0].grad_fn is not None",
+            severity=Severity.WARNING,
+            note="a method inherited from a class of the file (a mixin's `record()`) runs as the subclass's own: what it keeps is a store of the caller's loop",
+        ),
     ]
 
 
@@ -2415,6 +2567,16 @@ def _calls_made_in(store, loop) -> set:
     call of the model shares, which would tie it to any backward through that model."""
     made = {o for o in store.value.origins if isinstance(o, cst.Call)}
     return made & {n for n in descendants(loop) if isinstance(n, cst.Call)} if made else set()
+
+
+def _freeing(store, done: list):
+    """The backward that freed the stored graph's activations, for the message: one whose graph holds a
+    the most calls the store's own loop made (`g_loss.backward()` for `loss_dict["g"] = g_loss`, not the
+    discriminator's earlier backward, which shares only some of them), else the first."""
+    if not done:
+        return None
+    made = _calls_made_in(store, store.loop)
+    return max(done, key=lambda b: len(b.origins & made))  # (the first of equals)
 
 
 def _forward_trained(store, backwards) -> bool:
