@@ -2187,6 +2187,65 @@ for epoch in range(3):
             note="the hand-written model's output is printed through `.item()` and also back-propagated: a training step",
             runtime='assert w.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+class C1:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def m1(self, batches):
+        total = 0.0
+        for x, y in batches:
+            out = self.model(x)
+            total += self.criterion(out, y).item()
+        return total / len(batches)
+
+
+def f1(model, opt):
+    def step_fn(out, y):
+        opt.zero_grad()
+        loss = ((out - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return C1(model, step_fn)
+""",
+            note="the look-alike of MTN's evaluator in a file that trains: the callable the outputs go to, unseen where "
+            "it is called, may be a training step (here it back-propagates and steps), so a `.item()` of its result "
+            "proves nothing",
+            runtime="model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "f1(model, opt).m1([(torch.randn(2, 3), torch.randn(2, 1))])\nassert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Normal
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mu = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.mu(x)
+
+    def m1(self, state):
+        dist = Normal(self.mu(state), 1.0)
+        action = dist.rsample()
+        return action, dist.log_prob(action).sum(-1)
+""",
+            note="SAC's reparameterised sample: `rsample()` and `log_prob()` carry the policy's graph and are returned, "
+            "for a caller that may back-propagate them (unlike `sample()`)",
+            runtime="policy = C1()\naction, logp = policy.m1(torch.randn(3, 4))\nlogp.sum().backward()\n"
+            "assert policy.mu.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -3436,6 +3495,33 @@ for epoch in range(3):
             ),
             note="d2l's linear regression from scratch: `linreg(X, w, b)` is given the leaves the code trains (it reads `w.grad`), so it is a hand-written model; the per-epoch loss over the whole set is only printed",
             runtime='assert has_graph(train_l) and activations_alive(train_l)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head(x).softmax(-1)
+
+    def m1(self, state):
+        dist = Categorical(self(torch.as_tensor(state, dtype=torch.float32)))
+        return dist.sample().item()
+""",
+            range=(16, 27, 16, 76),
+            message='`self(torch.as_tensor(state, dtype=...` runs with grad enabled and its outputs reach only `.sample()` (line 17), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass C1(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.head = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return self.head(x).softmax(-1)\n\n    @torch.no_grad()\n    def m1(self, state):\n        dist = Categorical(self(torch.as_tensor(state, dtype=torch.float32)))\n        return dist.sample().item()\n',),
+            note="an agent's acting step, named for nothing: the policy's probabilities only reach a `Categorical` "
+            "whose `sample()` carries no graph (sampling runs without grad), and nothing is kept",
+            runtime="policy = C1()\nseen = []\npolicy.head.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "policy.m1([0.1, 0.2, 0.3, 0.4])\nassert has_graph(seen[0])",
         ),
     ]
 
