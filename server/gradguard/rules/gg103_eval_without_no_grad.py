@@ -178,11 +178,9 @@ class EvalWithoutNoGrad(Rule):
     """
     ## What it does
     Finds a forward pass that runs with grad enabled although its outputs never
-    reach a `backward()`: after `model.eval()`, or in a function named like
-    `evaluate` / `validate` / `test` / `predict` / `infer` / `sample` /
-    `generate` / `decode` (or a method of an `Evaluator` / `Tester` / `Validator`
-    / `Predictor` class), outside `torch.no_grad()` / `torch.inference_mode()`
-    and their decorators - or in the top-level code of a script that never calls
+    reach a `backward()`: after `model.eval()`, outside `torch.no_grad()` /
+    `torch.inference_mode()` and their decorators - or in the top-level code of
+    a script that never calls
     `.backward()`, `torch.autograd.grad` or an optimizer's `step()`, or in a
     function of such a file that turns its results into NumPy (`.numpy()`) and
     returns no graph (DBFace's `detect(model, image)`). The
@@ -191,7 +189,11 @@ class EvalWithoutNoGrad(Rule):
     is one, and its own methods (`model.encode(x)`) are forward passes too.
     Wherever it runs, a forward whose outputs reach only non-differentiable uses
     (`.item()`, `.tolist()`, `.numpy()`, a read through `.data`, `argmax`, a
-    comparison, `print`) and no backward is one too; so is a call of a
+    comparison, `print`, a distribution's `sample()`; a loss or metric the
+    outputs are given as a prediction, in a file that never trains, whose
+    result is read at once with `.item()`: `self.criterion(out, y).item()`) and
+    no backward is one too - kept where they outlive the call only if the file
+    reads that place only `.detach()`-ed (PPO's `memory.logprobs`); so is a call of a
     hand-written model, a function of the file computing from leaves the code
     trains (`linreg(X, w, b)` where the code reads `w.grad`).
     `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
@@ -200,7 +202,9 @@ class EvalWithoutNoGrad(Rule):
     with grad enabled, unless its outputs reach a `.backward()` (the message
     names the `volatile=True`). One finding per evaluation block (the forwards
     of one loop, or of consecutive statements after `.eval()`); it sits on the
-    first model call.
+    first model call. What a function or class is called never decides:
+    `evaluate`, `predict`, `select_action` or an `Evaluator` class add no
+    finding and silence none - where the outputs go does.
 
     ## Why is this bad?
     `model.eval()` does **not** stop graph building - it only switches layers
@@ -221,16 +225,19 @@ class EvalWithoutNoGrad(Rule):
     looks at (the loss is meant for a backward the analysis lost track of),
     outputs read through `.data` into what a backward back-propagates (the
     cut is the bug, GG301's; `no_grad` would only hide it),
-    Lightning's `validation_step` / `test_step` / `predict_step` (the framework
-    disables grad), outputs that do reach a backward (adversarial examples,
+    Lightning's `validation_step` / `test_step` / `predict_step` of a
+    LightningModule (the framework disables grad: its API, not a suffix of a
+    name), outputs that do reach a backward (adversarial examples,
     input gradients), a model of this file whose own forward back-propagates, and
-    a model's own `decode()`/`sample()`/`predict()` that returns a graph (part of
-    its forward pass: a VAE trains through `decode`; one that returns
-    `scores.argmax(1)` is an evaluation), and an agent's acting step
-    (`select_action`, `act`) that keeps something for a later update (REINFORCE's
-    `saved_log_probs.append(m.log_prob(action))`) - unless the file reads what it
-    keeps only `.detach()`-ed (PPO's `torch.stack(memory.logprobs).detach()`:
-    the kept graphs train nothing). The `.eval()` may also come from the
+    a model's own method that returns a graph (part of its forward pass: a VAE
+    trains through `decode`; one that returns `scores.argmax(1)` is an
+    evaluation), outputs returned to a caller out of sight (a framework's
+    `eval_step` hook), a loss of unseen source given the outputs in a file that
+    trains (it may be the training step), and outputs kept past the call for a
+    later update (REINFORCE's `saved_log_probs.append(m.log_prob(action))`) -
+    unless the file reads what it keeps only `.detach()`-ed (PPO's
+    `torch.stack(memory.logprobs).detach()`: the kept graphs train nothing).
+    The `.eval()` may also come from the
     top level of a script that never trains, or from the constructor of a class
     that holds the model for inference (`self.model_ = model.eval()`).
 
