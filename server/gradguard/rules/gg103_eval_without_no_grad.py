@@ -2253,6 +2253,40 @@ class C1(nn.Module):
             runtime="policy = C1()\naction, logp = policy.m1(torch.randn(3, 4))\nlogp.sum().backward()\n"
             "assert policy.mu.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class VideoVAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 2)
+        self.dec = nn.Linear(2, 6)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+class CharCodec:
+    def encode(self, text):
+        return torch.tensor([float(ord(c)) for c in text])
+
+    def decode(self, codes):
+        return "".join(chr(int(c)) for c in codes)
+
+
+def roundtrip(codec, text):
+    return codec.decode(codec.encode(text))
+""",
+            note="`codec.encode(...)` and `codec.decode(...)`: two classes of the file define both, so the calls say "
+            "nothing about which one `codec` holds (here a character codec, no model)",
+            runtime='assert roundtrip(CharCodec(), "ab") == "ab"',
+        ),
     ]
 
     INVALID = [
@@ -3529,6 +3563,39 @@ class C1(nn.Module):
             "whose `sample()` carries no graph (sampling runs without grad), and nothing is kept",
             runtime="policy = C1()\nseen = []\npolicy.head.register_forward_hook(lambda m, i, o: seen.append(o))\n"
             "policy.m1([0.1, 0.2, 0.3, 0.4])\nassert has_graph(seen[0])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class VideoVAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 2)
+        self.dec = nn.Linear(2, 6)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def reconstruct(vae, frames):
+    latents = vae.encode(frames)
+    recon = vae.decode(latents)
+    return (255 * recon.detach().clamp(0, 1)).numpy().astype("uint8")
+""",
+            range=(20, 14, 20, 32),
+            message='`vae.encode(frames)` runs with grad enabled in `reconstruct()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass VideoVAE(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.Linear(6, 2)\n        self.dec = nn.Linear(2, 6)\n\n    def encode(self, x):\n        return self.enc(x)\n\n    def decode(self, z):\n        return self.dec(z)\n\n\n@torch.no_grad()\ndef reconstruct(vae, frames):\n    latents = vae.encode(frames)\n    recon = vae.decode(latents)\n    return (255 * recon.detach().clamp(0, 1)).numpy().astype("uint8")\n',),
+            note="Open-Sora-Plan's reconstruction script: the parameter calls `encode()` and `decode()`, the "
+            "interface of one nn.Module class of the file (no other class defines either), so it holds that model, "
+            "whose outputs only become uint8 frames",
+            runtime="vae = VideoVAE()\nseen = []\nvae.dec.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "reconstruct(vae, torch.rand(3, 6))\nassert has_graph(seen[0]) and activations_alive(seen[0])",
         ),
     ]
 
