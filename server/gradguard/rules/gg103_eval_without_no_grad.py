@@ -287,6 +287,8 @@ class EvalWithoutNoGrad(Rule):
         self._graph_of: dict = {}  # a reported call of a helper -> the helper's forward whose graph it returns
         self._volatile: dict = {}  # forward call -> the `Variable(..., volatile=True)` its input was made by
         self._losses: list = []  # (function, loss call, its statement, the graphs it is given): `criterion(out, y)`
+        self._method_of: dict = {}  # forward call -> the FunctionInfo of the model's method it runs (None: unknown)
+        self._untrained: dict = {}  # a method call of a model the file built and never visibly trains -> its class
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -376,8 +378,13 @@ class EvalWithoutNoGrad(Rule):
             return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
         root = name.split(".", 1)[0]
         if root != name and (fn, root) in self._built and self._never_trained(root):
-            return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
+            if not isinstance(callee.cls, ClassInfo):
+                return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
+            self._untrained[node] = callee.cls  # unless a method of its class back-propagates (decided in finish)
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
+        if model is not None:  # the method of the model's class the call runs (`model.pi(s)`: `pi`; `model(x)`: forward)
+            self._method_of[node] = model.methods.get(func.attr.value if isinstance(func, cst.Attribute)
+                                                      and func.attr.value in model.methods else "forward")
         if volatile is not None:
             self._volatile[node] = volatile
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp(), graph))
@@ -459,6 +466,19 @@ class EvalWithoutNoGrad(Rule):
             if any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
                 return True
         return False
+
+    def _backpropagates_when_run(self, node: cst.Call, model) -> bool:
+        """Does the method of the model that the call runs back-propagate (input saliency in forward())?
+        Another method of the class that trains (minimalRL's `train_net()`) says nothing about `pi(s)`."""
+        method = self._method_of.get(node)
+        if method is None:
+            return any(b.function is not None and b.function.cls is model for b in self.flow.backwards)
+        return bool(method.backwards) or any(b.function is method for b in self.flow.backwards)
+
+    def _trains_itself(self, cls) -> bool:
+        """Does a method of the model's own class (of this file) back-propagate (minimalRL's
+        `PPO.train_net()`)? Then the model the file built is trained, whatever its methods are called."""
+        return any(b.function is not None and b.function.cls is cls for b in self.flow.backwards)
 
     def _local(self, name: str) -> bool:
         """Is the root of `name` (`model` of `model.encoder`) a name this scope binds (a parameter, a local),
@@ -559,6 +579,8 @@ class EvalWithoutNoGrad(Rule):
                 continue  # where the outputs go is decided at the helper's call, by the caller that uses them
             if graph in passed:
                 continue  # the helper's own forward, reported in the helper
+            if node in self._untrained and not self._trains_itself(self._untrained[node]):
+                continue  # `dummy_cbow.embedding(ids)`: a model the file built and never trains - nor do its own methods
             if fn is not None and fn.cls is not None and fn.cls.module_like and any(
                     c.cls is fn.cls and c.name == "forward" for c in fn.callers):
                 continue  # run by the model's own forward() (its eval branch): the grad mode is forward's caller's
@@ -566,7 +588,7 @@ class EvalWithoutNoGrad(Rule):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
             if any(graph in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
-            if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
+            if model is not None and self._backpropagates_when_run(node, model):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (
                     after_eval and self._piled_up(graph, fn) or node in self._volatile):
@@ -2287,6 +2309,35 @@ def roundtrip(codec, text):
             "nothing about which one `codec` holds (here a character codec, no model)",
             runtime='assert roundtrip(CharCodec(), "ab") == "ab"',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+    def m1(self, x):
+        loss = self.fc(x).pow(2).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return loss.item()
+
+
+def f1(batches):
+    model = C1()
+    for x in batches:
+        print(model.m1(x))
+""",
+            note="a model built in the function whose called method is its own training step: the forward inside "
+            "back-propagates, and no_grad around the call would break it",
+            runtime="f1([torch.randn(3, 4)])\nm = C1()\nm.m1(torch.randn(3, 4))\nassert m.fc.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -3596,6 +3647,49 @@ def reconstruct(vae, frames):
             "whose outputs only become uint8 frames",
             runtime="vae = VideoVAE()\nseen = []\nvae.dec.register_forward_hook(lambda m, i, o: seen.append(o))\n"
             "reconstruct(vae, torch.rand(3, 6))\nassert has_graph(seen[0]) and activations_alive(seen[0])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+        self.data = []
+
+    def m1(self, x):
+        return torch.softmax(self.fc(x), dim=-1)
+
+    def m2(self):
+        s = torch.stack([t[0] for t in self.data])
+        loss = -torch.log(self.m1(s)).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        self.data = []
+
+
+def f1(states):
+    model = C1()
+    for s in states:
+        prob = model.m1(s)
+        a = Categorical(prob).sample().item()
+        model.data.append((s, a, prob[a].item()))
+    model.m2()
+""",
+            range=(29, 15, 29, 26),
+            message='`model.m1(s)` runs with grad enabled and its outputs reach only `.sample()` and `.item()` (lines 30, 31), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass C1(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)\n        self.data = []\n\n    def m1(self, x):\n        return torch.softmax(self.fc(x), dim=-1)\n\n    def m2(self):\n        s = torch.stack([t[0] for t in self.data])\n        loss = -torch.log(self.m1(s)).mean()\n        self.opt.zero_grad()\n        loss.backward()\n        self.opt.step()\n        self.data = []\n\n\ndef f1(states):\n    model = C1()\n    with torch.no_grad():\n        for s in states:\n            prob = model.m1(s)\n            a = Categorical(prob).sample().item()\n            model.data.append((s, a, prob[a].item()))\n    model.m2()\n',),
+            note="minimalRL's PPO rollout: the model the function builds is trained by a method of its own class "
+            "(`m2` back-propagates), so the rollout's forward is no smoke test; its outputs only reach `sample()` "
+            "and `.item()`",
+            runtime="model = C1()\nseen = []\nmodel.fc.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "model.m1(torch.randn(4))\nassert has_graph(seen[0])\nf1([torch.randn(4) for _ in range(3)])",
         ),
     ]
 
