@@ -216,7 +216,8 @@ class EvalWithoutNoGrad(Rule):
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
     inside `torch.enable_grad()`, a smoke test of a model built in the same
     function (`def test(): net = Net(); net(torch.randn(...))`) - before that
-    function has back-propagated through it (a prediction after the training
+    function has back-propagated through it, and unless a method of the model's
+    own class trains it (a rollout before `model.train_net()`; a prediction after the training
     loop is reported; so is `_, preds = torch.max(out, 1)` keeping only the
     indices, as `.argmax()` is), the `.eval()` of
     another module (`target_net.eval()` says nothing about `policy_net(x)`),
