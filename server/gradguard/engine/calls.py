@@ -223,6 +223,13 @@ class Calls:
                 return Value(kind=Kind.NDARRAY, grad=Grad.NO) if name not in ("item", "tolist") else NUMBER
             if recv.kind is Kind.NUMBER:
                 return NUMBER
+            if recv.kind is Kind.OBJECT and recv.layer == "distribution" and name in K.DISTRIBUTION_NEVER_GRAD:
+                self._sink(node, [recv], f"`.{name}()`")
+                return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, f"`.{name}()` of a distribution"))
+            if recv.kind is Kind.OBJECT and recv.layer == "distribution" and name in K.DISTRIBUTION_GRAD:
+                tensors = [recv] + [v for _, v in args if v.kind is not Kind.NUMBER]
+                g, why, origins = join_grad(tensors)
+                return self._made(Value(kind=Kind.TENSOR, grad=g, why=why, origins=origins), node)
             if recv.kind is Kind.OBJECT and recv.cls is None:
                 self._opaque_call(node, args)
                 return UNKNOWN  # an instance the type layer knows is no tensor: its own clone(), detach()...
@@ -538,6 +545,11 @@ class Calls:
         if q in K.BACKWARD_FUNCTIONS and vals:
             self._backward(node, vals[0])
             return UNKNOWN if last == "grad" else NUMBER
+        if q.startswith(K.DISTRIBUTIONS) and last[:1].isupper():
+            # `Categorical(probs)`: an object carrying the graph of the tensors it is built from
+            tensors = [v for v in vals if v.kind is not Kind.NUMBER]
+            g, why, origins = join_grad(tensors) if tensors else (Grad.UNKNOWN, None, frozenset())
+            return Value(kind=Kind.OBJECT, grad=g, why=why, origins=origins, layer="distribution")
         if q.startswith("torch."):
             return self._torch_function(node, q, last, args)
         if q.startswith("numpy."):

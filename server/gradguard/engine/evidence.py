@@ -449,6 +449,28 @@ def class_methods(module: cst.Module) -> dict:
     return out
 
 
+def interface_receivers(source: str, module: cst.Module) -> set:
+    """Dotted names on which two methods or more are called, each defined by one top-level class of the
+    file and by no other (`vae` of `vae.encode(x)` ... `vae.decode(z)`, names common alone): candidates
+    for an instance of that class (FromUse._instance_by_members decides)."""
+    owners: dict = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef):
+            for s in stmt.body.body:
+                if isinstance(s, cst.FunctionDef) and not s.name.value.startswith("_") and s.name.value != "forward":
+                    owners.setdefault(s.name.value, set()).add(stmt.name.value)
+    unique = {m for m, o in owners.items() if len(o) == 1 and m not in K.TORCH_METHOD_NAMES}
+    if not unique:
+        return set()
+    called: dict = {}
+    for m in re.finditer(r"\.\s*(" + "|".join(sorted(unique)) + r")\s*\(", source):
+        r = _receiver_before(source, m.start())
+        if r is not None and not r[1] and r[0] not in ("self", "super") and "." not in r[0]:
+            called.setdefault(r[0], set()).add(m.group(1))
+    return {key for key, methods in called.items()
+            if len(methods) >= 2 and len({c for m in methods for c in owners[m]}) == 1}
+
+
 def frozen_by(loop: cst.For) -> Optional[cst.BaseExpression]:
     """`for p in model.parameters(): p.requires_grad = False` (or over `named_parameters()`, with
     every branch of an `if` setting it): the module whose every parameter the loop freezes."""

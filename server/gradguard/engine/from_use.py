@@ -46,7 +46,8 @@ class FromUse:
             self.mentions = (evidence.mentioned(self.source)
                              | evidence.member_receivers(self.source, self.own_methods)
                              | evidence.call_shape_receivers(self.source, evidence.forward_signatures(self.module))
-                             | evidence.submodule_receivers(self.source, self._file_submodules()))
+                             | evidence.submodule_receivers(self.source, self._file_submodules())
+                             | evidence.interface_receivers(self.source, self.module))
             self.scalar_backwards = evidence.scalar_backwards(self.source)
             self.plain_methods = evidence.plain_class_methods(self.module)
         if key not in self.mentions or v.has_graph and key not in self.scalar_backwards and (v.scalar or not self.scalar_backwards):
@@ -135,6 +136,11 @@ class FromUse:
         # `model.module.encoder(x)`, `.decoder(...)`, `.projection(...)`: two submodules or more that its
         # `__init__` builds, where no other class of the file has every member used (attribute names
         # like `encoder` are common: one alone says nothing)
+        if not own and info.module_like and len(used) >= 2 and all(m in info.methods for m in used) and not any(
+                m in self.class_members[c] for c in self.classes if c is not info for m in used):
+            # `vae.encode(x)` and `vae.decode(z)`: two methods or more, each defined by one nn.Module class of
+            # the file and by no other class of it - its interface, though each name alone is common
+            own = list(used)
         subs = [] if own or not info.module_like else [m for m in used if m in self._submodules(info)]
         # (one is enough behind `.module`, the attribute DataParallel / DistributedDataParallel keep the
         # wrapped model in: `net.module.encoder(x)` is a submodule of a model, not any object's `encoder`)

@@ -266,3 +266,12 @@ AUTOGRAD_NAMES = frozenset({"backward", "grad", "requires_grad", "requires_grad_
 # Classes of plain records: calling one makes a tuple of its arguments (an RL transition, a
 # spiking neuron's state), whose items carry whatever graphs the arguments carry.
 RECORD_CLASSES = frozenset({"collections.namedtuple", "typing.NamedTuple"})
+
+
+# torch.distributions: a distribution built from tensors (`Categorical(probs)`, `Normal(mu, std)`)
+# carries their graph in its parameters. `sample()` runs under no_grad (an integer for the discrete
+# ones): never a graph; `rsample()` (reparameterised), `log_prob()`, `entropy()`, `cdf()` are
+# differentiable in the parameters.
+DISTRIBUTIONS = "torch.distributions."
+DISTRIBUTION_NEVER_GRAD = frozenset({"sample", "sample_n", "enumerate_support"})
+DISTRIBUTION_GRAD = frozenset({"rsample", "log_prob", "entropy", "cdf", "icdf", "perplexity"})

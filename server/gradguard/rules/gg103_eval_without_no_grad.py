@@ -8,6 +8,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import FUNCTIONAL_LOSSES, forward_like
 from gradguard.engine.evidence import named_params
+from gradguard.engine.sinks import Use
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
 from gradguard.engine.steps import backpropagates_in, step_of
 from gradguard.engine.syntax import SELF_PREFIX, place_key
@@ -121,19 +122,6 @@ def eval_function_name(name: str, method: bool = False) -> bool:
     return bool(name_words(name) & (METHOD_EVAL_WORDS if method else EVAL_WORDS))
 
 
-# Classes whose every method evaluates (MTN's `Evaluator.run()`): their names, in words.
-EVALUATOR_WORDS = frozenset("evaluator tester validator predictor inferencer".split())
-
-
-def evaluator_method(fn) -> bool:
-    """A method (not the constructor) of an `Evaluator`, `Tester`, `Validator`... that is not itself
-    a model: the class exists to run a model for its outputs."""
-    if fn.cls is None or fn.name.startswith("__") or fn.cls.module_like:
-        return False
-    words = {w.lower() for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+", fn.cls.name)}
-    return bool(words & EVALUATOR_WORDS)
-
-
 class _Nodes(cst.CSTVisitor):
     """The identities of every node under a node."""
 
@@ -190,11 +178,9 @@ class EvalWithoutNoGrad(Rule):
     """
     ## What it does
     Finds a forward pass that runs with grad enabled although its outputs never
-    reach a `backward()`: after `model.eval()`, or in a function named like
-    `evaluate` / `validate` / `test` / `predict` / `infer` / `sample` /
-    `generate` / `decode` (or a method of an `Evaluator` / `Tester` / `Validator`
-    / `Predictor` class), outside `torch.no_grad()` / `torch.inference_mode()`
-    and their decorators - or in the top-level code of a script that never calls
+    reach a `backward()`: after `model.eval()`, outside `torch.no_grad()` /
+    `torch.inference_mode()` and their decorators - or in the top-level code of
+    a script that never calls
     `.backward()`, `torch.autograd.grad` or an optimizer's `step()`, or in a
     function of such a file that turns its results into NumPy (`.numpy()`) and
     returns no graph (DBFace's `detect(model, image)`). The
@@ -203,7 +189,11 @@ class EvalWithoutNoGrad(Rule):
     is one, and its own methods (`model.encode(x)`) are forward passes too.
     Wherever it runs, a forward whose outputs reach only non-differentiable uses
     (`.item()`, `.tolist()`, `.numpy()`, a read through `.data`, `argmax`, a
-    comparison, `print`) and no backward is one too; so is a call of a
+    comparison, `print`, a distribution's `sample()`; a loss or metric the
+    outputs are given as a prediction, in a file that never trains, whose
+    result is read at once with `.item()`: `self.criterion(out, y).item()`) and
+    no backward is one too - kept where they outlive the call only if the file
+    reads that place only `.detach()`-ed (PPO's `memory.logprobs`); so is a call of a
     hand-written model, a function of the file computing from leaves the code
     trains (`linreg(X, w, b)` where the code reads `w.grad`).
     `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
@@ -212,7 +202,9 @@ class EvalWithoutNoGrad(Rule):
     with grad enabled, unless its outputs reach a `.backward()` (the message
     names the `volatile=True`). One finding per evaluation block (the forwards
     of one loop, or of consecutive statements after `.eval()`); it sits on the
-    first model call.
+    first model call. What a function or class is called never decides:
+    `evaluate`, `predict`, `select_action` or an `Evaluator` class add no
+    finding and silence none - where the outputs go does.
 
     ## Why is this bad?
     `model.eval()` does **not** stop graph building - it only switches layers
@@ -224,7 +216,8 @@ class EvalWithoutNoGrad(Rule):
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
     inside `torch.enable_grad()`, a smoke test of a model built in the same
     function (`def test(): net = Net(); net(torch.randn(...))`) - before that
-    function has back-propagated through it (a prediction after the training
+    function has back-propagated through it, and unless a method of the model's
+    own class trains it (a rollout before `model.train_net()`; a prediction after the training
     loop is reported; so is `_, preds = torch.max(out, 1)` keeping only the
     indices, as `.argmax()` is), the `.eval()` of
     another module (`target_net.eval()` says nothing about `policy_net(x)`),
@@ -233,16 +226,19 @@ class EvalWithoutNoGrad(Rule):
     looks at (the loss is meant for a backward the analysis lost track of),
     outputs read through `.data` into what a backward back-propagates (the
     cut is the bug, GG301's; `no_grad` would only hide it),
-    Lightning's `validation_step` / `test_step` / `predict_step` (the framework
-    disables grad), outputs that do reach a backward (adversarial examples,
+    Lightning's `validation_step` / `test_step` / `predict_step` of a
+    LightningModule (the framework disables grad: its API, not a suffix of a
+    name), outputs that do reach a backward (adversarial examples,
     input gradients), a model of this file whose own forward back-propagates, and
-    a model's own `decode()`/`sample()`/`predict()` that returns a graph (part of
-    its forward pass: a VAE trains through `decode`; one that returns
-    `scores.argmax(1)` is an evaluation), and an agent's acting step
-    (`select_action`, `act`) that keeps something for a later update (REINFORCE's
-    `saved_log_probs.append(m.log_prob(action))`) - unless the file reads what it
-    keeps only `.detach()`-ed (PPO's `torch.stack(memory.logprobs).detach()`:
-    the kept graphs train nothing). The `.eval()` may also come from the
+    a model's own method that returns a graph (part of its forward pass: a VAE
+    trains through `decode`; one that returns `scores.argmax(1)` is an
+    evaluation), outputs returned to a caller out of sight (a framework's
+    `eval_step` hook), a loss of unseen source given the outputs in a file that
+    trains (it may be the training step), and outputs kept past the call for a
+    later update (REINFORCE's `saved_log_probs.append(m.log_prob(action))`) -
+    unless the file reads what it keeps only `.detach()`-ed (PPO's
+    `torch.stack(memory.logprobs).detach()`: the kept graphs train nothing).
+    The `.eval()` may also come from the
     top level of a script that never trains, or from the constructor of a class
     that holds the model for inference (`self.model_ = model.eval()`).
 
@@ -292,6 +288,8 @@ class EvalWithoutNoGrad(Rule):
         self._graph_of: dict = {}  # a reported call of a helper -> the helper's forward whose graph it returns
         self._volatile: dict = {}  # forward call -> the `Variable(..., volatile=True)` its input was made by
         self._losses: list = []  # (function, loss call, its statement, the graphs it is given): `criterion(out, y)`
+        self._method_of: dict = {}  # forward call -> the FunctionInfo of the model's method it runs (None: unknown)
+        self._untrained: dict = {}  # a method call of a model the file built and never visibly trains -> its class
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -357,17 +355,10 @@ class EvalWithoutNoGrad(Rule):
             after_eval = (0, callee.evaluated)
         if after_eval is None and fn is not None and fn.cls is not None and fn.cls.test_case:
             return  # a unit test's smoke run of a model in training mode (checking it works, often its gradients)
-        # A model's own decode()/sample()/predict() is part of its forward pass (a VAE trains
-        # through decode): names only count outside module-like classes.
-        named = (
-            fn is not None
-            and (eval_function_name(fn.name, method=fn.cls is not None) or evaluator_method(fn))
-            and not fn.name.endswith("_step")  # eval_step/predict_step: framework hooks, run under no_grad
-        )  # in a model's own class, only if it returns no graph (checked in finish)
         first = next((a for a in node.args if a.keyword is None and not a.star), None)
         volatile = self.flow.value(first.value).volatile if first is not None else None
-        if after_eval is not None or named:
-            why = "named" if named else "eval"
+        if after_eval is not None:
+            why = "eval"
         elif volatile is not None and not elsewhere:
             why = "volatile"  # no-grad intent, whatever the function: only a backward of the outputs excuses it
         elif self._inference_script(fn) and not elsewhere:
@@ -388,8 +379,13 @@ class EvalWithoutNoGrad(Rule):
             return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
         root = name.split(".", 1)[0]
         if root != name and (fn, root) in self._built and self._never_trained(root):
-            return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
+            if not isinstance(callee.cls, ClassInfo):
+                return  # `dummy_cbow.embedding(ids)` of a model the file built and never trains or loads
+            self._untrained[node] = callee.cls  # unless a method of its class back-propagates (decided in finish)
         model = callee.cls if isinstance(callee.cls, ClassInfo) else None
+        if model is not None:  # the method of the model's class the call runs (`model.pi(s)`: `pi`; `model(x)`: forward)
+            self._method_of[node] = model.methods.get(func.attr.value if isinstance(func, cst.Attribute)
+                                                      and func.attr.value in model.methods else "forward")
         if volatile is not None:
             self._volatile[node] = volatile
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp(), graph))
@@ -471,6 +467,19 @@ class EvalWithoutNoGrad(Rule):
             if any(isinstance(o, cst.Call) and same(self.flow.value(o.func)) for o in b.origins):
                 return True
         return False
+
+    def _backpropagates_when_run(self, node: cst.Call, model) -> bool:
+        """Does the method of the model that the call runs back-propagate (input saliency in forward())?
+        Another method of the class that trains (minimalRL's `train_net()`) says nothing about `pi(s)`."""
+        method = self._method_of.get(node)
+        if method is None:
+            return any(b.function is not None and b.function.cls is model for b in self.flow.backwards)
+        return bool(method.backwards) or any(b.function is method for b in self.flow.backwards)
+
+    def _trains_itself(self, cls) -> bool:
+        """Does a method of the model's own class (of this file) back-propagate (minimalRL's
+        `PPO.train_net()`)? Then the model the file built is trained, whatever its methods are called."""
+        return any(b.function is not None and b.function.cls is cls for b in self.flow.backwards)
 
     def _local(self, name: str) -> bool:
         """Is the root of `name` (`model` of `model.encoder`) a name this scope binds (a parameter, a local),
@@ -571,18 +580,16 @@ class EvalWithoutNoGrad(Rule):
                 continue  # where the outputs go is decided at the helper's call, by the caller that uses them
             if graph in passed:
                 continue  # the helper's own forward, reported in the helper
-            if why == "named" and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
-                continue  # a model's own decode()/sample(): part of a forward pass (a VAE trains through decode)
+            if node in self._untrained and not self._trains_itself(self._untrained[node]):
+                continue  # `dummy_cbow.embedding(ids)`: a model the file built and never trains - nor do its own methods
             if fn is not None and fn.cls is not None and fn.cls.module_like and any(
                     c.cls is fn.cls and c.name == "forward" for c in fn.callers):
                 continue  # run by the model's own forward() (its eval branch): the grad mode is forward's caller's
-            if why == "named" and _acting(fn.name) and _keeps(fn.node, self.flow.module):
-                continue  # REINFORCE's select_action keeps `m.log_prob(action)` for the episode's backward
             if why == "numpy" and (fn.returns.has_graph or any(e.has_graph for e in fn.returns.elements or ())):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
             if any(graph in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
-            if model is not None and any(b.function is not None and b.function.cls is model for b in self.flow.backwards):
+            if model is not None and self._backpropagates_when_run(node, model):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (
                     after_eval and self._piled_up(graph, fn) or node in self._volatile):
@@ -641,7 +648,7 @@ class EvalWithoutNoGrad(Rule):
         parts = list(out.elements or ()) + [e for _, e in out.keyed]
         if any(p.grad is Grad.UNKNOWN for p in parts):
             return False  # an output nothing tells (a submodule of unknown kind): where it goes is not followed
-        ends = [u for u in self.flow.sinks if node in u.origins]
+        ends = [u for u in self.flow.sinks if node in u.origins] + self._losses_looked_at(node)
         if not ends:
             return False  # unused, or used in ways that say nothing
         if any(_rebuilt(u.node, self.flow) for u in ends):
@@ -650,7 +657,7 @@ class EvalWithoutNoGrad(Rule):
         if read and read & {c.node for b in self.flow.backwards
                             for c in (*b.value.cuts, *(p[0] for p in b.value.pred_cuts))}:
             return False  # `loss_fn(out.data, y).backward()`: meant to train; the cut is the bug (GG202/GG301's)
-        if any(node in u.origins for u in self.flow.escapes):
+        if any(node in u.origins and self._loss_looked_at(u.node, node) is None for u in self.flow.escapes):
             return False
         # returned (or yielded) to a caller elsewhere - by this function, or by one of the file that is
         # called from elsewhere and returns what this one gave it (RT-DETR's denoising queries reach the
@@ -658,7 +665,45 @@ class EvalWithoutNoGrad(Rule):
         if any(node in all_origins(f.returns) or f.yields is not None and node in all_origins(f.yields)
                for f in self.flow.functions if not f.call_sites):
             return False
-        return not any(node in s.value.origins for s in self.flow.stores if not s.local)
+        if any(node in all_origins(k.value) and not self._read_detached(self.code_of(k.kept_at))
+               for f in self.flow.functions for k in f.kept):
+            return False  # kept past the call (`self.saved_log_probs.append(m.log_prob(a))`) for a later backward
+        return not any(node in s.value.origins and not self._read_detached(s.target) for s in self.flow.stores if not s.local)
+
+    def _read_detached(self, place: str) -> bool:
+        """Is the attribute a store writes (`memory.logprobs` of `memory.logprobs.append(lp)`) read in
+        the file, and only `.detach()`-ed (PPO's `torch.stack(memory.logprobs).detach()`)? Then the kept
+        graphs train nothing: no backward can reach them."""
+        found = re.fullmatch(r"[\w.]+\.(\w+)", place)
+        return found is not None and not kept_for_training(self.flow.module, found.group(1))
+
+    def _losses_looked_at(self, node: cst.Call) -> list:
+        """The `.item()`s of losses the outputs of `node` are handed to and only read as numbers
+        (`_loss_looked_at`), as sinks."""
+        found = []
+        for u in self.flow.escapes:
+            item = self._loss_looked_at(u.node, node) if node in u.origins else None
+            if item is not None:
+                found.append(Use(item, u.origins, "`.item()`", u.function))
+        return found
+
+    def _loss_looked_at(self, call: cst.CSTNode, node: cst.Call) -> Optional[cst.Call]:
+        """Is `call` (a callable the analysis cannot see, given the outputs of `node`) a loss or a metric
+        read as a number, in a file that never trains: `self.criterion(out, y).item()` - given the
+        outputs as its first argument (the prediction) and a target, its result turned into a Python
+        number at once? Such a call computes from the outputs for a look (evidence.py's `_criterion`: a
+        loss by what its result flows into, whatever it is called); in a file with no `.backward()` and
+        no optimizer `step()`, nothing it could hand them to trains."""
+        if not isinstance(call, cst.Call) or self._trains_file():
+            return None
+        positional = [a for a in call.args if a.keyword is None and not a.star]
+        if len(positional) < 2 or node not in all_origins(self.flow.value(positional[0].value)) or any(
+                node in all_origins(self.flow.value(a.value)) for a in call.args if a is not positional[0]):
+            return None
+        stmt = self.flow.top_of.get(call)
+        return next((n for n in (descendants(stmt) if stmt is not None else ()) if isinstance(n, cst.Call)
+                     and isinstance(n.func, cst.Attribute) and n.func.value is call
+                     and n.func.attr.value == "item" and not n.args), None)
 
     def _blind_backward(self, fn) -> bool:
         """Does `fn` back-propagate a graph of unseen source (`loss` computed from `u`, a name bound nowhere
@@ -670,7 +715,10 @@ class EvalWithoutNoGrad(Rule):
     def _sinks_of(self, node: cst.Call) -> list:
         """The uses that ended the graph of `node`'s outputs, in order, one per kind."""
         seen, out = set(), []
-        uses = [u for u in self.flow.sinks if node in u.origins]
+        uses = [u for u in self.flow.sinks if node in u.origins] + self._losses_looked_at(node) + [
+            Use(k.stored, all_origins(k.value), f"`{self.code_of(k.kept_at)}` read only `.detach()`-ed", f)
+            for f in self.flow.functions for k in f.kept
+            if node in all_origins(k.value) and self._read_detached(self.code_of(k.kept_at))]
         direct = [u for u in uses if not u.after_cut]
         for u in direct or uses:  # `probs.argmax(-1).tolist()` ends at `argmax`
             if u.what not in seen:
@@ -748,9 +796,7 @@ class EvalWithoutNoGrad(Rule):
         # returned to a caller out of sight: only `volatile=True` says it never back-propagates them
         safety = Safety.UNSAFE if volatile is not None and fn is not None and fn.call_sites == 0 \
             and node in fn.returns.origins else Safety.SAFE
-        if why == "named":
-            where = f"in `{fn.name}()` and its output never reaches a `.backward()`"
-        elif why == "numpy":
+        if why == "numpy":
             where = f"in `{fn.name}()`, which turns its results into NumPy, in a file that never trains"
         elif why == "eval":
             where = "after `.eval()`{since} and its output never reaches a `.backward()`"  # since: filled in below
@@ -2171,6 +2217,128 @@ for epoch in range(3):
             note="the hand-written model's output is printed through `.item()` and also back-propagated: a training step",
             runtime='assert w.grad is not None',
         ),
+        Valid(
+            """
+import torch
+
+
+class C1:
+    def __init__(self, model, criterion):
+        self.model = model
+        self.criterion = criterion
+
+    def m1(self, batches):
+        total = 0.0
+        for x, y in batches:
+            out = self.model(x)
+            total += self.criterion(out, y).item()
+        return total / len(batches)
+
+
+def f1(model, opt):
+    def step_fn(out, y):
+        opt.zero_grad()
+        loss = ((out - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return C1(model, step_fn)
+""",
+            note="the look-alike of MTN's evaluator in a file that trains: the callable the outputs go to, unseen where "
+            "it is called, may be a training step (here it back-propagates and steps), so a `.item()` of its result "
+            "proves nothing",
+            runtime="model = torch.nn.Linear(3, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "f1(model, opt).m1([(torch.randn(2, 3), torch.randn(2, 1))])\nassert model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Normal
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mu = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.mu(x)
+
+    def m1(self, state):
+        dist = Normal(self.mu(state), 1.0)
+        action = dist.rsample()
+        return action, dist.log_prob(action).sum(-1)
+""",
+            note="SAC's reparameterised sample: `rsample()` and `log_prob()` carry the policy's graph and are returned, "
+            "for a caller that may back-propagate them (unlike `sample()`)",
+            runtime="policy = C1()\naction, logp = policy.m1(torch.randn(3, 4))\nlogp.sum().backward()\n"
+            "assert policy.mu.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class VideoVAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 2)
+        self.dec = nn.Linear(2, 6)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+class CharCodec:
+    def encode(self, text):
+        return torch.tensor([float(ord(c)) for c in text])
+
+    def decode(self, codes):
+        return "".join(chr(int(c)) for c in codes)
+
+
+def roundtrip(codec, text):
+    return codec.decode(codec.encode(text))
+""",
+            note="`codec.encode(...)` and `codec.decode(...)`: two classes of the file define both, so the calls say "
+            "nothing about which one `codec` holds (here a character codec, no model)",
+            runtime='assert roundtrip(CharCodec(), "ab") == "ab"',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+
+    def m1(self, x):
+        loss = self.fc(x).pow(2).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return loss.item()
+
+
+def f1(batches):
+    model = C1()
+    for x in batches:
+        print(model.m1(x))
+""",
+            note="a model built in the function whose called method is its own training step: the forward inside "
+            "back-propagates, and no_grad around the call would break it",
+            runtime="f1([torch.randn(3, 4)])\nm = C1()\nm.m1(torch.randn(3, 4))\nassert m.fc.weight.grad is not None",
+        ),
     ]
 
     INVALID = [
@@ -2218,15 +2386,8 @@ net = nn.Linear(4, 3)
 score = validate(net, [(torch.randn(6, 4), torch.randint(0, 3, (6,)))])
 """,
             range=(10, 14, 10, 29),
-            message="`network(inputs)` runs with grad enabled in `validate()` and its output never reaches a "
-            "`.backward()`: autograd records the graph and keeps its activations for nothing",
-            fixes=(
-                "\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n@torch.no_grad()\n"
-                "def validate(network, batches):\n    total = 0.0\n    for inputs, labels in batches:\n"
-                "        out = network(inputs)\n        total += F.cross_entropy(out, labels).item()\n"
-                "    return total / len(batches)\n\n\nnet = nn.Linear(4, 3)\n"
-                "score = validate(net, [(torch.randn(6, 4), torch.randint(0, 3, (6,)))])\n",
-            ),
+            message='`network(inputs)` runs with grad enabled and its outputs reach only `.item()` (line 11), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n@torch.no_grad()\ndef validate(network, batches):\n    total = 0.0\n    for inputs, labels in batches:\n        out = network(inputs)\n        total += F.cross_entropy(out, labels).item()\n    return total / len(batches)\n\n\nnet = nn.Linear(4, 3)\nscore = validate(net, [(torch.randn(6, 4), torch.randint(0, 3, (6,)))])\n',),
             runtime="assert net(torch.randn(1, 4)).requires_grad",
             note="a validate() function; model from the caller",
         ),
@@ -2246,14 +2407,8 @@ class Predictor:
 labels = Predictor(nn.Linear(4, 2)).predict(randn(3, 4))
 """,
             range=(10, 15, 10, 32),
-            message="`self.model(batch)` runs with grad enabled in `predict()` and its output never reaches a "
-            "`.backward()`: autograd records the graph and keeps its activations for nothing",
-            fixes=(
-                "\nimport torch\nfrom torch import nn, randn\n\n\nclass Predictor:\n    def __init__(self, model):\n"
-                "        self.model = model\n\n    @torch.no_grad()\n    def predict(self, batch):\n"
-                "        return self.model(batch).argmax(1)\n\n\n"
-                "labels = Predictor(nn.Linear(4, 2)).predict(randn(3, 4))\n",
-            ),
+            message='`self.model(batch)` runs with grad enabled and its outputs reach only `.argmax()` (line 10), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn, randn\n\n\nclass Predictor:\n    def __init__(self, model):\n        self.model = model\n\n    @torch.no_grad()\n    def predict(self, batch):\n        return self.model(batch).argmax(1)\n\n\nlabels = Predictor(nn.Linear(4, 2)).predict(randn(3, 4))\n',),
             runtime="assert Predictor(nn.Linear(4, 2)).model(randn(1, 4)).requires_grad",
             note="a predict() method of a wrapper class; the fix adds `import torch`",
         ),
@@ -2472,10 +2627,8 @@ def predict_task(scorer, batches):
 
 """,
             range=(12, 15, 12, 34),
-            message='`self.network(batch)` runs with grad enabled in `predict()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
-            fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Scorer:\n    def __init__(self):\n        self.network = nn.Linear(4, 3)\n\n    @torch.no_grad()\n    def predict(self, batch):\n        self.network.eval()\n        return self.network(batch).softmax(1).tolist()\n\n\ndef score_all(scorer, batches):\n    return [scorer.predict(b) for b in batches]\n\n\ndef predict_task(scorer, batches):\n    return score_all(scorer, batches)\n\n',
-            ),
+            message='`self.network(batch)` runs with grad enabled after `.eval()` on line 11 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Scorer:\n    def __init__(self):\n        self.network = nn.Linear(4, 3)\n\n    def predict(self, batch):\n        self.network.eval()\n        with torch.no_grad():\n            return self.network(batch).softmax(1).tolist()\n\n\ndef score_all(scorer, batches):\n    return [scorer.predict(b) for b in batches]\n\n\ndef predict_task(scorer, batches):\n    return score_all(scorer, batches)\n\n',),
             runtime='assert Scorer().network(torch.randn(1, 4)).requires_grad',
             note='the same predict() reached only by name, with grad on',
         ),
@@ -2543,10 +2696,8 @@ class Classifier(nn.Module):
         return self.head(self.body(x)).argmax(1)
 """,
             range=(16, 25, 16, 37),
-            message='`self.body(x)` runs with grad enabled in `predict()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block',
-            fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Classifier(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())\n        self.head = nn.Linear(8, 3)\n\n    def forward(self, x):\n        return self.head(self.body(x))\n\n    @torch.no_grad()\n    def predict(self, x):\n        return self.head(self.body(x)).argmax(1)\n',
-            ),
+            message='`self.body(x)` runs with grad enabled and its outputs reach only `.argmax()` (line 16), never a `.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Classifier(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU())\n        self.head = nn.Linear(8, 3)\n\n    def forward(self, x):\n        return self.head(self.body(x))\n\n    @torch.no_grad()\n    def predict(self, x):\n        return self.head(self.body(x)).argmax(1)\n',),
             runtime='c = Classifier()\nassert c.head(c.body(torch.randn(2, 4))).requires_grad',
             note="a model's own predict() that returns argmax: an evaluation, not part of a forward pass (pytorch/examples forward-forward Net.predict)",
         ),
@@ -2565,10 +2716,8 @@ class Agent:
         return self.actor(state).cpu().data.numpy().flatten()
 """,
             range=(12, 15, 12, 32),
-            message='`self.actor(state)` runs with grad enabled in `select_action()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
-            fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Agent:\n    def __init__(self, actor: nn.Module):\n        self.actor = actor\n\n    @torch.no_grad()\n    def select_action(self, state):\n        state = torch.as_tensor(state, dtype=torch.float32).unsqueeze(0)\n        return self.actor(state).cpu().data.numpy().flatten()\n',
-            ),
+            message='`self.actor(state)` runs with grad enabled in `select_action()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Agent:\n    def __init__(self, actor: nn.Module):\n        self.actor = actor\n\n    @torch.no_grad()\n    def select_action(self, state):\n        state = torch.as_tensor(state, dtype=torch.float32).unsqueeze(0)\n        return self.actor(state).cpu().data.numpy().flatten()\n',),
             runtime='agent = Agent(nn.Linear(3, 2))\nassert agent.actor(torch.zeros(1, 3)).requires_grad',
             note="TD3/DDPG: an agent's select_action() that returns only NumPy builds the actor's graph for nothing",
         ),
@@ -2590,10 +2739,8 @@ class Evaluator:
         return total / len(batches)
 """,
             range=(13, 18, 13, 31),
-            message='`self.model(x)` runs with grad enabled in `run()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
-            fixes=(
-                '\nimport torch\n\n\nclass Evaluator:\n    def __init__(self, model, criterion):\n        self.model = model\n        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, batches):\n        total = 0.0\n        for x, y in batches:\n            out = self.model(x)\n            total += self.criterion(out, y).item()\n        return total / len(batches)\n',
-            ),
+            message='`self.model(x)` runs with grad enabled and its outputs reach only `.item()` (line 14), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\n\n\nclass Evaluator:\n    def __init__(self, model, criterion):\n        self.model = model\n        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, batches):\n        total = 0.0\n        for x, y in batches:\n            out = self.model(x)\n            total += self.criterion(out, y).item()\n        return total / len(batches)\n',),
             runtime='from torch import nn\nevaluator = Evaluator(nn.Linear(3, 1), nn.MSELoss())\nouts = []\nevaluator.model.register_forward_hook(lambda m, i, o: outs.append(o))\nevaluator.run([(torch.randn(2, 3), torch.randn(2, 1))])\nassert has_graph(outs[0]) and activations_alive(outs[0])',
             note='regression (MTN): a method of an `Evaluator`, whose model is known by what takes its output - the criterion, as a prediction',
         ),
@@ -2660,10 +2807,8 @@ def old_logprobs(memory):
     return torch.stack(memory.logprobs).detach()
 """,
             range=(21, 27, 21, 44),
-            message="`self.actor(state)` runs with grad enabled in `act()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing",
-            fixes=(
-                '\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Memory:\n    def __init__(self):\n        self.logprobs = []\n\n    def clear(self):\n        del self.logprobs[:]\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))\n\n    @torch.no_grad()\n    def act(self, state, memory):\n        dist = Categorical(self.actor(state))\n        action = dist.sample()\n        memory.logprobs.append(dist.log_prob(action))\n        return action.item()\n\n\ndef old_logprobs(memory):\n    return torch.stack(memory.logprobs).detach()\n',
-            ),
+            message='`self.actor(state)` runs with grad enabled and its outputs reach only `.sample()` and `memory.logprobs` read only `.detach()`-ed (lines 22, 23), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Memory:\n    def __init__(self):\n        self.logprobs = []\n\n    def clear(self):\n        del self.logprobs[:]\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.actor = nn.Sequential(nn.Linear(4, 2), nn.Softmax(dim=-1))\n\n    @torch.no_grad()\n    def act(self, state, memory):\n        dist = Categorical(self.actor(state))\n        action = dist.sample()\n        memory.logprobs.append(dist.log_prob(action))\n        return action.item()\n\n\ndef old_logprobs(memory):\n    return torch.stack(memory.logprobs).detach()\n',),
             runtime="policy, memory = Policy(), Memory()\nfor _ in range(3):\n    policy.act(torch.randn(4), memory)\nassert all(has_graph(lp) for lp in memory.logprobs) and activations_alive(memory.logprobs[0])",
             note="PPO-PyTorch's act(): the log-probabilities it keeps in the memory are only ever read `.detach()`-ed by the update, so every kept graph trains nothing and holds its activations until the memory is cleared",
         ),
@@ -2758,16 +2903,8 @@ class Evaluator:
         return total / len(data)
 """,
             range=(17, 25, 17, 38),
-            message="`self.model(x)` runs with grad enabled in `run()` and its output never reaches a "
-            "`.backward()`: autograd records the graph and keeps its activations for nothing",
-            fixes=(
-                "\nimport torch\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\nclass Evaluator:\n"
-                "    def __init__(self, model, criterion):\n        self.model = model\n"
-                "        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, data):\n"
-                "        total = 0.0\n        for x, target in data:\n"
-                '            out = tagged(self.model(x), "logits")[0]\n'
-                "            total += self.criterion(out, target).item()\n        return total / len(data)\n",
-            ),
+            message='`self.model(x)` runs with grad enabled and its outputs reach only `.item()` (line 18), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\n\n\ndef tagged(value, tag):\n    return value, tag\n\n\nclass Evaluator:\n    def __init__(self, model, criterion):\n        self.model = model\n        self.criterion = criterion\n\n    @torch.no_grad()\n    def run(self, data):\n        total = 0.0\n        for x, target in data:\n            out = tagged(self.model(x), "logits")[0]\n            total += self.criterion(out, target).item()\n        return total / len(data)\n',),
             note="the model's output handed through a helper's tuple (`tagged(...)[0]`) before the loss: still a prediction, never back-propagated",
             runtime="model, outs = torch.nn.Linear(5, 4), []\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\nEvaluator(model, torch.nn.CrossEntropyLoss()).run([(torch.randn(2, 5), torch.randint(0, 4, (2,)))])\nassert has_graph(outs[0])",
         ),
@@ -3020,10 +3157,8 @@ class Qnet(nn.Module):
         return out.argmax().item()
 """,
             range=(19, 14, 19, 31),
-            message='`self.forward(obs)` runs with grad enabled in `sample_action()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
-            fixes=(
-                '\nimport random\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Qnet(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc1 = nn.Linear(4, 16)\n        self.fc2 = nn.Linear(16, 2)\n\n    def forward(self, x):\n        return self.fc2(F.relu(self.fc1(x)))\n\n    @torch.no_grad()\n    def sample_action(self, obs, epsilon):\n        out = self.forward(obs)\n        if random.random() < epsilon:\n            return random.randint(0, 1)\n        return out.argmax().item()\n',
-            ),
+            message='`self.forward(obs)` runs with grad enabled and its outputs reach only `.argmax()` (line 22), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport random\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Qnet(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc1 = nn.Linear(4, 16)\n        self.fc2 = nn.Linear(16, 2)\n\n    def forward(self, x):\n        return self.fc2(F.relu(self.fc1(x)))\n\n    @torch.no_grad()\n    def sample_action(self, obs, epsilon):\n        out = self.forward(obs)\n        if random.random() < epsilon:\n            return random.randint(0, 1)\n        return out.argmax().item()\n',),
             note="minimalRL's DQN: a model's own acting method that returns a number on every path - the epsilon branch's `random.randint(0, 1)` is a Python number, the greedy branch's `.item()` too - keeps nothing and returns no graph: an evaluation at every environment step",
             runtime='q = Qnet()\nbuilt = []\nq.fc2.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\na = q.sample_action(torch.randn(4), 0.0)\nassert built == [True] and isinstance(a, int)',
         ),
@@ -3186,10 +3321,8 @@ def evaluate(model, criterion, batches):
     return total / len(batches)
 """,
             range=(13, 14, 13, 33),
-            message='`run_model(model, x)` runs with grad enabled in `evaluate()` and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
-            fixes=(
-                '\nimport torch\n\n\ndef run_model(model, x):\n    out = model(x)\n    return out\n\n\n@torch.no_grad()\ndef evaluate(model, criterion, batches):\n    total = 0.0\n    for x, y in batches:\n        out = run_model(model, x)\n        total += criterion(out, y).item()\n    return total / len(batches)\n',
-            ),
+            message='`run_model(model, x)` runs with grad enabled and its outputs reach only `.item()` (line 14), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\n\n\ndef run_model(model, x):\n    out = model(x)\n    return out\n\n\n@torch.no_grad()\ndef evaluate(model, criterion, batches):\n    total = 0.0\n    for x, y in batches:\n        out = run_model(model, x)\n        total += criterion(out, y).item()\n    return total / len(batches)\n',),
             note='a helper of the file runs the model and returns its outputs: the evaluation function that calls it is where the forward runs with grad on',
             runtime='model = torch.nn.Linear(3, 2)\nseen = []\nmodel.register_forward_hook(lambda m, i, o: seen.append(o))\nevaluate(model, torch.nn.functional.cross_entropy, [(torch.randn(4, 3), torch.tensor([0, 1, 0, 1]))])\nassert has_graph(seen[0])',
         ),
@@ -3456,6 +3589,109 @@ for epoch in range(3):
             note="d2l's linear regression from scratch: `linreg(X, w, b)` is given the leaves the code trains (it reads `w.grad`), so it is a hand-written model; the per-epoch loss over the whole set is only printed",
             runtime='assert has_graph(train_l) and activations_alive(train_l)',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head(x).softmax(-1)
+
+    def m1(self, state):
+        dist = Categorical(self(torch.as_tensor(state, dtype=torch.float32)))
+        return dist.sample().item()
+""",
+            range=(16, 27, 16, 76),
+            message='`self(torch.as_tensor(state, dtype=...` runs with grad enabled and its outputs reach only `.sample()` (line 17), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass C1(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.head = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return self.head(x).softmax(-1)\n\n    @torch.no_grad()\n    def m1(self, state):\n        dist = Categorical(self(torch.as_tensor(state, dtype=torch.float32)))\n        return dist.sample().item()\n',),
+            note="an agent's acting step, named for nothing: the policy's probabilities only reach a `Categorical` "
+            "whose `sample()` carries no graph (sampling runs without grad), and nothing is kept",
+            runtime="policy = C1()\nseen = []\npolicy.head.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "policy.m1([0.1, 0.2, 0.3, 0.4])\nassert has_graph(seen[0])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class VideoVAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 2)
+        self.dec = nn.Linear(2, 6)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def reconstruct(vae, frames):
+    latents = vae.encode(frames)
+    recon = vae.decode(latents)
+    return (255 * recon.detach().clamp(0, 1)).numpy().astype("uint8")
+""",
+            range=(20, 14, 20, 32),
+            message='`vae.encode(frames)` runs with grad enabled in `reconstruct()`, which turns its results into NumPy, in a file that never trains: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass VideoVAE(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.Linear(6, 2)\n        self.dec = nn.Linear(2, 6)\n\n    def encode(self, x):\n        return self.enc(x)\n\n    def decode(self, z):\n        return self.dec(z)\n\n\n@torch.no_grad()\ndef reconstruct(vae, frames):\n    latents = vae.encode(frames)\n    recon = vae.decode(latents)\n    return (255 * recon.detach().clamp(0, 1)).numpy().astype("uint8")\n',),
+            note="Open-Sora-Plan's reconstruction script: the parameter calls `encode()` and `decode()`, the "
+            "interface of one nn.Module class of the file (no other class defines either), so it holds that model, "
+            "whose outputs only become uint8 frames",
+            runtime="vae = VideoVAE()\nseen = []\nvae.dec.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "reconstruct(vae, torch.rand(3, 6))\nassert has_graph(seen[0]) and activations_alive(seen[0])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class C1(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)
+        self.data = []
+
+    def m1(self, x):
+        return torch.softmax(self.fc(x), dim=-1)
+
+    def m2(self):
+        s = torch.stack([t[0] for t in self.data])
+        loss = -torch.log(self.m1(s)).mean()
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        self.data = []
+
+
+def f1(states):
+    model = C1()
+    for s in states:
+        prob = model.m1(s)
+        a = Categorical(prob).sample().item()
+        model.data.append((s, a, prob[a].item()))
+    model.m2()
+""",
+            range=(29, 15, 29, 26),
+            message='`model.m1(s)` runs with grad enabled and its outputs reach only `.sample()` and `.item()` (lines 30, 31), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass C1(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n        self.opt = torch.optim.SGD(self.parameters(), lr=0.1)\n        self.data = []\n\n    def m1(self, x):\n        return torch.softmax(self.fc(x), dim=-1)\n\n    def m2(self):\n        s = torch.stack([t[0] for t in self.data])\n        loss = -torch.log(self.m1(s)).mean()\n        self.opt.zero_grad()\n        loss.backward()\n        self.opt.step()\n        self.data = []\n\n\ndef f1(states):\n    model = C1()\n    with torch.no_grad():\n        for s in states:\n            prob = model.m1(s)\n            a = Categorical(prob).sample().item()\n            model.data.append((s, a, prob[a].item()))\n    model.m2()\n',),
+            note="minimalRL's PPO rollout: the model the function builds is trained by a method of its own class "
+            "(`m2` back-propagates), so the rollout's forward is no smoke test; its outputs only reach `sample()` "
+            "and `.item()`",
+            runtime="model = C1()\nseen = []\nmodel.fc.register_forward_hook(lambda m, i, o: seen.append(o))\n"
+            "model.m1(torch.randn(4))\nassert has_graph(seen[0])\nf1([torch.randn(4) for _ in range(3)])",
+        ),
     ]
 
 
@@ -3476,16 +3712,6 @@ def _returns_values(fn) -> bool:
     `Net.predict`); one that returns a graph is part of a forward pass."""
     r = fn.returns
     return fn.returned and r.kind in (Kind.TENSOR, Kind.NUMBER) and r.grad is Grad.NO and not r.has_graph
-
-
-# An agent's acting step (`select_action`, `act`, `get_action`): an evaluation when it keeps nothing.
-ACTING_WORDS = frozenset(("act", "action"))
-
-
-def _acting(name: str) -> bool:
-    """Named for acting only (`select_action`), not also for evaluating (`evaluate_actions`)."""
-    words = name_words(name)
-    return bool(words & ACTING_WORDS) and not words & (EVAL_WORDS - ACTING_WORDS)
 
 
 KEEPING_METHODS = frozenset(("append", "extend", "insert", "add", "put", "push"))
@@ -3550,16 +3776,6 @@ class _DetachedReads(cst.CSTVisitor):
                 self.read = True
             else:
                 self.trained = True
-
-
-def _keeps(fn: cst.FunctionDef, module: cst.Module) -> bool:
-    """Does a function keep something for later - that a later update may train on? Not when what it keeps is only ever read detached in the file (PPO-PyTorch's
-    `memory.logprobs`, stacked and `.detach()`-ed by the update: the kept graphs train nothing)."""
-    finder = _Keeps()
-    walk(fn.body, finder)
-    if not finder.kept:
-        return False
-    return None in finder.kept or kept_for_training(module, *finder.kept)
 
 
 def kept_for_training(module: cst.Module, *names: str) -> bool:
