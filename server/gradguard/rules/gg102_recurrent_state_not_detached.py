@@ -1072,17 +1072,17 @@ def label_frames(tracker, frames):
     memory = torch.zeros(1, 4)
     labels = []
     for frame in frames:
-        scores, memory = tracker(frame, memory)
+        scores, memory = tracker(frame, memory=memory)
         labels.append(scores.argmax(-1))
     return labels
 """,
-            range=(21, 40, 21, 46),
-            message="`memory` carries the previous step's graph into `tracker(frame, memory)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 20; run the loop under `torch.no_grad()`",
+            range=(21, 47, 21, 53),
+            message="`memory` carries the previous step's graph into `tracker(frame, memory=memory)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 20; run the loop under `torch.no_grad()`",
             fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Tracker(nn.Module):\n    def __init__(self, dim=4):\n        super().__init__()\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, 3)\n\n    def forward(self, frame, memory):\n        memory = self.cell(frame, memory)\n        return self.head(memory), memory\n\n\ndef label_frames(tracker, frames):\n    memory = torch.zeros(1, 4)\n    labels = []\n    with torch.no_grad():\n        for frame in frames:\n            scores, memory = tracker(frame, memory)\n            labels.append(scores.argmax(-1))\n    return labels\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tracker(nn.Module):\n    def __init__(self, dim=4):\n        super().__init__()\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, 3)\n\n    def forward(self, frame, memory):\n        memory = self.cell(frame, memory)\n        return self.head(memory), memory\n\n\ndef label_frames(tracker, frames):\n    memory = torch.zeros(1, 4)\n    labels = []\n    with torch.no_grad():\n        for frame in frames:\n            scores, memory = tracker(frame, memory=memory)\n            labels.append(scores.argmax(-1))\n    return labels\n',
             ),
-            runtime='tracker, memory, sizes = Tracker(), torch.zeros(1, 4), []\nfor frame in [torch.randn(1, 4) for _ in range(3)]:\n    scores, memory = tracker(frame, memory)\n    sizes.append(graph_size(memory))\nassert sizes[0] < sizes[1] < sizes[2]',
-            note="a labelling loop that picks `argmax` from what the tracker computes and feeds it its own memory with grad on: `tracker` is the file's `Tracker`, called the way its forward is declared (`frame`, `memory`); whatever the function is called, the graph grows with every frame",
+            runtime='tracker, memory, sizes = Tracker(), torch.zeros(1, 4), []\nfor frame in [torch.randn(1, 4) for _ in range(3)]:\n    scores, memory = tracker(frame, memory=memory)\n    sizes.append(graph_size(memory))\nassert sizes[0] < sizes[1] < sizes[2]',
+            note="a labelling loop that picks `argmax` from what the tracker computes and feeds it its own memory with grad on: `tracker` is the file's `Tracker`, called the way its forward is declared and returns (`memory=`, two results unpacked) - whatever the tracker, its arguments or the function are called, the graph grows with every frame",
         ),
         Invalid(
             """
@@ -1134,7 +1134,7 @@ class Stepper(nn.Module):
 
 
 def run_step(model, tokens, state):
-    return model(tokens, state)
+    return model(tokens=tokens, state=state)
 
 
 def stream_tokens(model, tokens, steps):
@@ -1152,7 +1152,7 @@ def stream_tokens(model, tokens, steps):
             "and nothing back-propagates it: the graph grows with every step of the loop on line 25; run the loop "
             "under `torch.no_grad()`",
             fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Stepper(nn.Module):\n    def __init__(self, vocab=12, dim=8):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab, dim)\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens, state):\n        state = self.cell(self.embedding(tokens), state)\n        return {"logits": self.head(state), "state": state}\n\n\ndef run_step(model, tokens, state):\n    return model(tokens, state)\n\n\ndef stream_tokens(model, tokens, steps):\n    state = torch.zeros(tokens.size(0), 8)\n    picked = []\n    with torch.no_grad():\n        for _ in range(steps):\n            outputs = run_step(model, tokens, state)\n            state = outputs["state"]\n            tokens = outputs["logits"].argmax(-1)\n            picked.append(tokens)\n    return picked\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Stepper(nn.Module):\n    def __init__(self, vocab=12, dim=8):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab, dim)\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens, state):\n        state = self.cell(self.embedding(tokens), state)\n        return {"logits": self.head(state), "state": state}\n\n\ndef run_step(model, tokens, state):\n    return model(tokens=tokens, state=state)\n\n\ndef stream_tokens(model, tokens, steps):\n    state = torch.zeros(tokens.size(0), 8)\n    picked = []\n    with torch.no_grad():\n        for _ in range(steps):\n            outputs = run_step(model, tokens, state)\n            state = outputs["state"]\n            tokens = outputs["logits"].argmax(-1)\n            picked.append(tokens)\n    return picked\n',
             ),
             runtime='model, sizes = Stepper(), []\nmodel.register_forward_hook(lambda m, inp, out: sizes.append(graph_size(out["state"])))\n'
                     'stream_tokens(model, torch.zeros(2, dtype=torch.long), 3)\nassert sizes[0] < sizes[1] < sizes[2]',

@@ -1,0 +1,101 @@
+"""rules.md, "Names are never the only reason": a finding must not appear or vanish only because a
+user-defined identifier changed. Each program here was once decided by a spelling (a receiver
+named after a class, arguments named as forward's parameters, a function called `generate`, an
+initialiser called `_init_weights`); it is checked as written and with every identifier it defines
+renamed by bench/variants.py's `rename` transformation (functions `f1`, classes `C1`, parameters
+`p1`, variables `v1`, attributes `a1`), and both give the same diagnostics, line for line.
+The examples' runtime claims are the rules' own (tests/runtime/test_runtime_truth.py)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from corpus import oracle
+from gradguard.engine import analyze
+from gradguard.rules import all_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.append(str(ROOT / "bench"))  # after tests/: bench/corpus.py must not shadow the corpus package
+
+from transforms import rename  # noqa: E402
+from transforms.subject import Subject, finish  # noqa: E402
+
+HEADER = "# source: https://example.org\n# label: {code} {line}\n# effect: graph_grows\n"
+
+
+def renamed(source: str, code: str, line: int) -> str:
+    """`source` with every identifier it defines renamed (the header bench/variants.py reads kept)."""
+    head = HEADER.format(code=code, line=line + 3)
+    program = oracle.parse(head + source, Path(f"/corpus/{code}/names.py"))
+    (outcome,) = rename.variants(Subject(program))
+    assert outcome.code is not None, outcome.reason
+    text, _ = finish(outcome.code, program)
+    return text[len(head):]
+
+
+def diagnostics(source: str) -> list:
+    return sorted((f.code, f.range.start.line) for f in analyze(source).findings)
+
+
+def example(code: str, kind: str, i: int) -> str:
+    rule = next(r for r in all_rules() if r.code == code)
+    return getattr(rule, kind)[i].code
+
+
+# (rule, example kind, index): the rule examples whose finding or silence a name once decided
+EXAMPLES = [
+    ("GG102", "INVALID", 10),  # `tracker(frame, memory=memory)`: was `tracker(frame, memory)` + the class's name
+    ("GG102", "INVALID", 12),  # `model(tokens=tokens, state=state)` in a helper: was positional names
+    ("GG301", "INVALID", 20),  # `model(points, cage=cage)`, `outputs["deformed"]`: was positional names
+]
+
+
+@pytest.mark.parametrize("code,kind,i", EXAMPLES, ids=[f"{c}-{k.lower()}-{i}" for c, k, i in EXAMPLES])
+def test_a_rule_example_renamed_gives_the_same_diagnostics(code, kind, i):
+    source = example(code, kind, i)
+    found = diagnostics(source)
+    assert any(c == code for c, _ in found) == (kind == "INVALID")
+    line = next((n for c, n in found if c == code), 1)
+    other = renamed(source, code, line)
+    assert other != source
+    assert diagnostics(other) == found
+
+
+# A call named as the class and its forward's parameters, and nothing else: no evidence either way.
+SPELLED = """
+import torch
+from torch import nn
+
+
+class LocationAttention(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.project = nn.Linear(1, hidden_size)
+        self.score = nn.Linear(hidden_size, 1)
+
+    def forward(self, last_alignment):
+        return torch.softmax(self.score(self.project(last_alignment.unsqueeze(2))).squeeze(2), dim=1)
+
+
+def align_frames(attention, batch_size, num_tokens, num_frames):
+    last_alignment = torch.zeros(batch_size, num_tokens)
+    alignments = []
+    for _ in range(num_frames):
+        last_alignment = attention(last_alignment)
+        alignments.append(last_alignment.argmax(dim=1))
+    return torch.stack(alignments, dim=1)
+"""
+
+
+def test_a_call_spelled_like_a_class_and_its_parameters_is_no_evidence():
+    """`attention(last_alignment)` for `LocationAttention.forward(self, last_alignment)`: the called
+    name is a word of the class's name and the argument is named as the parameter, but a spelling
+    is no fact of the class's API; renamed, the program is the same program, so it is silent both
+    ways (bench: tests/corpus/GG102/location_attention_alignment_fed_back.py, now missed)."""
+    source = textwrap.dedent(SPELLED)
+    assert diagnostics(source) == []
+    assert diagnostics(renamed(source, "GG102", 20)) == []
