@@ -110,3 +110,17 @@ def test_a_call_spelled_like_a_class_and_its_parameters_is_no_evidence():
     source = textwrap.dedent(SPELLED)
     assert diagnostics(source) == []
     assert diagnostics(renamed(source, "GG102", 20)) == []
+
+
+def test_the_shape_of_a_forward_in_another_file_is_read():
+    """project/neighbours.py reads the forward of another file's class with `ast`: the number of
+    items it returns, the keys of the dict it returns (and, left for now, the names of the items).
+    (A tuple return once crashed the project scan: every file of a checkout went unchecked.)"""
+    import ast
+
+    from gradguard.project import neighbours
+
+    tuple_fn = ast.parse("def forward(self, x):\n    return self.hm(x).sigmoid(), self.box(x)\n").body[0]
+    dict_fn = ast.parse("def forward(self, x, state=None):\n    return {'logits': x, 'state': state}\n").body[0]
+    assert neighbours._returned_shape(tuple_fn) == (2, frozenset(), ["hm", "box"])
+    assert neighbours._returned_shape(dict_fn) == (0, frozenset({"logits", "state"}), [])

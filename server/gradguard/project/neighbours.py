@@ -242,3 +242,18 @@ def _returned_shape(fn: ast.FunctionDef) -> tuple:
         keys.update(k.value for k in r.value.keys)
     return len(first), frozenset(keys), names
 
+
+def _value_name(node: ast.expr) -> Optional[str]:
+    while True:
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
+            if not isinstance(node.value, (ast.Call, ast.Attribute)):
+                return None
+            node = node.value
+        elif isinstance(node, ast.Attribute):
+            return node.attr
+        elif isinstance(node, ast.Name):
+            return node.id
+        else:
+            return None
