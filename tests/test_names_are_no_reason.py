@@ -124,3 +124,39 @@ def test_the_shape_of_a_forward_in_another_file_is_read():
     dict_fn = ast.parse("def forward(self, x, state=None):\n    return {'logits': x, 'state': state}\n").body[0]
     assert neighbours._returned_shape(tuple_fn) == (2, frozenset(), ["hm", "box"])
     assert neighbours._returned_shape(dict_fn) == (0, frozenset({"logits", "state"}), [])
+
+
+def test_a_keyword_only_kwargs_takes_is_no_agreement():
+    """`tok(texts, max_length=3, padding="max_length")` beside a `forward(self, x, max_length=None,
+    **kwargs)`: `padding=` is accepted by `**kwargs`, not declared, so only `max_length=` agrees -
+    one agreement, and a tokenizer is not taken for the model (`Masked` declares both, but the call
+    leaves its `mask` out). Found on peft's adalora example: a GG103 on `tokenizer(...)` while the
+    agreements were being rewritten."""
+    source = textwrap.dedent("""
+    import torch
+    from torch import nn
+
+
+    class Wrapper(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+
+        def forward(self, x, max_length=None, **kwargs):
+            return self.fc(x)
+
+
+    class Masked(nn.Module):
+        def forward(self, x, mask, max_length=None, padding=None):
+            return x * mask
+
+
+    def preprocess(tok, texts):
+        labels = tok(texts, max_length=3, padding="max_length", truncation=True)
+        return labels["input_ids"] == 0
+    """)
+    from gradguard.engine.describe import describe_at
+
+    analysis = analyze(source, keep_flow=True)
+    line = next(n for n, text in enumerate(source.splitlines(), 1) if "labels = tok(" in text)
+    assert describe_at(analysis, line, 13) is None  # `tok`: nothing known

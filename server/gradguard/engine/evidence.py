@@ -782,7 +782,8 @@ def call_agreements(call: cst.Call, forward: cst.FunctionDef, unpacked: Optional
             if a.keyword.value not in keywords and not star_kwargs:
                 return None
             given.add(a.keyword.value)
-            agree.append(f"`{a.keyword.value}=`")
+            if a.keyword.value in keywords:  # (one `**kwargs` takes is no fact of this forward)
+                agree.append(f"`{a.keyword.value}=`")
     if any(r not in given for r in required):
         return None
     count, returned_keys = returned_shape(forward) if unpacked or keys else (0, frozenset())
