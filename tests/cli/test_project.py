@@ -523,7 +523,7 @@ def stream(cell, frames):
     h = torch.zeros(1, 4)
     tokens = []
     for x in frames:
-        h = cell(x, h)
+        h = cell(x=x, h=h)
         tokens.append(h.argmax(-1))
     return tokens
 """
@@ -531,17 +531,17 @@ def stream(cell, frames):
 
 def stream_findings(shift: int) -> str:
     return (
-        f"ganpkg/stream.py:{8 + shift}:13: warning: GG103 `cell(x, h)` runs with grad enabled and its outputs reach only "
+        f"ganpkg/stream.py:{8 + shift}:13: warning: GG103 `cell(x=x, h=h)` runs with grad enabled and its outputs reach only "
         f"`.argmax()` (line {9 + shift}), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
-        f"ganpkg/stream.py:{8 + shift}:21: warning: GG102 `h` carries the previous step's graph into `cell(x, h)` with grad "
+        f"ganpkg/stream.py:{8 + shift}:25: warning: GG102 `h` carries the previous step's graph into `cell(x=x, h=h)` with grad "
         f"enabled and nothing back-propagates it: the graph grows with every step of the loop on line {7 + shift}; run "
         "the loop under `torch.no_grad()`\n"
     )
 
 
 def test_a_class_imported_from_another_module_tells_what_a_parameter_is(gradguard, package):
-    """`cell(x, h)` is called the way the forward() of the `Cell` stream.py imports is declared: an
-    instance of it, as if the class were defined in stream.py."""
+    """`cell(x=x, h=h)` is called the way the forward() of the `Cell` stream.py imports is declared
+    (two keywords it declares): an instance of it, as if the class were defined in stream.py."""
     (package / "ganpkg/models/rnn.py").write_text(CELL)
     (package / "ganpkg/stream.py").write_text(STREAM.replace("import torch\n", "import torch\n\nfrom ganpkg.models.rnn import Cell\n", 1))
     result = gradguard("check", "--no-cache", "ganpkg/stream.py")

@@ -176,27 +176,28 @@ class FromUse:
         return frozenset().union(*(evidence.init_submodules(c, names) for c in classes))
 
     def _instance_by_call(self, key: str, uses: "evidence.Uses") -> Optional[Value]:
-        """`attention(last_alignment)`, `model(input_ids, state=state)`: a name called the way the
-        `forward()` of one nn.Module class of this file is declared is an instance of that class.
-        Two agreements at least (evidence.call_agreements: arguments named as its parameters,
-        keywords it declares, the name a word of the class's name), and no other class fits."""
+        """`model(input_ids, state=state)` and `outputs["state"]`: a name called the way the `forward()`
+        of one nn.Module class of this file is declared and returns is an instance of that class.
+        Two agreements at least (evidence.call_agreements: keywords it declares, its results unpacked
+        by the number it returns, keys of the dict it returns read), and no other class fits. What
+        anything is called plays no part (rules.md: names are never the only reason)."""
         call = uses.called.get(key)
         if call is None or "." in key or not self.classes:
             return None
         if call in self.call_fits:
             return self.call_fits[call]
-        # only classes whose forward takes one of the call's names: an agreement needs one
-        named = {a.keyword.value if a.keyword is not None else a.value.value for a in call.args
-                 if a.keyword is not None or isinstance(a.value, cst.Name)}
+        # only classes whose forward takes one of the call's keywords, or returns what is unpacked or read
+        named = {a.keyword.value for a in call.args if a.keyword is not None}
         unpacked = uses.unpacked.get(call)
+        keys = frozenset(uses.keys_read.get(call, ()))
         fits = []
         for info in self.classes:
             forward = info.methods.get("forward")
             # (a class of no torch base with a forward() - pytorch-grad-cam's RefineCAM - is not an nn.Module)
             if forward is None or not (info.is_module or info.unknown_base) \
-                    or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked:
+                    or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked and not keys:
                 continue
-            agree = evidence.call_agreements(call, key, info.name, forward.node, unpacked)
+            agree = evidence.call_agreements(call, forward.node, unpacked, keys)
             if agree is not None and len(agree) >= 2:
                 fits.append((info, agree))
         found = None

@@ -193,7 +193,7 @@ def _told(cls: ast.ClassDef, code: str) -> tuple:
                 args = fn.args
                 positional = tuple(a.arg for a in (*args.posonlyargs, *args.args) if a.arg != "self")
                 names = frozenset(positional) | {a.arg for a in args.kwonlyargs}
-                signatures.append((cls.name, positional, names, _returned_names(fn)))
+                signatures.append((cls.name, positional, names, _returned_shape(fn)))
     for attr, made in _SELF_SET.findall(code):
         subs.add(attr)
         made = made.rsplit(".", 1)[-1]
@@ -227,12 +227,20 @@ def _speaks_to(scanned: tuple, told: tuple, pairs: bool = True) -> bool:
     return any(sum(r in found for found in receivers) >= 2 for r in set().union(*receivers) if r.split(".", 1)[0] not in imported)
 
 
-def _returned_names(fn: ast.FunctionDef) -> list:
-    """evidence.returned_names, read with `ast`: `return self.hm(x).sigmoid(), self.box(x)` -> hm, box."""
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple):
-            return [_value_name(e) for e in node.value.elts]
-    return []
+def _returned_shape(fn: ast.FunctionDef) -> tuple:
+    """evidence.returned_shape, read with `ast`: (the number of items of its first `return a, b`, the
+    constant keys of the dict literals it returns when every `return` gives one, the names of those
+    items as evidence.returned_names gives them)."""
+    returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    first = next((r.value.elts for r in returns if isinstance(r.value, ast.Tuple)), [])
+    names = [_value_name(e) for e in first]  # (left for now: the names of the items, evidence.call_agreements)
+    keys: set = set()
+    for r in returns:
+        if not isinstance(r.value, ast.Dict) or not all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) for k in r.value.keys):
+            return len(first), frozenset(), names
+        keys.update(k.value for k in r.value.keys)
+    return len(first), frozenset(keys), names
 
 
 def _value_name(node: ast.expr) -> Optional[str]:

@@ -18,7 +18,6 @@ from gradguard.rules._build import (
     wrap_in_no_grad,
 )
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-from gradguard.rules.gg103_eval_without_no_grad import eval_function_name, name_words
 
 SECOND_TIME = "Trying to backward through the graph a second time"
 
@@ -47,13 +46,13 @@ class RecurrentStateNotDetached(Rule):
     fix then detaches it just after that `if`.
 
     Also an inference loop that feeds a model its own state with grad on - a
-    function named like `rollout`, `greedy_decode` or `environment_interaction`,
-    or a loop that picks discrete outputs from what the model computes
-    (`scores.argmax(-1)`, `torch.multinomial(...)`, `dist.sample()`), that
-    back-propagates nothing and returns, yields or keeps no graph: every step's
-    graph stays reachable from the state until the loop ends. Its fix wraps the
-    loop in `torch.no_grad()`. (After `.eval()`, and in functions named like
-    `generate` or `sample`, GG103 reports the forward pass instead.)
+    loop that picks discrete outputs from what the model computes
+    (`scores.argmax(-1)`, `torch.multinomial(...)`, `dist.sample()`) or reads
+    them out as numbers (`.item()`, `.numpy()`: a rollout's actions), whatever
+    the function is called, that back-propagates nothing and returns, yields or
+    keeps no graph: every step's graph stays reachable from the state until the
+    loop ends. Its fix wraps the loop in `torch.no_grad()`. (After `.eval()`,
+    GG103 reports the forward pass instead.)
 
     ## Example
     ```python
@@ -252,9 +251,10 @@ class RecurrentStateNotDetached(Rule):
         """The loop, if it is an inference loop that feeds a model its own state with grad on:
         `logits, state = model(x, state)` generating tokens, a world model stepped through an
         episode. Nothing in the function back-propagates the state's graph and nothing hands it
-        on (returned), so it only grows; and the function's name says it runs a model step after
-        step for its outputs (`generate`, `greedy_decode`, `rollout`), so that a caller's own
-        `no_grad` is not likely. The callee must be a model with parameters."""
+        on (returned), so it only grows; and the loop takes the model's outputs out of autograd
+        step after step (_decodes), so it runs the model for them, whatever the function is called
+        (a name, `generate` or `rollout`, is never the reason: rules.md). The callee must be a model
+        with parameters."""
         fn = stamp[0]
         if fn is None or fn.decorated_mode is not None:
             return None
@@ -267,16 +267,18 @@ class RecurrentStateNotDetached(Rule):
             return None
         if any(st.function is fn for st in self.flow.stores):
             return None  # a graph kept for later (a rollout's log-probs in a memory): the update may need the state's
-        if not loops or not (generation_name(fn.name) or self._decodes(fn, loops[-1])):
+        if not loops or not self._decodes(fn, loops[-1]):
             return None
-        if self._evaluates(fn) or eval_function_name(fn.name, method=fn.cls is not None):
-            return None  # after `.eval()` or in `generate()`, GG103 reports the forward pass, with its no_grad fix
+        if self._evaluates(fn):
+            return None  # after `.eval()`, GG103 reports the forward pass, with its no_grad fix
         return loops[-1]
 
     def _decodes(self, fn, loop) -> bool:
         """A loop that picks discrete outputs from what the model computes (`logits.argmax(-1)`,
-        `torch.multinomial(probs, 1)`, `dist.sample()`) and hands on no graph (no `yield` of one): a
-        decoding or streaming loop, whatever the function is called (`stream_text`, `align_frames`)."""
+        `torch.multinomial(probs, 1)`, `dist.sample()`) or reads them out as numbers (`.item()`,
+        `.tolist()`, `.numpy()`: an action for an environment), and hands on no graph (no `yield` of
+        one): a decoding, streaming or rollout loop, whatever the function is called (`stream_text`,
+        `align_frames`, `run_episode`)."""
         finder = _Picks()
         walk(loop.body, finder)
         if not finder.found:
@@ -1072,17 +1074,17 @@ def label_frames(tracker, frames):
     memory = torch.zeros(1, 4)
     labels = []
     for frame in frames:
-        scores, memory = tracker(frame, memory)
+        scores, memory = tracker(frame, memory=memory)
         labels.append(scores.argmax(-1))
     return labels
 """,
-            range=(21, 40, 21, 46),
-            message="`memory` carries the previous step's graph into `tracker(frame, memory)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 20; run the loop under `torch.no_grad()`",
+            range=(21, 47, 21, 53),
+            message="`memory` carries the previous step's graph into `tracker(frame, memory=memory)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 20; run the loop under `torch.no_grad()`",
             fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Tracker(nn.Module):\n    def __init__(self, dim=4):\n        super().__init__()\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, 3)\n\n    def forward(self, frame, memory):\n        memory = self.cell(frame, memory)\n        return self.head(memory), memory\n\n\ndef label_frames(tracker, frames):\n    memory = torch.zeros(1, 4)\n    labels = []\n    with torch.no_grad():\n        for frame in frames:\n            scores, memory = tracker(frame, memory)\n            labels.append(scores.argmax(-1))\n    return labels\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Tracker(nn.Module):\n    def __init__(self, dim=4):\n        super().__init__()\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, 3)\n\n    def forward(self, frame, memory):\n        memory = self.cell(frame, memory)\n        return self.head(memory), memory\n\n\ndef label_frames(tracker, frames):\n    memory = torch.zeros(1, 4)\n    labels = []\n    with torch.no_grad():\n        for frame in frames:\n            scores, memory = tracker(frame, memory=memory)\n            labels.append(scores.argmax(-1))\n    return labels\n',
             ),
-            runtime='tracker, memory, sizes = Tracker(), torch.zeros(1, 4), []\nfor frame in [torch.randn(1, 4) for _ in range(3)]:\n    scores, memory = tracker(frame, memory)\n    sizes.append(graph_size(memory))\nassert sizes[0] < sizes[1] < sizes[2]',
-            note="a labelling loop that picks `argmax` from what the tracker computes and feeds it its own memory with grad on: `tracker` is the file's `Tracker`, called the way its forward is declared (`frame`, `memory`); whatever the function is called, the graph grows with every frame",
+            runtime='tracker, memory, sizes = Tracker(), torch.zeros(1, 4), []\nfor frame in [torch.randn(1, 4) for _ in range(3)]:\n    scores, memory = tracker(frame, memory=memory)\n    sizes.append(graph_size(memory))\nassert sizes[0] < sizes[1] < sizes[2]',
+            note="a labelling loop that picks `argmax` from what the tracker computes and feeds it its own memory with grad on: `tracker` is the file's `Tracker`, called the way its forward is declared and returns (`memory=`, two results unpacked) - whatever the tracker, its arguments or the function are called, the graph grows with every frame",
         ),
         Invalid(
             """
@@ -1134,7 +1136,7 @@ class Stepper(nn.Module):
 
 
 def run_step(model, tokens, state):
-    return model(tokens, state)
+    return model(tokens=tokens, state=state)
 
 
 def stream_tokens(model, tokens, steps):
@@ -1152,7 +1154,7 @@ def stream_tokens(model, tokens, steps):
             "and nothing back-propagates it: the graph grows with every step of the loop on line 25; run the loop "
             "under `torch.no_grad()`",
             fixes=(
-                '\nimport torch\nfrom torch import nn\n\n\nclass Stepper(nn.Module):\n    def __init__(self, vocab=12, dim=8):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab, dim)\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens, state):\n        state = self.cell(self.embedding(tokens), state)\n        return {"logits": self.head(state), "state": state}\n\n\ndef run_step(model, tokens, state):\n    return model(tokens, state)\n\n\ndef stream_tokens(model, tokens, steps):\n    state = torch.zeros(tokens.size(0), 8)\n    picked = []\n    with torch.no_grad():\n        for _ in range(steps):\n            outputs = run_step(model, tokens, state)\n            state = outputs["state"]\n            tokens = outputs["logits"].argmax(-1)\n            picked.append(tokens)\n    return picked\n',
+                '\nimport torch\nfrom torch import nn\n\n\nclass Stepper(nn.Module):\n    def __init__(self, vocab=12, dim=8):\n        super().__init__()\n        self.embedding = nn.Embedding(vocab, dim)\n        self.cell = nn.GRUCell(dim, dim)\n        self.head = nn.Linear(dim, vocab)\n\n    def forward(self, tokens, state):\n        state = self.cell(self.embedding(tokens), state)\n        return {"logits": self.head(state), "state": state}\n\n\ndef run_step(model, tokens, state):\n    return model(tokens=tokens, state=state)\n\n\ndef stream_tokens(model, tokens, steps):\n    state = torch.zeros(tokens.size(0), 8)\n    picked = []\n    with torch.no_grad():\n        for _ in range(steps):\n            outputs = run_step(model, tokens, state)\n            state = outputs["state"]\n            tokens = outputs["logits"].argmax(-1)\n            picked.append(tokens)\n    return picked\n',
             ),
             runtime='model, sizes = Stepper(), []\nmodel.register_forward_hook(lambda m, inp, out: sizes.append(graph_size(out["state"])))\n'
                     'stream_tokens(model, torch.zeros(2, dtype=torch.long), 3)\nassert sizes[0] < sizes[1] < sizes[2]',
@@ -1381,6 +1383,47 @@ def train(rnn, head, batches, opt):
             note='a helper of the file runs the recurrent model it is given and returns its state: the caller feeds that state back, as if it called the model itself',
             runtime='rnn, head = torch.nn.RNN(3, 4), torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.1)\ntry:\n    train(rnn, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(2)], opt)\nexcept RuntimeError as e:\n    assert "backward through the graph a second time" in str(e)\nelse:\n    raise AssertionError("no error")',
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Policy(nn.Module):
+    def __init__(self, obs=3, dim=8, act=2):
+        super().__init__()
+        self.cell = nn.GRUCell(obs, dim)
+        self.head = nn.Linear(dim, act)
+
+    def forward(self, obs, h):
+        h = self.cell(obs, h)
+        return torch.tanh(self.head(h)), h
+
+
+def run_episode(policy, env, steps):
+    h = torch.zeros(1, 8)
+    obs = env.reset()
+    total = 0.0
+    for _ in range(steps):
+        action, h = policy(torch.as_tensor(obs, dtype=torch.float32)[None], h=h)
+        obs, reward = env.step(action[0].detach().numpy())
+        total += reward
+    return total
+""",
+            range=(22, 78, 22, 79),
+            message="`h` carries the previous step's graph into `policy(torch.as_tensor(obs, dtype=...` with grad enabled "
+            "and nothing back-propagates it: the graph grows with every step of the loop on line 21; run the loop "
+            "under `torch.no_grad()`",
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Policy(nn.Module):\n    def __init__(self, obs=3, dim=8, act=2):\n        super().__init__()\n        self.cell = nn.GRUCell(obs, dim)\n        self.head = nn.Linear(dim, act)\n\n    def forward(self, obs, h):\n        h = self.cell(obs, h)\n        return torch.tanh(self.head(h)), h\n\n\ndef run_episode(policy, env, steps):\n    h = torch.zeros(1, 8)\n    obs = env.reset()\n    total = 0.0\n    with torch.no_grad():\n        for _ in range(steps):\n            action, h = policy(torch.as_tensor(obs, dtype=torch.float32)[None], h=h)\n            obs, reward = env.step(action[0].detach().numpy())\n            total += reward\n    return total\n',
+            ),
+            runtime='class Env:\n    def reset(self):\n        return [0.0, 0.0, 0.0]\n    def step(self, a):\n        return [float(a[0]), float(a[1]), 0.0], 1.0\n'
+                    'policy, sizes = Policy(), []\npolicy.register_forward_hook(lambda m, inp, out: sizes.append(graph_size(out[1])))\n'
+                    'run_episode(policy, Env(), 3)\nassert sizes[0] < sizes[1] < sizes[2]',
+            note="a rollout that reads the policy's actions out as NumPy and feeds it its own state with grad on: the loop "
+            "runs the model for its outputs whatever the function is called (once found only when it was called "
+            "`rollout` or `play`, and missed as `run_episode`)",
+        ),
     ]
 
 
@@ -1447,17 +1490,6 @@ def _places(expr) -> list:
 
 
 
-# Words that say a function runs a model for its outputs, step after step.
-# (Evaluation words are GG103's: a forward pass of an evaluation, with its no_grad fix.)
-GENERATION_WORDS = frozenset(
-    "generate generation sample sampling decode greedy beam rollout interact interaction play simulate".split()
-)
-
-
-def generation_name(name: str) -> bool:
-    """`generate`, `greedy_decode`, `environment_interaction` - not pytest's `test_shapes`."""
-    return bool(name_words(name) & GENERATION_WORDS)
-
 
 def _model_call(flow, call) -> bool:
     """A call of a model with parameters (`model(x, h)`), of a method of one of the file's
@@ -1477,11 +1509,14 @@ def _model_call(flow, call) -> bool:
 
 
 # Calls that pick discrete values from a model's outputs: decoding.
-PICKS = frozenset("argmax argmin topk multinomial sample".split())
+# What a loop does with a model's outputs when it runs the model for them: picks discrete values, or
+# reads them out of autograd as numbers (never a graph either way).
+PICKS = frozenset("argmax argmin topk multinomial sample item tolist numpy".split())
 
 
 class _Picks(cst.CSTVisitor):
-    """Is there an `x.argmax(...)`, `torch.multinomial(...)`, `dist.sample()` under a node?"""
+    """Is there an `x.argmax(...)`, `torch.multinomial(...)`, `dist.sample()`, `x.item()`,
+    `x.numpy()` under a node?"""
 
     def __init__(self):
         self.found = False

@@ -8,6 +8,7 @@ from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import named_params
 from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind
+from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
     evidence_note,
@@ -20,7 +21,6 @@ from gradguard.rules._build import (
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 LEAF = "a leaf Variable that requires grad is being used in an in-place operation."
-INIT_WORDS = frozenset("init initialize initialise initialization initialisation reset".split())
 VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
@@ -69,6 +69,7 @@ class InplaceOnLeafRequiringGrad(Rule):
     def __init__(self, *args):
         super().__init__(*args)
         self._frozen: set = set()  # (function, code) of tensors set to requires_grad = False here
+        self._handed: dict = {}  # function name -> named in the file other than where defined or called
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -138,10 +139,16 @@ class InplaceOnLeafRequiringGrad(Rule):
         a model the function is given (or of `self`), edited by a function no code of the file calls.
         Editing a trained model is the function's own job, so it would say `no_grad` itself; a
         converter that builds a new module and copies weights into it (accelerate) is often run
-        under its caller's `no_grad` or `init_empty_weights`, and stays silent; so does an
-        initialisation hook (`_init_weights(self, module)`, `reset_parameters`), which frameworks
-        run under `no_grad` (transformers' `_initialize_weights`)."""
-        if set(fn.name.lower().split("_")) & INIT_WORDS:
+        under its caller's `no_grad` or `init_empty_weights`, and stays silent; so does a function
+        run for each module by whoever walks them - one that tests what its parameter is
+        (`if isinstance(module, nn.Linear):`, transformers' `_init_weights(self, module)`, which
+        `_initialize_weights` runs under `no_grad`) or one the file hands on uncalled
+        (`model.apply(init_fn)`) - and torch's own `reset_parameters()` of a module (FSDP and
+        meta-device initialisation run it under `no_grad`). What the function is called decides
+        nothing else (rules.md: names are never the only reason)."""
+        if fn.name == "reset_parameters" and fn.cls is not None and fn.cls.module_like:
+            return False
+        if _visits_modules(fn.node) or self._handed_on(fn):
             return False
         params = named_params(fn.node)
         expr, hops = tensor, 0
@@ -161,6 +168,17 @@ class InplaceOnLeafRequiringGrad(Rule):
                 return False  # a module built here, a loop variable, a call's result
             expr = b.node
         return False
+
+    def _handed_on(self, fn) -> bool:
+        """Is the function named somewhere in the file other than where it is defined or called
+        (`model.apply(init_fn)`, `self.apply(self._init_weights)`, `hooks = [init_fn]`)?"""
+        found = self._handed.get(fn.name)
+        if found is None:
+            source = self.flow.source
+            uses = re.finditer(rf"(?<![\w]){re.escape(fn.name)}\b(?!\s*\()", source)
+            found = self._handed[fn.name] = any(
+                not re.search(r"\bdef\s+$", source[max(0, m.start() - 8):m.start()]) for m in uses)
+        return found
 
     def _steps_on_own_grad(self, node, tensor: cst.BaseExpression) -> bool:
         """`s -= lr * s.grad` on a tensor the analysis cannot see, after a backward in this
@@ -722,6 +740,29 @@ def refine(scale, inputs, targets, lr=0.1, steps=3):
                     "else:\n    raise AssertionError('no error')",
             note="the step taken by a helper: the backward that gave the tensor its `.grad` is its caller's, before the call",
         ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+
+def init_head(model):
+    model.fc.weight /= 2
+""",
+            range=(13, 4, 13, 24),
+            message=f"`model.fc.weight` is a leaf tensor that requires grad (`.fc` is an `nn.Linear` in `Head`, the only class "
+            f"of this file with a `.fc`, on line 9); the in-place `/=` on it raises \"{LEAF}\"",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Head(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n\ndef init_head(model):\n    with torch.no_grad():\n        model.fc.weight /= 2\n',),
+            runtime='try:\n    init_head(Head())\nexcept RuntimeError as e:\n    assert "a leaf Variable that requires grad" in str(e)\nelse:\n    raise AssertionError("no error")',
+            note="the weights of a given model edited outside no_grad: a function called `init_head` is no initialisation hook "
+            "by its name (once silenced by the word `init`); it dispatches on no module type and is handed to nobody",
+        ),
     ]
 
 
@@ -746,3 +787,15 @@ def _whole(target: cst.Subscript) -> bool:
             return sl.lower is None and sl.upper is None and sl.step is None
         return isinstance(sl, cst.Index) and isinstance(sl.value, cst.Ellipsis)
     return all(full(el) for el in target.slice)
+
+
+def _visits_modules(fn: cst.FunctionDef) -> bool:
+    """Does the function test what one of its parameters is (`isinstance(module, nn.Linear)`)? A
+    function that dispatches on the module it is given is run for each module by whoever walks
+    them (`Module.apply`, a framework's initialisation), in the mode its caller chose."""
+    params = set(named_params(fn)) - {"self", "cls"}
+    return any(
+        isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "isinstance" and n.args
+        and isinstance(n.args[0].value, cst.Name) and n.args[0].value.value in params
+        for n in descendants(fn.body)
+    )

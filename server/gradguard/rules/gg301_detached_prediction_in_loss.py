@@ -1671,7 +1671,7 @@ def weight_penalty(weights):
 
 
 def compute_loss(model, points, cage, target, reg=1.0):
-    outputs = model(points, cage)
+    outputs = model(points, cage=cage)
     weights = frozen(outputs)
     loss = ((outputs["deformed"] - target) ** 2).mean()
     return loss + weight_penalty(weights) * reg
