@@ -444,17 +444,25 @@ def enjoy(path):
 """
 
 
-def test_a_method_of_another_files_model_returning_a_tuple_is_not_taken_for_a_forward(gradguard, package):
-    """cleanrl's enjoy.py: the first element is a sampled action, without a graph - `.numpy()` works."""
+def test_a_method_of_another_files_model_returning_a_tuple_is_judged_by_its_elements(gradguard, package):
+    """cleanrl's enjoy.py: the first element is a sampled action, without a graph - `.numpy()` works, no
+    GG401; the second, dropped, is `log_prob`'s, with one (torch.distributions knowledge, read in the
+    agent's class): an inference with grad on in a file that never trains, GG103."""
     (package / "ganpkg/agent.py").write_text(AGENT)
     (package / "ganpkg/enjoy.py").write_text(ENJOY)
-    assert gradguard("check", "--no-cache", "ganpkg/enjoy.py").stdout == "All checks passed! 1 file checked.\n"
+    assert gradguard("check", "--no-cache", "ganpkg/enjoy.py").stdout == (
+        "ganpkg/enjoy.py:9:17: warning: GG103 `agent.get_action_and_value(torch...` runs with grad enabled in "
+        "`enjoy()`, which turns its results into NumPy, in a file that never trains: autograd records the graph "
+        "and keeps its activations for nothing\n"
+        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
+    )
     check = (
         "import torch\nfrom ganpkg.agent import Agent\nfrom ganpkg.enjoy import enjoy\n"
         "torch.save(Agent().state_dict(), 'a.pt')\nprint(enjoy('a.pt').shape)\n"
+        "print(Agent().get_action_and_value(torch.randn(1, 4))[1].grad_fn is not None)\n"
     )
     run = subprocess.run([sys.executable, "-c", check], cwd=package, capture_output=True, text=True, timeout=120)
-    assert run.stdout == "(1,)\n"
+    assert run.stdout == "(1,)\nTrue\n"
 
 
 GG401_PASSED = (
@@ -587,11 +595,13 @@ def test_what_a_method_of_an_imported_class_returns_is_known_and_cited_in_its_fi
     (package / "ganpkg/users.py").write_text(CLIENT)
     (package / "ganpkg/server.py").write_text(SERVER)
     result = gradguard("check", "--no-cache", "ganpkg/server.py")
-    assert result.stdout == (
+    assert result.stdout == (  # (the evaluation runs `test()` with grad on, GG103, and keeps its graphs, GG101)
+        "ganpkg/server.py:9:19: warning: GG103 `client.test()` runs with grad enabled and its outputs reach only "
+        "`.item()` (line 11), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
         "ganpkg/server.py:10:23: error: GG101 `loss` carries an autograd graph (from `self.criterion(self.model(x), y)` "
         "on line 14 of ganpkg/users.py) that is never back-propagated; storing it in `losses` keeps every saved "
         "activation alive across iterations\n"
-        "Found 1 finding (1 fixable with --fix). 1 file checked.\n"
+        "Found 2 findings (2 fixable with --fix). 1 file checked.\n"
     )
     assert gradguard("check", "--no-cache", "--no-project", "ganpkg/server.py").stdout == "All checks passed! 1 file checked.\n"
 
@@ -612,7 +622,7 @@ def test_runtime_truth_of_the_client(package):
 def test_the_cached_result_goes_when_an_imported_class_changes(gradguard, package):
     (package / "ganpkg/users.py").write_text(CLIENT)
     (package / "ganpkg/server.py").write_text(SERVER)
-    assert gradguard("check", "ganpkg/server.py").stdout.endswith("Found 1 finding (1 fixable with --fix). 1 file checked.\n")
+    assert gradguard("check", "ganpkg/server.py").stdout.endswith("Found 2 findings (2 fixable with --fix). 1 file checked.\n")
     (package / "ganpkg/users.py").write_text(CLIENT.replace("return loss, len", "return loss.item(), len"))
     assert gradguard("check", "ganpkg/server.py").stdout == "All checks passed! 1 file checked.\n"
 
@@ -621,8 +631,9 @@ def test_nothing_is_reported_or_fixed_inside_an_imported_class_but_in_its_own_fi
     (package / "ganpkg/users.py").write_text(CLIENT)
     (package / "ganpkg/server.py").write_text(SERVER)
     result = gradguard("check", "--no-cache", "--fix", "ganpkg/server.py")
-    assert result.stdout == "Fixed 1 finding. 1 file checked.\n"
-    assert (package / "ganpkg/server.py").read_text() == SERVER.replace("losses.append(loss)", "losses.append(loss.detach())")
+    assert result.stdout == "Fixed 2 findings. 1 file checked.\n"
+    assert (package / "ganpkg/server.py").read_text() == SERVER.replace(
+        "losses.append(loss)", "losses.append(loss.detach())").replace("def evaluate", "@torch.no_grad()\ndef evaluate")
     assert (package / "ganpkg/users.py").read_text() == CLIENT
 
 

@@ -250,7 +250,7 @@ def test_vscode_squiggle_problems_hover_quick_fix_and_fix_all(code_server, tmp_p
 
     # "GradGuard: Fix All in File" and fix-all on save write what `gradguard check --fix` writes.
     assert seen["fixAllCommandText"] == cli_fix(tmp_path / "cli-fix-command", "train_leaky.py", seen["quickFixedText"])
-    assert "@torch.no_grad()\ndef evaluate(model, batches):" in seen["fixAllCommandText"]
+    assert "    with torch.no_grad():\n        for images, labels in batches:" in seen["fixAllCommandText"]  # (GG103: the loop)
     assert seen["fixAllOnSaveText"] == cli_fix(tmp_path / "cli-fix-save", "rnn_leaky.py", rnn_text)
     assert seen["fixAllOnSaveText"] != rnn_text
 

@@ -32,9 +32,9 @@ def evaluate_instance(model: nn.Module, x):
     return model(x).sum().item()
 '''
 
-FORWARD = (
-    "warning: GG103 `model(x)` runs with grad enabled in `evaluate{}()` and its output never reaches a `.backward()`: "
-    "autograd records the graph and keeps its activations for nothing\n"
+FORWARD = (  # (said by where the outputs go, not by the function's name)
+    "warning: GG103 `model(x)` runs with grad enabled and its outputs reach only `.item()` (line {}), never a "
+    "`.backward()`: autograd records the graph and keeps its activations for nothing\n"
 )
 
 
@@ -47,8 +47,8 @@ def check(tmp_path: Path, *args: str):
 
 
 INSTANCE = (
-    "evaluate.py:21:12: warning: GG103 `model(x)` runs with grad enabled in `evaluate_instance()` and its output never "
-    "reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
+    "evaluate.py:21:12: warning: GG103 `model(x)` runs with grad enabled after `.eval()` on line 20 and its output "
+    "never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does "
     "not disable gradients)\n"
 )
 
@@ -61,5 +61,5 @@ def test_with_types_the_constructor_is_not_a_forward_and_the_forward_is_found(tm
     run = check(tmp_path, "--types")
     assert (run.returncode, run.stderr) == (1, "")
     assert run.stdout == (
-        "evaluate.py:8:11: " + FORWARD.format("") + "evaluate.py:15:11: " + FORWARD.format("_typed") + INSTANCE
+        "evaluate.py:8:11: " + FORWARD.format(9) + "evaluate.py:15:11: " + FORWARD.format(16) + INSTANCE
     )

@@ -83,7 +83,7 @@ await scenario(url, workspace, artifacts, async (observed, page) => {
 
     // 5. "GradGuard: Fix All in File" from the command palette, on the same file.
     await runCommand('GradGuard: Fix All in File');
-    await page.locator('.view-line', { hasText: '@torch.no_grad()' }).waitFor();
+    await page.locator('.view-line', { hasText: 'with torch.no_grad():' }).waitFor();
     await runCommand('File: Save without Formatting');
     observed.fixAllCommandText = await fileChange(file, observed.quickFixedText);
     await shot('06-fix-all-command');
