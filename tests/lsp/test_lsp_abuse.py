@@ -169,6 +169,19 @@ def test_unknown_methods(raw):
     assert not [m for m in raw.other if "error" in m or m.get("method") == "window/showMessage"]
 
 
+def test_a_cancel_for_a_request_already_answered_is_not_reported_as_a_problem():
+    """The answer and the client's `$/cancelRequest` may cross: that is the protocol working. pygls
+    warns about it on stderr, which editors show as an error of the extension; the server drops it."""
+    server = RawServer(subprocess.Popen(SERVER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    server.start()
+    still_serving(server, 1)
+    server.send({"method": "$/cancelRequest", "params": {"id": 1}})
+    server.send({"method": "$/cancelRequest", "params": {"id": 12345}})
+    still_serving(server, 2)
+    assert server.stop() == 0
+    assert b"Cancel notification" not in server.proc.stderr.read()
+
+
 def test_requests_and_changes_for_documents_never_opened(raw):
     ghost = "file:///tmp/never-opened.py"
     assert raw.request(1, "textDocument/hover", hover_params(ghost))["result"] is None

@@ -231,10 +231,17 @@ async def on_hover(ls: LanguageServer, params: types.HoverParams) -> Optional[ty
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown), range=rng)
 
 
+def _answered_before_cancelled(record: logging.LogRecord) -> bool:
+    """A `$/cancelRequest` for a request already answered (the answer and the cancel crossed) is
+    how LSP works, not a problem: pygls warns about it, and clients show server warnings as errors."""
+    return not record.getMessage().startswith("Cancel notification for unknown message id")
+
+
 def main() -> None:
     """Serve over stdio."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
     logging.getLogger("pygls").setLevel(logging.WARNING)  # INFO logs every message
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_answered_before_cancelled)
     stdout = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() anywhere must not corrupt the protocol stream
     server.start_io(sys.stdin.buffer, stdout)
