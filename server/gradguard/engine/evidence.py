@@ -746,8 +746,8 @@ def call_shape_receivers(source: str, signatures: list) -> set:
         for i, (_, (count, _)) in enumerate(shapes):
             if count > 1 and count == len(targets):
                 # (left for now, see call_agreements: the names of the results, one agreement each)
-                names = [r for _, _, _, fn in signatures[i:i + 1] for r in (
-                    returned_names(fn) if isinstance(fn, cst.FunctionDef) else fn[2])]
+                fn = signatures[i][3]
+                names = returned_names(fn) if isinstance(fn, cst.FunctionDef) else fn[2]
                 hits = max(1, sum(a == b for a, b in zip(names, targets)))
                 # (and a call inside, handed on: `= as_pair(model(image))[0]`)
                 for c in [callee] + [c for c in _CALLEE.findall(rest) if "." not in c]:

@@ -21,8 +21,8 @@ from gradguard.engine.values import (
 )
 
 _GRAD_SWITCHES = frozenset({"set_grad_enabled", "no_grad", "inference_mode", "enable_grad"})
-# What code that back-propagates names (`.backward()`, `.manual_backward()`, evidence.BACKWARD_FUNCTIONS).
-_BACKWARD_NAMES = frozenset({"backward", "manual_backward", "autograd"})
+# What code that back-propagates names: a backward method, or `autograd` of evidence.BACKWARD_FUNCTIONS.
+_BACKWARD_NAMES = K.BACKWARD_METHODS | {"autograd"}
 
 
 class GradModes:
