@@ -9,6 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.handing import argument
 from gradguard.engine.values import UNKNOWN, Value
 
 
@@ -119,6 +120,16 @@ class FunctionInfo:
     param_values: dict = field(default_factory=dict)  # parameter -> what the calls give it, joined
     given: dict = field(default_factory=dict)  # caller (None: the module) -> (its analysis, {parameter: Value})
     off_call: Optional[tuple] = None  # (call, the caller's `torch.no_grad()` or None): its first call with grad off
+
+    def passed(self, param: str) -> Optional[tuple]:
+        """(the argument, the caller) that the call this function's last analysis walked it for gives
+        `param`: a parameter's value, up the calls. None when it was analysed on its own or the call
+        does not say (`f(*xs)`, a default)."""
+        if self.walked_at is None:
+            return None
+        call, caller = self.walked_at
+        arg = argument(self.node, call, param, (), bound=self.cls is not None and isinstance(call.func, cst.Attribute))
+        return (arg, caller) if arg is not None else None
 
 
 @dataclass(eq=False)

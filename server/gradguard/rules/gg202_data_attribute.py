@@ -4,7 +4,6 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted, named_params
-from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants
@@ -263,11 +262,8 @@ class DataAttribute(Rule):
             # a helper's parameter: the tensor its caller gave at the call the helper was walked for
             # (`def clamp(p): p.data.clamp_(...)` called as `clamp(p)` in a forward), up the calls
             while b is not None and isinstance(b.node, cst.Param) and owner is not None and owner.walked_at is not None:
-                call, caller = owner.walked_at
-                arg = argument(owner.node, call, b.node.name.value, (), bound=owner.cls is not None and isinstance(
-                    call.func, cst.Attribute))
+                arg, owner = owner.passed(b.node.name.value) or (None, owner.walked_at[1])
                 b = self._bound.get(arg) if isinstance(arg, cst.Name) else None
-                owner = caller
             rhs = _through_views(b.node) if b is not None else None
             if isinstance(rhs, cst.Call) and (dotted(rhs.func) or "").rsplit(".", 1)[-1] in K.OUTPUT_SAVING and v.has_graph:
                 own = v.origins

@@ -210,19 +210,11 @@ class InplaceOnLeafRequiringGrad(Rule):
         """(function, name) of the tensor `name` of `fn`, and, while it is a parameter of a function
         walked at a call that passes a name for it, the caller's (function, name)."""
         found = [(fn, name)]
-        while fn is not None and fn.walked_at is not None:
-            p = fn.node.params
-            names = [x.name.value for x in (*p.posonly_params, *p.params)]
-            if fn.cls is not None and names:
-                names = names[1:]
-            call, caller = fn.walked_at
-            given = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
-            if given is None and name in names and not any(a.star for a in call.args):
-                pos = [a.value for a in call.args if a.keyword is None]
-                given = pos[names.index(name)] if names.index(name) < len(pos) else None
-            if not isinstance(given, cst.Name):
+        while fn is not None and name in named_params(fn.node):
+            arg, caller = fn.passed(name) or (None, None)
+            if not isinstance(arg, cst.Name):
                 break
-            fn, name = caller, given.value
+            fn, name = caller, arg.value
             found.append((fn, name))
         return found
 

@@ -7,7 +7,6 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import named_params
-from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.syntax import is_self_attribute, keyword, literal_bool, place_key
 from gradguard.engine.values import Evidence, Grad, Kind
@@ -238,11 +237,8 @@ class RebuiltLeaf(Rule):
         parameter of `fn`, the argument of the call `fn` was analysed for."""
         if name in self.bound and self.bound_in.get(name) is fn:
             return [(self.bound[name], fn)]
-        if fn is None or fn.walked_at is None or name not in named_params(fn.node):
-            return []
-        call, caller = fn.walked_at
-        arg = argument(fn.node, call, name, (), bound=fn.cls is not None and isinstance(call.func, cst.Attribute))
-        return [(arg, caller)] if arg is not None else []
+        passed = fn.passed(name) if fn is not None and name in named_params(fn.node) else None
+        return [passed] if passed is not None else []
 
     def _computed_by(self, expr: cst.BaseExpression) -> Optional[cst.Call]:
         """The call that computed `expr`, through ops that keep its graph (`* 1.0`, `+ 0`, `[...]`,
