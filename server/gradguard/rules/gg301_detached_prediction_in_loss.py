@@ -527,7 +527,7 @@ class DetachedPredictionInLoss(Rule):
         self._packed_submodules()
         self._cut_submodules()
         self._scored_cuts()
-        seen = set()
+        seen = {r.node for r in self._reports}  # one finding per cut: a cut reported above is not reported again
         for b in self.flow.backwards:
             v = b.value
             if not v.has_graph:
@@ -647,13 +647,14 @@ class DetachedPredictionInLoss(Rule):
                 continue
             lost.sort(key=lambda c: self.code_of(c))
             calls = ", ".join(f"`{short(self.code_of(c))}`" for c in lost)
-            models = ", ".join(f"`{short(self.code_of(c.func))}`" for c in lost)
+            models = ", ".join(dict.fromkeys(f"`{short(self.code_of(c.func))}`" for c in lost))  # (one model called twice)
             packer = f"`{short(self.code_of(node))}`"
 
             def message(line_of, calls=calls, models=models, lost=lost, packer=packer):
-                where = ", ".join(str(line_of(c)) for c in lost)
+                lines = list(dict.fromkeys(line_of(c) for c in lost))
+                where = ", ".join(map(str, lines))
                 return (
-                    f"{packer} copies what {calls} on line{'' if len(lost) == 1 else 's'} {where} computed into a new "
+                    f"{packer} copies what {calls} on line{'' if len(lines) == 1 else 's'} {where} computed into a new "
                     f"tensor without its graph, and no other part of `forward()`'s output comes from it: no backward "
                     f"reaches the parameters of {models}, which keep `.grad` at `None` and never learn"
                 )
@@ -1441,6 +1442,46 @@ crit(torch.randn(5, 4), [torch.randn(5, 1), torch.randn(5, 1)]).backward()
             runtime="assert crit.heads[0].weight.grad is None and crit.log_vars.grad is not None",
             note="task losses packed into a new tensor before they are weighted by learnt uncertainties: only the "
             "weights train (multi-task uncertainty weighting with `torch.Tensor(l)`)",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 4)
+        self.adapter = nn.Linear(4, 4)
+
+    def forward(self, x):
+        terms = []
+        for step in range(3):
+            x = self.body(x)
+            a, b = self.adapter(x), self.adapter(x.flip(-1))
+            terms.append(F.cosine_similarity(a, b, dim=-1).abs().mean())
+        return x, x.pow(2).mean() + 0.1 * torch.mean(torch.tensor(terms))
+
+
+def train(model, optimizer, x):
+    optimizer.zero_grad()
+    _, loss = model(x)
+    loss.backward()
+    optimizer.step()
+
+
+net = Net()
+train(net, torch.optim.SGD(net.parameters(), lr=0.1), torch.randn(2, 4))
+""",
+            range=(19, 53, 19, 72),
+            message="`torch.tensor(terms)` copies what `self.adapter(x)`, `self.adapter(x.flip(-1))` on line 17 computed "
+            "into a new tensor without its graph, and no other part of `forward()`'s output comes from it: no backward "
+            "reaches the parameters of `self.adapter`, which keep `.grad` at `None` and never learn",
+            runtime="assert net.adapter.weight.grad is None and net.body.weight.grad is not None",
+            note="predrnn-pytorch#11: per-step decoupling terms packed by `torch.tensor(list)`; one finding for the cut "
+            "(the packed submodule and the backward's constant term are the same cut), the adapter named once",
         ),
         Invalid(
             """
