@@ -95,6 +95,23 @@ def callers_beyond(root: str, given: list[str], members: list[str], texts: dict[
     return out
 
 
+def torch_code_users(index: ProjectIndex, texts: dict[str, str]) -> set[str]:
+    """The files of the project (absolute paths) that never mention torch but import a name from one
+    of its modules that does: a script that builds the project's model and hands it to the project's
+    training function (`from models import Net; fit(Net(), data)`). What they pass is analysed as in
+    a file that imports torch (Settings.torch_code). `texts`: absolute path -> text."""
+    out = set()
+    for path, module in index.modules.items():
+        if "torch" in texts.get(path, "torch"):
+            continue
+        for qualname in module.imports.values():
+            found = index.resolve(path, qualname)
+            if found is not None and found[0] != path and "torch" in texts.get(found[0], ""):
+                out.add(path)
+                break
+    return out
+
+
 def called_names(text: str) -> set:
     """Every `name(` and `.name(` of a text: what a file the engine does not analyse may call."""
     return set(_CALLED.findall(text))
