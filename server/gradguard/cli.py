@@ -460,7 +460,7 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
         return replace(settings, torch_code=True) if os.path.abspath(path) in torch_code else settings
 
     tasks = [(p, told_torch(p, settings), s) for p, settings, s in tasks]
-    near = _near(indexes, given, texts, store, torch_code)
+    near = _near(indexes, given, texts, store)
     beyond = [(p, told_torch(p, resolver.for_path(p).settings_for(p)), store)
               for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
     first = list(run_tasks([(p, replace(settings, neighbours=near.get(p, ())), s) for p, settings, s in tasks] + beyond,
@@ -501,8 +501,7 @@ def _number(what: tuple) -> bool:
     return what == ("number",) or (what[0] == "items" and _number(what[1]))
 
 
-def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = None,
-          torch_code: frozenset | set = frozenset()) -> dict:
+def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = None) -> dict:
     """For the `given` files that mention torch: the classes of other modules they work with
     (path -> Settings.neighbours), read from the modules' text, or from the cache when none of the
     texts they are chosen from changed. `texts`: absolute path -> text."""
@@ -523,7 +522,7 @@ def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = N
     for index in indexes.values():
         for path in given:
             full = os.path.abspath(path)
-            if full not in index.modules or not (mentions_torch(texts[full]) or full in torch_code):
+            if full not in index.modules or not mentions_torch(texts[full]):
                 continue
             key = digest = None
             if store is not None:

@@ -96,15 +96,21 @@ def callers_beyond(root: str, given: list[str], members: list[str], texts: dict[
 
 
 def torch_code_users(index: ProjectIndex, texts: dict[str, str]) -> set[str]:
-    """The files of the project (absolute paths) that never mention torch but import a name from one
-    of its modules that does: a script that builds the project's model and hands it to the project's
-    training function (`from models import Net; fit(Net(), data)`). What they pass is analysed as in
-    a file that imports torch (Settings.torch_code). `texts`: absolute path -> text."""
+    """The files of the project (absolute paths) that never mention torch but call a name they import
+    from one of its modules that does: a script that builds the project's model and hands it to the
+    project's training function (`from models import Net; fit(Net(), data)`). What they pass is
+    analysed as in a file that imports torch (Settings.torch_code); the classes of other modules are
+    not joined to them (project/neighbours.py: a package's `__init__.py` re-exports hundreds).
+    `texts`: absolute path -> text."""
     out = set()
     for path, module in index.modules.items():
-        if "torch" in texts.get(path, "torch"):
+        text = texts.get(path, "torch")
+        if "torch" in text or not module.imports:
             continue
-        for qualname in module.imports.values():
+        called = called_names(text)
+        for local, qualname in module.imports.items():
+            if local not in called:
+                continue  # (a re-export: `from .net import Net` in models/__init__.py)
             found = index.resolve(path, qualname)
             if found is not None and found[0] != path and "torch" in texts.get(found[0], ""):
                 out.add(path)
