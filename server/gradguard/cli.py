@@ -454,7 +454,9 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
                for root, paths in groups.items()}                                            # directory is not walked
     texts = {os.path.abspath(p): project.read(p) for p in [*given, *(p for found in members.values() for p in found)]}
     indexes = {root: project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]}) for root in groups}
-    torch_code = set().union(*(project.torch_code_users(index, texts) for index in indexes.values()))
+    torch_code = set().union(*(project.torch_code_users(index, lambda p: mentions_torch(texts.get(p, "")),
+                                                        lambda p: project.called_names(texts[p]))
+                               for index in indexes.values()))
 
     def told_torch(path: str, settings: Settings) -> Settings:
         return replace(settings, torch_code=True) if os.path.abspath(path) in torch_code else settings
