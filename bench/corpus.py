@@ -13,7 +13,8 @@ kept) and `caller.py` (`observe()` as written, the program's imports it reads, a
 names it reads, imported from `library`), checked as `gradguard check` checks a package
 (project-wide analysis, default settings, in this process). A bug counts as found on its labelled
 line of `library.py`; a look-alike counts a false positive for any error or warning in either
-module (the caller is part of the package: what `gradguard check` would show its user). A bug is found when an error or warning of one of its
+module (the caller is part of the package: what `gradguard check` would show its user). (It
+replaces bench/corpus_callers.py, whose caller kept every import of the program.) A bug is found when an error or warning of one of its
 label's codes sits on the labelled line; a look-alike counts a false positive for any error
 or warning. Info findings are opt-in and never count. Recall is per class (the directory:
 the rule a program is about) and overall; the labels themselves are proved by running every
