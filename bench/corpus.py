@@ -4,9 +4,17 @@
     .venv/bin/python bench/corpus.py              # default settings, then --types, then --strict
     .venv/bin/python bench/corpus.py --verbose    # also list every miss and false positive
     .venv/bin/python bench/corpus.py --json out.json
+    .venv/bin/python bench/corpus.py --modes project --verbose   # the program and its caller, two modules
 
 Each program is checked with its `observe()` stripped (oracle.stripped: the labelled code in
-library shape, its callers gone). A bug is found when an error or warning of one of its
+library shape, its callers gone). Mode `project` puts the caller back, in another module: each
+program becomes a two-module package, `library.py` (the program, `observe()` stripped, lines
+kept) and `caller.py` (`observe()` as written, the program's imports it reads, and the library's
+names it reads, imported from `library`), checked as `gradguard check` checks a package
+(project-wide analysis, default settings, in this process). A bug counts as found on its labelled
+line of `library.py`; a look-alike counts a false positive for any error or warning in either
+module (the caller is part of the package: what `gradguard check` would show its user). (It
+replaces bench/corpus_callers.py, whose caller kept every import of the program.) A bug is found when an error or warning of one of its
 label's codes sits on the labelled line; a look-alike counts a false positive for any error
 or warning. Info findings are opt-in and never count. Recall is per class (the directory:
 the rule a program is about) and overall; the labels themselves are proved by running every
@@ -16,9 +24,11 @@ program (tests/test_corpus.py), not here. Exit status 0.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -29,8 +39,63 @@ from corpus import oracle  # noqa: E402
 from gradguard.engine import analyze  # noqa: E402
 from gradguard.settings import Settings  # noqa: E402
 
-MODES = {"default": Settings(), "types": Settings(types=True), "strict": Settings(strict=True)}
+MODES = {"default": Settings(), "types": Settings(types=True), "strict": Settings(strict=True),
+         "project": Settings()}
 SEVERE = ("error", "warning")
+LIBRARY, CALLER = "library", "caller"  # the two modules of mode `project`'s package
+
+
+def caller_module(source: str) -> str:
+    """`caller.py` of mode `project`: the program's `observe()` as written, after the imports of the
+    program it reads and `from library import ...` of the library's top-level names it reads. ""
+    when the program has no `observe()` (nothing calls its code)."""
+    tree = ast.parse(source)
+    observe = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "observe"), None)
+    if observe is None:
+        return ""
+    read = {n.id for n in ast.walk(observe) if isinstance(n, ast.Name)}
+    imports, names = [], []
+    for node in tree.body:
+        if node is observe:
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            kept = [a for a in node.names if (a.asname or a.name).split(".")[0] in read]
+            if kept:  # the program's own import statement, with only the names observe() reads
+                imports.append(ast.unparse(ast.fix_missing_locations(type(node)(**{**vars(node), "names": kept}))))
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [node.name]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        else:
+            bound = []
+        names += [n for n in bound if n in read and n not in names]
+    if names:
+        imports.append(f"from {LIBRARY} import {', '.join(names)}")
+    return "\n".join(imports) + "\n\n\n" + ast.get_source_segment(source, observe) + "\n"
+
+
+def package_findings(program, settings) -> dict:
+    """Mode `project`: {LIBRARY: findings, CALLER: findings} of the program's two-module package, as
+    `gradguard check` gives them (cli.run_project: project-wide analysis; bench/variants.py's
+    module transformations are checked the same way)."""
+    from gradguard import cli
+    from gradguard.config import Resolver
+
+    modules = {LIBRARY: oracle.stripped(program.source), CALLER: caller_module(program.source)}
+    with tempfile.TemporaryDirectory(prefix="gg-corpus-") as where:
+        root = Path(where)
+        (root / "pyproject.toml").write_text('[project]\nname = "corpus-program"\n')
+        files = {}
+        for name, text in modules.items():
+            if text:
+                files[name] = root / f"{name}.py"
+                files[name].write_text(text, encoding="utf-8")
+        resolver = Resolver(cwd=where)
+        tasks = [(str(p), resolver.for_path(str(p)).settings_for(str(p)), None) for p in files.values()]
+        results = {r.path: r.findings for r in cli.run_project(tasks, cli.Job(settings=settings), 1, resolver)}
+    return {name: results[str(path)] for name, path in files.items()}
 
 
 def findings_of(program, settings) -> list:
@@ -44,18 +109,36 @@ def findings_of(program, settings) -> list:
     return _analyse(source, settings, str(program.path)).findings
 
 
-def judge(program, settings) -> tuple[bool, list]:
-    """(found, the errors and warnings) of one program."""
+def judge(program, settings, project: bool = False) -> tuple[bool, list]:
+    """(found, the errors and warnings) of one program. `project`: mode `project` - the findings
+    that count are the library module's for a bug, both modules' for a look-alike (the caller's
+    named `caller.py:LINE`)."""
+    if project:
+        found = package_findings(program, settings)
+        mine = [f for f in found[LIBRARY] if f.severity.value in SEVERE]
+        hit = any(f.code in program.codes and f.range.start.line == program.line for f in mine)
+        if program.lookalike:
+            mine += [_InCaller(f) for f in found.get(CALLER, ()) if f.severity.value in SEVERE]
+        return hit, mine
     findings = [f for f in findings_of(program, settings) if f.severity.value in SEVERE]
     found = any(f.code in program.codes and f.range.start.line == program.line for f in findings)
     return found, findings
 
 
-def measure(programs, settings) -> dict:
+class _InCaller:
+    """A finding of mode `project`'s caller module, as the listings name it (`GG101:caller.py:12`)."""
+
+    def __init__(self, finding):
+        self.code = f"{finding.code}:{CALLER}.py"
+        self.range = finding.range
+        self.severity = finding.severity
+
+
+def measure(programs, settings, project: bool = False) -> dict:
     classes: dict = collections.defaultdict(lambda: collections.Counter())
     misses, false_positives = [], []
     for p in programs:
-        found, findings = judge(p, settings)
+        found, findings = judge(p, settings, project)
         c = classes[p.cls]
         if p.lookalike:
             c["lookalikes"] += 1
@@ -89,13 +172,14 @@ def main(argv=None) -> int:
     parser.add_argument("--root", type=Path, default=oracle.HERE, help="a corpus directory (GGnnn/*.py)")
     parser.add_argument("--verbose", action="store_true", help="list every miss and false positive")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON")
-    parser.add_argument("--modes", default=",".join(MODES), help="which of default,types,strict (default: all)")
+    parser.add_argument("--modes", default="default,types,strict",
+                        help="which of default,types,strict,project (default: the first three)")
     args = parser.parse_args(argv)
     programs = oracle.programs(args.root)
     results = {}
     for mode in args.modes.split(","):
         settings = MODES[mode]
-        result = results[mode] = measure(programs, settings)
+        result = results[mode] = measure(programs, settings, project=mode == "project")
         print(f"== {mode} ({len(programs)} programs)")
         print("\n".join(table(result)))
         if args.verbose:

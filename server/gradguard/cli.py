@@ -454,12 +454,20 @@ def run_project(tasks: list, job: Job, jobs: int, resolver: Resolver, stats: dic
                for root, paths in groups.items()}                                            # directory is not walked
     texts = {os.path.abspath(p): project.read(p) for p in [*given, *(p for found in members.values() for p in found)]}
     indexes = {root: project.index(root, {p: texts[os.path.abspath(p)] for p in members[root]}) for root in groups}
+    torch_code = set().union(*(project.torch_code_users(index, lambda p: mentions_torch(texts.get(p, "")),
+                                                        lambda p: project.called_names(texts[p]))
+                               for index in indexes.values()))
+
+    def told_torch(path: str, settings: Settings) -> Settings:
+        return replace(settings, torch_code=True) if os.path.abspath(path) in torch_code else settings
+
+    tasks = [(p, told_torch(p, settings), s) for p, settings, s in tasks]
     near = _near(indexes, given, texts, store)
-    beyond = [(p, resolver.for_path(p).settings_for(p), store)
+    beyond = [(p, told_torch(p, resolver.for_path(p).settings_for(p)), store)
               for root, paths in groups.items() for p in project.callers_beyond(root, paths, members[root], texts)]
     first = list(run_tasks([(p, replace(settings, neighbours=near.get(p, ())), s) for p, settings, s in tasks] + beyond,
                            replace(job, mode="check", export_calls=True), jobs))
-    outside, callees = _told(indexes, members, texts, first, resolver)
+    outside, callees = _told(indexes, members, texts, first, resolver, torch_code)
     again = {}
     for i, (path, settings, s) in enumerate(tasks):
         told, uses = outside.get(os.path.abspath(path)), callees.get(path)
@@ -536,10 +544,12 @@ def _near(indexes: dict, given: list, texts: dict, store: cache.Cache | None = N
     return near
 
 
-def _told(indexes: dict, members: dict, texts: dict, first: list, resolver: Resolver) -> tuple[dict, dict]:
+def _told(indexes: dict, members: dict, texts: dict, first: list, resolver: Resolver,
+          torch_code: frozenset | set = frozenset()) -> tuple[dict, dict]:
     """From the first pass (`first`: FileResults with their calls and summaries): what the other files
     say of each file (absolute path -> {symbol: Outside}) and what the functions it calls of other
-    files do (path -> {target: Keeps | Builds}). `texts`: absolute path -> text, every file's."""
+    files do (path -> {target: Keeps | Builds}). `texts`: absolute path -> text, every file's;
+    `torch_code`: the files analysed though they never mention torch (project.torch_code_users)."""
     calls = {r.path: r.calls for r in first}
     # a file the engine passed over (no torch: a meter in utils.py) is summarised if a caller needs it
     summaries = {os.path.abspath(r.path): r.summaries for r in first
@@ -549,7 +559,8 @@ def _told(indexes: dict, members: dict, texts: dict, first: list, resolver: Reso
     for root, index in indexes.items():
         mine = {p: calls[p] for p in calls if os.path.abspath(p).startswith(root + os.sep)}
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
-                                     for p in mine if not mentions_torch(texts[os.path.abspath(p)])))
+                                     for p in mine if not mentions_torch(texts[os.path.abspath(p)])
+                                     and os.path.abspath(p) not in torch_code))
         outside.update(outside_by_file(index, mine, unread))
         for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
             summaries[path] = analyze(texts[path], resolver.for_path(path).settings_for(path), summarize=True).summaries

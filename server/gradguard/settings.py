@@ -26,6 +26,9 @@ class Settings:
     imported: tuple = ()
     # the classes of other modules this file works with (project/neighbours.py): ((where, first line, code), ...)
     neighbours: tuple = ()
+    # the file never mentions torch but imports a name from a module of its project that does (a
+    # `main.py` running `fit(Net(), data)` of models.py and train.py): analysed all the same
+    torch_code: bool = False
 
     def enabled(self, code: str) -> bool:
         """Longest matching prefix wins, as in ruff: `--select GG --ignore GG4` drops GG4xx."""

@@ -723,3 +723,148 @@ def test_the_classes_of_other_modules_a_file_works_with_come_from_the_cache(grad
     assert gradguard("check", "ganpkg/stream.py").stdout == "All checks passed! 1 file checked.\n"
     (package / "ganpkg/models/rnn.py").write_text(CELL + "\n")
     assert gradguard("check", "ganpkg/stream.py").stdout == found
+
+
+def _write(root: Path, files: dict) -> None:
+    (root / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1"\n')
+    for name, text in files.items():
+        (root / name).write_text(text)
+
+
+# StyleGAN2's phases (tests/corpus GG103/b29_stylegan2_generator_phase_fakes): the caller freezes both
+# networks, and each phase unfreezes its own through a loop variable the analysis does not follow.
+GAN_PHASES = """\
+import torch
+import torch.nn.functional as F
+
+
+def accumulate(phase, G, D, real, z):
+    if phase == "G":
+        loss = F.softplus(-D(G(z)))
+        loss.mean().backward()
+    else:
+        with torch.no_grad():
+            fake = G(z)
+        loss = F.softplus(D(fake)) + F.softplus(-D(real))
+        loss.mean().backward()
+
+
+def train(G, D, loader, z_dim):
+    opt_G = torch.optim.Adam(G.parameters())
+    opt_D = torch.optim.Adam(D.parameters())
+    for real in loader:
+        for phase, module, opt in (("G", G, opt_G), ("D", D, opt_D)):
+            opt.zero_grad()
+            module.requires_grad_(True)
+            accumulate(phase, G, D, real, torch.randn(real.shape[0], z_dim))
+            module.requires_grad_(False)
+            opt.step()
+"""
+GAN_MAIN = """\
+import torch
+from torch import nn
+
+from phases import train
+
+G = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 12))
+D = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 1))
+G.requires_grad_(False)
+D.requires_grad_(False)
+train(G, D, [torch.randn(4, 12) for _ in range(3)], 6)
+"""
+
+
+def test_a_model_the_caller_froze_is_not_told_to_be_one_without_weights(gradguard, tmp_path):
+    """`G.requires_grad_(False)` in main.py says nothing of what `train()` does with `G` (it unfreezes
+    each network for its phase): told "a module without weights", every loss of phases.py was taken
+    to have no graph (GG302 twice, a false positive)."""
+    _write(tmp_path, {"phases.py": GAN_PHASES, "main.py": GAN_MAIN})
+    assert gradguard("check", "--no-cache", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+# SAM's thresholded prediction (tests/corpus GG303/sam_loss_requires_grad_): main.py passes a torch loss.
+SAM_STEP = """\
+import torch
+
+
+def train_step(model, images, masks, optimizer, criterion):
+    pred = model(images)
+    pred_t = torch.from_numpy(torch.sigmoid(pred).detach().numpy())
+    loss = criterion(pred_t, masks)
+    loss.requires_grad_()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+"""
+SAM_MAIN = """\
+import torch
+
+from step import train_step
+
+model = torch.nn.Conv2d(1, 1, 3, padding=1)
+train_step(model, torch.randn(2, 1, 4, 4), torch.rand(2, 1, 4, 4).round(),
+           torch.optim.SGD(model.parameters(), lr=0.1), torch.nn.BCELoss())
+"""
+
+
+def test_a_loss_another_file_passes_is_told_as_a_loss(gradguard, tmp_path):
+    """`torch.nn.BCELoss()` passed for `criterion` is a loss (told as one: what it computes from a cut
+    prediction has no graph, and where the cut was is kept), not just a module without weights."""
+    _write(tmp_path, {"step.py": SAM_STEP, "main.py": SAM_MAIN})
+    assert gradguard("check", "--no-cache", ".").stdout == (
+        "step.py:5:12: warning: GG103 `model(images)` runs with grad enabled and its outputs reach only "
+        "`.numpy()` (line 6), never a `.backward()`: autograd records the graph and keeps its activations for "
+        "nothing\n"
+        "step.py:8:5: error: GG303 `loss.requires_grad_()` makes `loss` a new leaf, but its graph was cut "
+        "(`.detach()` on line 6): `.backward()` on line 10 runs without error, but no gradient reaches what "
+        "computed it, so the model never learns; remove the cut and back-propagate the original tensor\n"
+        "Found 2 findings (1 fixable with --fix). 2 files checked.\n")
+
+
+# The location-sensitive attention fed its own alignment (tests/corpus GG102/location_attention_...):
+# main.py never mentions torch, it builds the project's model and hands it to the project's function.
+ATTENTION = """\
+import torch
+from torch import nn
+
+
+class LocationAttention(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.project = nn.Linear(1, hidden_size)
+        self.score = nn.Linear(hidden_size, 1)
+
+    def forward(self, last):
+        return self.score(self.project(last.unsqueeze(2))).squeeze(2).softmax(dim=1)
+
+
+def align_frames(attention, batch_size, num_tokens, num_frames):
+    last = torch.zeros(batch_size, num_tokens)
+    picks = []
+    for _ in range(num_frames):
+        last = attention(last)
+        picks.append(last.argmax(dim=1))
+    return picks
+"""
+ATTENTION_MAIN = """\
+from attention import LocationAttention, align_frames
+
+print(align_frames(LocationAttention(hidden_size=8), batch_size=2, num_tokens=5, num_frames=4))
+"""
+
+
+def test_a_script_that_never_mentions_torch_still_tells_what_it_passes(gradguard, tmp_path):
+    """main.py imports from attention.py, which uses torch: it is analysed for what it passes (the
+    project's `LocationAttention`), where a file without torch used to be passed over - and to make
+    every name it calls one that may run in any grad mode."""
+    _write(tmp_path, {"attention.py": ATTENTION, "main.py": ATTENTION_MAIN})
+    assert gradguard("check", "--no-cache", ".").stdout == (
+        "attention.py:19:16: warning: GG103 `attention(last)` runs with grad enabled and its outputs reach only "
+        "`.argmax()` (line 20), never a `.backward()`: autograd records the graph and keeps its activations for "
+        "nothing\n"
+        "attention.py:19:26: warning: GG102 `last` carries the previous step's graph into `attention(last)` with "
+        "grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 18; "
+        "run the loop under `torch.no_grad()`\n"
+        "Found 2 findings (2 fixable with --fix). 2 files checked.\n")
+    assert gradguard("check", "--no-cache", "--no-project", ".").stdout == "All checks passed! 2 files checked.\n"

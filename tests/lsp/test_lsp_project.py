@@ -381,3 +381,54 @@ async def test_a_dependent_follows_what_the_edit_says_at_once_and_only_when_it_c
     assert summary([found]) == [("GG401", AT, types.DiagnosticSeverity.Error, PROVED)]
     assert logged(client, "GradGuard: ganpkg/sample.py v3: what it says of the other files changed")
     assert [p.version for p in client.publishes(net)] == [1, 1]  # opened, then told of v3's call with grad on
+
+
+ATTENTION = """\
+import torch
+from torch import nn
+
+
+class LocationAttention(nn.Module):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.project = nn.Linear(1, hidden_size)
+        self.score = nn.Linear(hidden_size, 1)
+
+    def forward(self, last):
+        return self.score(self.project(last.unsqueeze(2))).squeeze(2).softmax(dim=1)
+
+
+def align_frames(attention, batch_size, num_tokens, num_frames):
+    last = torch.zeros(batch_size, num_tokens)
+    picks = []
+    for _ in range(num_frames):
+        last = attention(last)
+        picks.append(last.argmax(dim=1))
+    return picks
+"""
+ATTENTION_MAIN = """\
+from attention import LocationAttention, align_frames
+
+print(align_frames(LocationAttention(hidden_size=8), batch_size=2, num_tokens=5, num_frames=4))
+"""
+GROWS = ("`last` carries the previous step's graph into `attention(last)` with grad enabled and nothing "
+         "back-propagates it: the graph grows with every step of the loop on line 18; run the loop under "
+         "`torch.no_grad()`")
+
+
+async def test_a_caller_that_never_mentions_torch_tells_what_it_passes_and_follows_its_buffer(client: Client, tmp_path: Path):
+    """main.py never mentions torch; it builds the project's attention and hands it to `align_frames()`
+    (as `gradguard check` reads it, tests/cli/test_project.py): attention.py's GG102 appears, and goes
+    when an unsaved edit of main.py passes a plain function instead."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1"\n')
+    (tmp_path / "attention.py").write_text(ATTENTION)
+    (tmp_path / "main.py").write_text(ATTENTION_MAIN)
+    await start(client, tmp_path, select=["GG102"])
+    attention, main = (tmp_path / "attention.py").as_uri(), (tmp_path / "main.py").as_uri()
+    client.open(attention, ATTENTION)
+    assert summary(await client.diagnostics_for(attention)) == [
+        ("GG102", diag((18, 25, 18, 29)), types.DiagnosticSeverity.Warning, GROWS)]
+    client.open(main, ATTENTION_MAIN)
+    before = len(client.publishes(attention))
+    client.replace(main, ATTENTION_MAIN.replace("LocationAttention(hidden_size=8)", "abs"))
+    assert await next_publish(client, attention, before) == []

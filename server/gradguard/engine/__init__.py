@@ -112,7 +112,7 @@ def analyze(
     those files say of this one's comes in `settings.outside`); `summarize`: also a file that never
     mentions torch, for its summaries (a meter class in utils.py)."""
     settings = settings or Settings()
-    if (not mentions_torch(source) and not summarize) or skips_file(source):
+    if (not mentions_torch(source) and not summarize and not settings.torch_code) or skips_file(source):
         return Analysis(skipped=True)
     if len(source) > MAX_SOURCE_CHARS:
         size = f"{len(source) / 1e6:.1f} million characters; the limit is {MAX_SOURCE_CHARS / 1e6:.0f} million"

@@ -361,7 +361,9 @@ class Calls:
             new = m
             if name == "requires_grad_":
                 flag = literal_bool(args[0][0].value) if args else True
-                new = m.but(parameterized=flag is not False and m.parameterized)
+                # (`frozen`: weights the code froze - what another file may unfreeze - not a module without any)
+                new = m.but(parameterized=flag is not False and m.parameterized,
+                            frozen=m.frozen or (flag is False and m.parameterized))
                 if isinstance(func.value, cst.Name):
                     self._rebind_mutated(func.value.value, new)
             elif name in ("eval", "train"):

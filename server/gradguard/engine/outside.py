@@ -95,7 +95,9 @@ class Builds:
 
 def describe(v: Value) -> Optional[tuple]:
     """What a call passes, as another file can use it: ("tensor", "graph" | "nograd"), ("module",
-    parameterized), ("number",), ("items", what each element is); None where nothing is proved."""
+    parameterized), ("loss", 0-dim), ("number",), ("items", what each element is); None where nothing
+    is proved. A model the caller froze (`G.requires_grad_(False)`) is none of them: the callee may
+    unfreeze it (a GAN's phases do), so whether its calls build a graph is the callee's to say."""
     if v.guessed:
         return None
     if v.kind is Kind.TENSOR:
@@ -103,7 +105,9 @@ def describe(v: Value) -> Optional[tuple]:
             return ("tensor", "graph")
         return ("tensor", "nograd") if v.grad is Grad.NO else None
     if v.kind is Kind.MODULE:
-        return ("module", bool(v.parameterized))
+        if v.frozen:
+            return None
+        return ("loss", bool(v.scalar)) if v.loss else ("module", bool(v.parameterized))
     if v.kind is Kind.NUMBER:
         return ("number",)
     if v.kind is Kind.CONTAINER and v.item is not None and not v.keyed:
@@ -193,6 +197,8 @@ class Border:
             return Value(kind=Kind.TENSOR, grad=Grad.NO, why=why)
         if what[0] == "module":
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=what[1], why=why)
+        if what[0] == "loss":  # (a loss passes on where its prediction was cut: `_module_call`)
+            return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=False, loss=True, scalar=what[1], why=why)
         if what[0] == "number":
             return Value(kind=Kind.NUMBER, grad=Grad.NO)
         if what[0] == "items":

@@ -23,7 +23,8 @@ from typing import Optional
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from gradguard.engine import Incremental
+from gradguard import project as text_index
+from gradguard.engine import Incremental, mentions_torch
 from gradguard.lsp.documents import Snapshot
 from gradguard.lsp.projects import Entry, Project, Projects, digest, entry, examine, outside
 
@@ -84,7 +85,7 @@ class Indexer:
         projects, path = self.projects, self._project_file(snapshot)
         if path is None or projects.known(path, digest(snapshot.source)):
             self.pay()
-        elif calls is not None:
+        elif calls is not None and not _torchless_caller(snapshot.source):
             self._learned(projects, path, entry(path, snapshot.source, calls, summaries), snapshot)
         else:
             self._forget_learning(snapshot.key)
@@ -298,3 +299,9 @@ def _disk_text(path: str) -> Optional[str]:
             return f.read().decode("utf-8", "replace")
     except OSError:
         return None
+
+
+def _torchless_caller(text: str) -> bool:
+    """A text that never mentions torch but calls a name it imports: its own analysis was skipped,
+    so its calls come from `examine` (what it passes the project's torch code)."""
+    return not mentions_torch(text) and text_index.calls_imported(text)

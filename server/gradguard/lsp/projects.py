@@ -42,10 +42,13 @@ class Entry:
     parsed: bool = True  # False: its text does not parse (a buffer mid-typing), so it says nothing
     summaries: tuple = ()  # (symbol, engine.outside.Keeps | Builds): what its classes keep, what builds a model
     shape: Shape = Shape()  # its classes' code, for the files that work with them (project/neighbours.py)
+    # False: the text never mentions torch; its `calls` (of the names it imports) count only where one
+    # leads to a module that does (project.torch_code_users), else its `unread`
+    torch: bool = True
 
     def says(self) -> tuple:
         """What the other files' analyses depend on (not the hash)."""
-        return self.module, self.calls, self.unread, self.summaries, self.shape
+        return self.module, self.calls, self.unread, self.summaries, self.shape, self.torch
 
 
 def entry(path: str, text: str, calls: Optional[list], summaries: Optional[dict] = None) -> Entry:
@@ -54,7 +57,8 @@ def entry(path: str, text: str, calls: Optional[list], summaries: Optional[dict]
     module = scan(os.path.abspath(path), text)
     told = tuple(sorted((summaries or {}).items()))
     if not mentions_torch(text):
-        return Entry(digest(text), module, (), frozenset(text_index.called_names(text)), summaries=told, shape=shape(text))
+        return Entry(digest(text), module, tuple(calls or ()), frozenset(text_index.called_names(text)),
+                     parsed=calls is not None, summaries=told, shape=shape(text), torch=False)
     return Entry(digest(text), module, tuple(calls or ()), frozenset(), parsed=calls is not None, summaries=told,
                  shape=shape(text))
 
@@ -69,6 +73,9 @@ def examine(path: str, text: str, settings: Settings, incremental: Optional[Incr
     alone = dataclasses.replace(settings, outside=(), imported=(), neighbours=(), select=())
     if mentions_torch(text):
         found = analyze(text, alone, incremental=incremental, export_calls=True)
+        calls, summaries = (found.calls, found.summaries) if found.error is None else (None, None)
+    elif text_index.calls_imported(text):  # no torch, but what it builds may go to the project's torch code
+        found = analyze(text, dataclasses.replace(alone, torch_code=True), incremental=incremental, export_calls=True)
         calls, summaries = (found.calls, found.summaries) if found.error is None else (None, None)
     elif "class " in text:
         found = analyze(text, alone, summarize=True)
@@ -109,8 +116,9 @@ def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
     theirs build or keep, from the entries of its project (off the event loop: it reads every
     call of the project)."""
     index = ProjectIndex(root, {p: e.module for p, e in entries.items()})
-    unread = frozenset().union(*(e.unread for e in entries.values()))
-    calls = {p: list(e.calls) for p, e in entries.items() if e.calls}
+    users = text_index.torch_code_users(index, lambda p: p in entries and entries[p].torch, lambda p: entries[p].unread)
+    unread = frozenset().union(*(e.unread for p, e in entries.items() if p not in users))
+    calls = {p: list(e.calls) for p, e in entries.items() if e.calls and (e.torch or p in users)}
     told = outside_by_file(index, calls, unread)
     uses = callees_by_file(index, calls, {p: dict(e.summaries) for p, e in entries.items() if e.summaries})
     # (every class a file may work with: its text is not kept here to choose those it can use)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import replace
-from typing import Optional
+from typing import Callable, Optional
 
 from gradguard.project.index import ProjectIndex, scan
 from gradguard.settings import Settings
@@ -93,6 +93,35 @@ def callers_beyond(root: str, given: list[str], members: list[str], texts: dict[
             if not names.isdisjoint(words) and not modules.isdisjoint(words):
                 out.append(p)
     return out
+
+
+def torch_code_users(index: ProjectIndex, torch: Callable[[str], bool], called: Callable[[str], set]) -> set[str]:
+    """The files of the project (absolute paths) that never mention torch but call a name they import
+    from one of its modules that does: a script that builds the project's model and hands it to the
+    project's training function (`from models import Net; fit(Net(), data)`). What they pass is
+    analysed as in a file that imports torch (Settings.torch_code); the classes of other modules are
+    not joined to them (project/neighbours.py: a package's `__init__.py` re-exports hundreds).
+    `torch(path)`: does the file mention torch; `called(path)`: the names it calls (`called_names`)."""
+    out = set()
+    for path, module in index.modules.items():
+        if not module.imports or torch(path):
+            continue
+        calls = called(path)
+        for local, qualname in module.imports.items():
+            if local not in calls:
+                continue  # (a re-export: `from .net import Net` in models/__init__.py)
+            found = index.resolve(path, qualname)
+            if found is not None and found[0] != path and torch(found[0]):
+                out.add(path)
+                break
+    return out
+
+
+def calls_imported(text: str) -> bool:
+    """Does a text call a name it imports with `from ... import` (what `torch_code_users` asks of a
+    file without torch, before the index says where the name leads)?"""
+    imported = scan("", text).imports
+    return bool(imported) and not called_names(text).isdisjoint(imported)
 
 
 def called_names(text: str) -> set:

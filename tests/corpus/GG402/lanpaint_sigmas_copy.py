@@ -1,5 +1,5 @@
 # source: https://github.com/scraed/LanPaint/issues/38
-# label: GG402 13
+# label: GG402 14
 # effect: warns "To copy construct from a tensor"
 # note: the sampler's sigmas are already a tensor: torch.tensor() copies them and warns on every call
 import torch
