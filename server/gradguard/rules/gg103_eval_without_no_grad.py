@@ -290,6 +290,7 @@ class EvalWithoutNoGrad(Rule):
         self._losses: list = []  # (function, loss call, its statement, the graphs it is given): `criterion(out, y)`
         self._method_of: dict = {}  # forward call -> the FunctionInfo of the model's method it runs (None: unknown)
         self._untrained: dict = {}  # a method call of a model the file built and never visibly trains -> its class
+        self._top_lines = None  # id of a module-level statement -> the line it starts on (notebooks, on first need)
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -319,6 +320,10 @@ class EvalWithoutNoGrad(Rule):
             body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
             if isinstance(body, cst.Assign) and body.value is node:
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
+                for t in body.targets:  # a new module under an old name: the old one's `.eval()` says nothing of it
+                    self._eval_at.pop((fn, self.code_of(t.target)), None)
+                if self._pretrained(node):  # `models.vgg16(pretrained=True)`: trained weights, not a smoke test's
+                    self._loaded.update((fn, self.code_of(t.target)) for t in body.targets)
         if callee.loss or callee.qualname is not None and callee.qualname.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES \
                 and callee.qualname.startswith("torch."):
             given = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
@@ -491,8 +496,11 @@ class EvalWithoutNoGrad(Rule):
     def _never_trained(self, name: str) -> bool:
         """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
         it to anything (a trainer, an optimizer, a function that might train it)?"""
-        pattern = rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
-                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]"  # `print(model)` hands on nothing
+        # (a submodule's too: `model.fc.parameters()` for an optimizer that trains the head; parameters
+        # listed for one: `SGD(params=[net.weight], ...)`)
+        pattern = rf"(?<![\w.]){re.escape(name)}(?:\s*\.\s*\w+)*\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
+                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]" \
+                  rf"|\[\s*{re.escape(name)}(?:\s*\.\s*\w+)+\s*[,\]]"  # `print(model)` hands on nothing
         return re.search(pattern, self.flow.source) is None
 
     def _constructs(self, node: cst.Call) -> bool:
@@ -503,6 +511,26 @@ class EvalWithoutNoGrad(Rule):
         ):
             node = node.func.value  # `.cuda()`, `.to(device)`: the module it is called on
         return self.flow.value(node.func).kind is not Kind.MODULE
+
+    def _pretrained(self, node: cst.Call) -> bool:
+        """Is the module `node` builds (through `.to(device)`, `.cuda()`...) made with trained weights -
+        torchvision's/timm's `pretrained=True`, `weights=` anything but `None`, or `X.from_pretrained(...)`?
+        Its forward is then a use of a trained model, not the smoke test of a fresh one."""
+        while isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call) and (
+            self.flow.value(node.func.value).kind is Kind.MODULE
+        ):
+            node = node.func.value
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
+            return True
+        for a in node.args:
+            if a.keyword is None:
+                continue
+            value = self.code_of(a.value)
+            if a.keyword.value == "pretrained" and value == "True":
+                return True
+            if a.keyword.value == "weights" and value not in ("None", "False"):
+                return True
+        return False
 
     def _eval_of(self, fn, name: str):
         """The `.eval()` that applies to the module called as `name` (itself or an enclosing
@@ -599,7 +627,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if why in ("inference", "numpy") and graph in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
-            if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
+            if why == "sinks" and (not (self._only_sinks(graph, fn) or graph is node and self._dropped(node, stmt, fn, model))
+                                   or self._blind_backward(fn)):
                 continue
             if why == "sinks" and self._loss_unread(graph, fn):
                 continue
@@ -669,6 +698,60 @@ class EvalWithoutNoGrad(Rule):
                for f in self.flow.functions for k in f.kept):
             return False  # kept past the call (`self.saved_log_probs.append(m.log_prob(a))`) for a later backward
         return not any(node in s.value.origins and not self._read_detached(s.target) for s in self.flow.stores if not s.local)
+
+    def _dropped(self, node: cst.Call, stmt, fn, model) -> bool:
+        """Are the outputs of the forward `node` that carry its graph never read: the call is a statement
+        of its own (`model(x)`), or what it binds them to is read nowhere in its scope (`action, lp =
+        policy.act(s)` with `lp` never read again)? Then no backward can reach them - unless the forward
+        leaves its graph somewhere on the way: a method of the model of this file that keeps a graph past
+        the call (`self.hidden = h`, `self.saved_log_probs.append(...)`), any function of the file that
+        does (style transfer's loss layers keep `self.loss` inside an `nn.Sequential`), or a hook."""
+        body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if isinstance(body, cst.Expr) and body.value is node:
+            names = None  # nothing is bound
+        elif isinstance(body, cst.Assign) and body.value is node and len(body.targets) == 1:
+            names = self._graph_names(body.targets[0].target, self.flow.value(node))
+            if names is None:
+                return False
+        else:
+            return False
+        if any(f.kept or (f.cls is not None and f.cls.module_like and f.backwards) for f in self.flow.functions):
+            return False
+        if model is not None and self._method_of.get(node) is None:
+            return False  # a method of the model's class the analysis did not follow
+        if re.search(r"\bregister_(?:full_backward_|forward_pre_|forward_|backward_)?hook\s*\(", self.flow.source):
+            return False  # a hook may keep what the forward computes
+        if not names:
+            return True
+        scope = fn.node if fn is not None else self.flow.module
+        bound = set()
+        for n in descendants(scope):
+            if isinstance(n, (cst.Global, cst.Nonlocal)) and any(g.name.value in names for g in n.names):
+                return False
+            if isinstance(n, cst.Assign):
+                bound.update(id(t) for target in n.targets for t in descendants(target.target)
+                             if isinstance(t, cst.Name))
+            elif isinstance(n, (cst.For, cst.CompFor)):
+                bound.update(id(t) for t in descendants(n.target) if isinstance(t, cst.Name))
+        return not any(isinstance(n, cst.Name) and n.value in names and id(n) not in bound for n in descendants(scope))
+
+    def _graph_names(self, target, out) -> Optional[set]:
+        """The names `target` binds to the parts of `out` that may carry a graph (None: it binds one
+        to something that is not a plain name - an attribute, a subscript, a starred target)."""
+        if isinstance(target, cst.Name):
+            return {target.value} if out.grad is not Grad.NO else set()
+        if isinstance(target, (cst.Tuple, cst.List)) and out.elements is not None \
+                and len(out.elements) == len(target.elements):
+            names: set = set()
+            for element, part in zip(target.elements, out.elements):
+                if isinstance(element, cst.StarredElement):
+                    return None
+                found = self._graph_names(element.value, part)
+                if found is None:
+                    return None
+                names |= found
+            return names
+        return None
 
     def _read_detached(self, place: str) -> bool:
         """Is the attribute a store writes (`memory.logprobs` of `memory.logprobs.append(lp)`) read in
@@ -740,7 +823,8 @@ class EvalWithoutNoGrad(Rule):
             if place is None:
                 out.append(calls)
                 continue
-            runs.setdefault((id(place[0]), why), []).append((place[1], calls))
+            # (a notebook's cells are run one by one, and no `with` can wrap two: one block per cell)
+            runs.setdefault((id(place[0]), why, self._cell_of(target[1])), []).append((place[1], calls))
         for run in runs.values():
             run.sort(key=lambda item: item[0])
             body = places[id(run[0][1][0][4][1])][0]
@@ -754,6 +838,23 @@ class EvalWithoutNoGrad(Rule):
             merged[0] = (node, fn, after_eval, why, ("span", span[0], span[-1]))
             out.append(merged)
         return out
+
+    def _cell_of(self, stmt) -> int:
+        """The index of the notebook cell a module-level statement starts in (0: not a notebook, or a
+        statement inside a function or class, which lies in one cell)."""
+        starts = self.flow.cell_starts
+        if not starts:
+            return 0
+        if self._top_lines is None:
+            module, line = self.flow.module, 1 + len(self.flow.module.header)
+            self._top_lines = {}
+            for top in module.body:
+                self._top_lines[id(top)] = line + len(getattr(top, "leading_lines", ()))
+                line += module.code_for_node(top).count("\n")
+        line = self._top_lines.get(id(stmt))
+        if line is None:
+            return 0
+        return max((k for k, start in enumerate(starts) if start <= line), default=0)
 
     def _target(self, fn, after_eval, why, loops, stmt):
         """What the fix puts under no_grad: ("decorate", function) / ("loop", loop) /
@@ -830,6 +931,8 @@ class EvalWithoutNoGrad(Rule):
                 lines = sorted({line_of(u.node) for u in shown})
                 where_ = f"line{'s' if len(lines) > 1 else ''} " + ", ".join(str(n) for n in lines)
                 sinks = f"and its outputs reach only {names} ({where_}), never a `.backward()`"
+            elif why == "sinks":  # (`_dropped`: nothing reads the outputs that carry the graph)
+                sinks = "and its outputs that carry the graph are never read, so they never reach a `.backward()`"
             elif why == "volatile":  # (returned to a caller out of sight: the keyword is all that says evaluation)
                 sinks = f"although its input was made with `volatile=True` (line {line_of(volatile)}), which has done nothing since torch 0.4"
             said = where.format(since=since, sinks=sinks)
