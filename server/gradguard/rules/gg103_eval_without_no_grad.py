@@ -322,8 +322,12 @@ class EvalWithoutNoGrad(Rule):
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
                 for t in body.targets:  # a new module under an old name: the old one's `.eval()` says nothing of it
                     self._eval_at.pop((fn, self.code_of(t.target)), None)
-                if self._pretrained(node):  # `models.vgg16(pretrained=True)`: trained weights, not a smoke test's
-                    self._loaded.update((fn, self.code_of(t.target)) for t in body.targets)
+                # `models.vgg16(pretrained=True)`, or a wrapper given such a model: trained weights, not a
+                # smoke test's (a model built afresh under the name of a loaded one is not loaded)
+                loaded = self._pretrained(node) or any(
+                    (fn, self.code_of(a.value)) in self._loaded for a in self._constructor_call(node).args)
+                for t in body.targets:
+                    (self._loaded.add if loaded else self._loaded.discard)((fn, self.code_of(t.target)))
         if callee.loss or callee.qualname is not None and callee.qualname.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES \
                 and callee.qualname.startswith("torch."):
             given = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
@@ -512,16 +516,26 @@ class EvalWithoutNoGrad(Rule):
             node = node.func.value  # `.cuda()`, `.to(device)`: the module it is called on
         return self.flow.value(node.func).kind is not Kind.MODULE
 
-    def _pretrained(self, node: cst.Call) -> bool:
-        """Is the module `node` builds (through `.to(device)`, `.cuda()`...) made with trained weights -
-        torchvision's/timm's `pretrained=True`, `weights=` anything but `None`, or `X.from_pretrained(...)`?
-        Its forward is then a use of a trained model, not the smoke test of a fresh one."""
+    def _constructor_call(self, node: cst.Call) -> cst.Call:
+        """`Net(...)` of `Net(...).to(device).eval()`."""
         while isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call) and (
             self.flow.value(node.func.value).kind is Kind.MODULE
         ):
             node = node.func.value
+        return node
+
+    def _pretrained(self, node: cst.Call) -> bool:
+        """Is the module `node` builds (through `.to(device)`, `.cuda()`...) made with trained weights -
+        torchvision's/timm's `pretrained=True`, `weights=` anything but `None`, or `X.from_pretrained(...)`?
+        Its forward is then a use of a trained model, not the smoke test of a fresh one. (A factory of the
+        project's own taking `pretrained=True` may return anything: YOLOv5's `AutoShape`, whose forward
+        turns grad off itself.)"""
+        node = self._constructor_call(node)
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
             return True
+        qualname = self.flow.value(node.func).qualname or ""
+        if not qualname.startswith(("torchvision.models.", "timm.")):
+            return False
         for a in node.args:
             if a.keyword is None:
                 continue
@@ -700,20 +714,21 @@ class EvalWithoutNoGrad(Rule):
         return not any(node in s.value.origins and not self._read_detached(s.target) for s in self.flow.stores if not s.local)
 
     def _dropped(self, node: cst.Call, stmt, fn, model) -> bool:
-        """Are the outputs of the forward `node` that carry its graph never read: the call is a statement
-        of its own (`model(x)`), or what it binds them to is read nowhere in its scope (`action, lp =
-        policy.act(s)` with `lp` never read again)? Then no backward can reach them - unless the forward
-        leaves its graph somewhere on the way: a method of the model of this file that keeps a graph past
+        """Does the code read the outputs of the forward `node` that carry no graph and never those that
+        do: `action, log_prob = policy.act(s)` (the action a number, `.item()`-ed inside), then only
+        `action` read? The forward ran for those numbers, and no backward can reach the graph - unless the
+        forward leaves it somewhere on the way: a method of the model of this file that keeps a graph past
         the call (`self.hidden = h`, `self.saved_log_probs.append(...)`), any function of the file that
-        does (style transfer's loss layers keep `self.loss` inside an `nn.Sequential`), or a hook."""
+        does (style transfer's loss layers keep `self.loss` inside an `nn.Sequential`), or a hook. (A
+        forward none of whose outputs is read - `model(x)`, `_ = model(x)` - runs for what it does on the
+        way, or to show that it runs: a smoke test, a warm-up, a stateful layer's update.)"""
         body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
-        if isinstance(body, cst.Expr) and body.value is node:
-            names = None  # nothing is bound
-        elif isinstance(body, cst.Assign) and body.value is node and len(body.targets) == 1:
-            names = self._graph_names(body.targets[0].target, self.flow.value(node))
-            if names is None:
-                return False
-        else:
+        if not (isinstance(body, cst.Assign) and body.value is node and len(body.targets) == 1):
+            return False
+        target, out = body.targets[0].target, self.flow.value(node)
+        names = self._graph_names(target, out)
+        every = {n.value for n in descendants(target) if isinstance(n, cst.Name)}
+        if not names or names == every:
             return False
         if any(f.kept or (f.cls is not None and f.cls.module_like and f.backwards) for f in self.flow.functions):
             return False
@@ -721,8 +736,6 @@ class EvalWithoutNoGrad(Rule):
             return False  # a method of the model's class the analysis did not follow
         if re.search(r"\bregister_(?:full_backward_|forward_pre_|forward_|backward_)?hook\s*\(", self.flow.source):
             return False  # a hook may keep what the forward computes
-        if not names:
-            return True
         scope = fn.node if fn is not None else self.flow.module
         bound = set()
         for n in descendants(scope):
@@ -733,7 +746,8 @@ class EvalWithoutNoGrad(Rule):
                              if isinstance(t, cst.Name))
             elif isinstance(n, (cst.For, cst.CompFor)):
                 bound.update(id(t) for t in descendants(n.target) if isinstance(t, cst.Name))
-        return not any(isinstance(n, cst.Name) and n.value in names and id(n) not in bound for n in descendants(scope))
+        read = {n.value for n in descendants(scope) if isinstance(n, cst.Name) and id(n) not in bound}
+        return not read & names and bool(read & (every - names))
 
     def _graph_names(self, target, out) -> Optional[set]:
         """The names `target` binds to the parts of `out` that may carry a graph (None: it binds one
@@ -932,7 +946,7 @@ class EvalWithoutNoGrad(Rule):
                 where_ = f"line{'s' if len(lines) > 1 else ''} " + ", ".join(str(n) for n in lines)
                 sinks = f"and its outputs reach only {names} ({where_}), never a `.backward()`"
             elif why == "sinks":  # (`_dropped`: nothing reads the outputs that carry the graph)
-                sinks = "and its outputs that carry the graph are never read, so they never reach a `.backward()`"
+                sinks = "and of its outputs only those without a graph are read, so the graph never reaches a `.backward()`"
             elif why == "volatile":  # (returned to a caller out of sight: the keyword is all that says evaluation)
                 sinks = f"although its input was made with `volatile=True` (line {line_of(volatile)}), which has done nothing since torch 0.4"
             said = where.format(since=since, sinks=sinks)
@@ -2442,6 +2456,96 @@ def f1(batches):
             "back-propagates, and no_grad around the call would break it",
             runtime="f1([torch.randn(3, 4)])\nm = C1()\nm.m1(torch.randn(3, 4))\nassert m.fc.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x), dim=-1)
+
+    def act(self, state):
+        m = Categorical(self.forward(state))
+        action = m.sample()
+        return action.item(), m.log_prob(action)
+
+
+def episode(policy, env, optimizer):
+    state, log_probs, rewards = env.reset(), [], []
+    for _ in range(100):
+        action, log_prob = policy.act(state)
+        log_probs.append(log_prob)
+        state, reward, done = env.step(action)
+        rewards.append(reward)
+        if done:
+            break
+    loss = -(torch.stack(log_probs) * sum(rewards)).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            note='the same `act()` in a training episode: the log-probabilities are kept and back-propagated',
+            runtime='class Env:\n    def reset(self):\n        return torch.randn(4)\n\n    def step(self, action):\n        return torch.randn(4), 1.0, True\np = Policy()\nepisode(p, Env(), torch.optim.SGD(p.parameters(), lr=0.1))\nassert p.fc.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def fit(model, batches):
+    model(batches[0][0])  # materialise the lazy layers before the optimizer takes their parameters
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            note="a forward none of whose outputs is read runs for what it does on the way (a warm-up, a lazy layer's initialisation, a smoke test, a stateful layer's update): nothing says what the outputs are for",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Student(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(8, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.features(x)))
+
+
+model = Student()
+print(model.fc.weight.shape)
+pred = model(torch.randn(1, 8)).argmax(1).item()
+print(pred)
+""",
+            note="the same model built and never trained (nothing takes its parameters, not even a submodule's, and nothing is given the model): a smoke run of a fresh model",
+        ),
+        Valid(
+            """
+import torch
+import torchvision
+
+
+def classify(image):
+    net = torchvision.models.resnet18(weights=None)
+    return net(image).argmax(1).item()
+""",
+            note='the same model built without trained weights (`weights=None`): a smoke run of a fresh model',
+        ),
     ]
 
     INVALID = [
@@ -3794,6 +3898,91 @@ def f1(states):
             "and `.item()`",
             runtime="model = C1()\nseen = []\nmodel.fc.register_forward_hook(lambda m, i, o: seen.append(o))\n"
             "model.m1(torch.randn(4))\nassert has_graph(seen[0])\nf1([torch.randn(4) for _ in range(3)])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x), dim=-1)
+
+    def act(self, state):
+        m = Categorical(self.forward(state))
+        action = m.sample()
+        return action.item(), m.log_prob(action)
+
+
+def watch(policy, env):
+    state = env.reset()
+    for _ in range(100):
+        action, log_prob = policy.act(state)
+        state, done = env.step(action)
+        if done:
+            break
+""",
+            range=(24, 27, 24, 44),
+            message='`policy.act(state)` runs with grad enabled and of its outputs only those without a graph are read, so the graph never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return torch.softmax(self.fc(x), dim=-1)\n\n    def act(self, state):\n        m = Categorical(self.forward(state))\n        action = m.sample()\n        return action.item(), m.log_prob(action)\n\n\n@torch.no_grad()\ndef watch(policy, env):\n    state = env.reset()\n    for _ in range(100):\n        action, log_prob = policy.act(state)\n        state, done = env.step(action)\n        if done:\n            break\n',),
+            note="REINFORCE's notebook watching the trained agent: `act()` returns the action as a number and the log-probability with its graph; the code reads only the action, so the graph built at every step reaches no backward",
+            runtime='class Env:\n    def reset(self):\n        return torch.randn(4)\n\n    def step(self, action):\n        return torch.randn(4), True\np = Policy()\nbuilt = []\np.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nwatch(p, Env())\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Student(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(8, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.features(x)))
+
+
+model = Student()
+optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)
+x, y = torch.randn(16, 8), torch.randint(0, 2, (16,))
+for _ in range(10):
+    loss = nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+pred = model(torch.randn(1, 8)).argmax(1).item()
+print(pred)
+""",
+            range=(25, 7, 25, 31),
+            message='`model(torch.randn(1, 8))` runs with grad enabled and its outputs reach only `.argmax()` (line 25), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Student(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.features = nn.Linear(8, 8)\n        self.fc = nn.Linear(8, 2)\n\n    def forward(self, x):\n        return self.fc(torch.relu(self.features(x)))\n\n\nmodel = Student()\noptimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)\nx, y = torch.randn(16, 8), torch.randint(0, 2, (16,))\nfor _ in range(10):\n    loss = nn.functional.cross_entropy(model(x), y)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n\nwith torch.no_grad():\n    pred = model(torch.randn(1, 8)).argmax(1).item()\nprint(pred)\n',),
+            note="one-shot-kill poisoning notebook: only the head's parameters go to the optimizer (`model.fc.parameters()`), which says the model the file built is trained - the final prediction is not a smoke test of an untrained model",
+            runtime='built = []\nmodel.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nmodel(torch.randn(1, 8)).argmax(1).item()\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+import torchvision
+
+
+def classify(image):
+    net = torchvision.models.resnet18(weights="IMAGENET1K_V1")
+    return net(image).argmax(1).item()
+""",
+            range=(8, 11, 8, 21),
+            message='`net(image)` runs with grad enabled and its outputs reach only `.argmax()` (line 8), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nimport torchvision\n\n\n@torch.no_grad()\ndef classify(image):\n    net = torchvision.models.resnet18(weights="IMAGENET1K_V1")\n    return net(image).argmax(1).item()\n',),
+            note='a model built with trained weights (`weights=`, `pretrained=True`) and run once is a prediction, not the smoke test of a fresh model',
+            runtime='import torchvision\nbuilt = []\nnet = torchvision.models.resnet18(weights=None)\nnet.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nnet(torch.rand(1, 3, 64, 64)).argmax(1).item()\nassert built == [True]',
         ),
     ]
 
