@@ -195,14 +195,18 @@ class EvalWithoutNoGrad(Rule):
     no backward is one too - kept where they outlive the call only if the file
     reads that place only `.detach()`-ed (PPO's `memory.logprobs`); so is a call of a
     hand-written model, a function of the file computing from leaves the code
-    trains (`linreg(X, w, b)` where the code reads `w.grad`).
+    trains (`linreg(X, w, b)` where the code reads `w.grad`). So is a forward
+    whose outputs without a graph are read and whose outputs with one never are
+    (`action, log_prob = policy.act(state)` with the action an `.item()` and
+    `log_prob` never read again), unless a function of the file keeps a graph
+    past its call or a hook is registered.
     `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
     since torch 0.4 (it only warns) - says so too: whatever is called on such
     an input is a model, and its forward pass is a finding wherever it runs
     with grad enabled, unless its outputs reach a `.backward()` (the message
     names the `volatile=True`). One finding per evaluation block (the forwards
-    of one loop, or of consecutive statements after `.eval()`); it sits on the
-    first model call. What a function or class is called never decides:
+    of one loop, or of consecutive statements after `.eval()` - in a notebook,
+    of one cell); it sits on the first model call. What a function or class is called never decides:
     `evaluate`, `predict`, `select_action` or an `Evaluator` class add no
     finding and silence none - where the outputs go does.
 
@@ -214,8 +218,12 @@ class EvalWithoutNoGrad(Rule):
     across iterations, GG101 reports that store as an error).
 
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
-    inside `torch.enable_grad()`, a smoke test of a model built in the same
-    function (`def test(): net = Net(); net(torch.randn(...))`) - before that
+    inside `torch.enable_grad()`, a forward none of whose outputs is read
+    (`model(x)`, `_ = model(x)`: a warm-up, a smoke test, a stateful layer's
+    update), a smoke test of a model built in the same
+    function (`def test(): net = Net(); net(torch.randn(...))`; not one built with trained
+    weights - `pretrained=True`, `weights=...`, `from_pretrained` - nor one whose
+    input was made `volatile=True`) - before that
     function has back-propagated through it, and unless a method of the model's
     own class trains it (a rollout before `model.train_net()`; a prediction after the training
     loop is reported; so is `_, preds = torch.max(out, 1)` keeping only the
@@ -382,8 +390,11 @@ class EvalWithoutNoGrad(Rule):
             return
         # the model the smoke-test checks look at: for a helper that runs one, the argument it runs
         ran = (self._argument_run(callee.cls, inner, node) if inner is not None else None) or name
-        if after_eval is None and (fn, ran) in self._built and (fn, ran) not in self._loaded and not self._trained_before(fn, ran, callee):
-            return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
+        if after_eval is None and volatile is None and (fn, ran) in self._built and (fn, ran) not in self._loaded \
+                and not self._trained_before(fn, ran, callee):
+            # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model (an input
+            # made `volatile=True` says the forward was meant to build no graph: not a test of one)
+            return
         if isinstance(func, cst.Call) and self._constructs(func):
             return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
         root = name.split(".", 1)[0]
@@ -2546,6 +2557,59 @@ def classify(image):
 """,
             note='the same model built without trained weights (`weights=None`): a smoke run of a fresh model',
         ),
+        Valid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def extract(net, loader, use_gpu):
+    feats = []
+    for img in loader:
+        if use_gpu:
+            img = Variable(img, volatile=True).cuda()
+        else:
+            img = Variable(img)
+        feats.append(net(img.unsqueeze(0)).data)
+    return torch.cat(feats)
+""",
+            note="`volatile=True` on one branch only: the other path's input says nothing, and `net` nothing else tells",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i2h = nn.Linear(6, 2)
+        self.i2o = nn.Linear(6, 4)
+
+    def forward(self, x, hidden):
+        both = torch.cat((x, hidden), 1)
+        return self.i2o(both), self.i2h(both)
+
+
+rnn = CharRNN()
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+
+
+def train_sequence(xs, ys):
+    hidden = torch.zeros(1, 2)
+    loss = 0
+    for x, y in zip(xs, ys):
+        out, hidden = rnn.forward(x, hidden)
+        print(out.data.argmax().item())
+        loss = loss + nn.functional.mse_loss(out, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            note='the same `rnn.forward(x, h)` unrolled over a sequence whose summed loss is back-propagated: the printed `.data` is a look on the way',
+            runtime='opt.zero_grad()\ntrain_sequence([torch.randn(1, 4)], [torch.randn(1, 4)])\nassert rnn.i2o.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -3983,6 +4047,71 @@ def classify(image):
             fixes=('\nimport torch\nimport torchvision\n\n\n@torch.no_grad()\ndef classify(image):\n    net = torchvision.models.resnet18(weights="IMAGENET1K_V1")\n    return net(image).argmax(1).item()\n',),
             note='a model built with trained weights (`weights=`, `pretrained=True`) and run once is a prediction, not the smoke test of a fresh model',
             runtime='import torchvision\nbuilt = []\nnet = torchvision.models.resnet18(weights=None)\nnet.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nnet(torch.rand(1, 3, 64, 64)).argmax(1).item()\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def extract(net, loader, use_gpu):
+    feats = []
+    for img in loader:
+        if use_gpu:
+            img = Variable(img, volatile=True).cuda()
+        else:
+            img = Variable(img, volatile=True)
+        feats.append(net(img.unsqueeze(0)).data)
+    return torch.cat(feats)
+""",
+            range=(13, 21, 13, 42),
+            message='`net(img.unsqueeze(0))` runs with grad enabled and its outputs reach only `.data` (line 13), never a `.backward()`: autograd records the graph and keeps its activations for nothing (`volatile=True` on line 12 has done nothing since torch 0.4)',
+            fixes=('\nimport torch\nfrom torch.autograd import Variable\n\n\ndef extract(net, loader, use_gpu):\n    feats = []\n    with torch.no_grad():\n        for img in loader:\n            if use_gpu:\n                img = Variable(img, volatile=True).cuda()\n            else:\n                img = Variable(img, volatile=True)\n            feats.append(net(img.unsqueeze(0)).data)\n    return torch.cat(feats)\n',),
+            note="L1aoXingyu's feature extraction: the input is made `volatile=True` on both branches of the `if` (then `.cuda()`-ed or not) and reshaped with `.unsqueeze(0)`: still the volatile input, so `net` is a model whose forward builds a graph nobody wanted",
+            runtime='class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(3, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n\nnet = Net()\nbuilt = []\nnet.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nextract(net, [torch.randn(3)], False)\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i2h = nn.Linear(6, 2)
+        self.i2o = nn.Linear(6, 4)
+
+    def forward(self, x, hidden):
+        both = torch.cat((x, hidden), 1)
+        return self.i2o(both), self.i2h(both)
+
+
+rnn = CharRNN()
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+
+
+def train_step(x, y):
+    out, _ = rnn.forward(x, torch.zeros(1, 2))
+    loss = nn.functional.mse_loss(out, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def generate(start, steps):
+    hidden = torch.zeros(1, 2)
+    x = start
+    for _ in range(steps):
+        out, hidden = rnn.forward(x, hidden.detach())
+        print(out.data.argmax().item())
+        x = out.data
+""",
+            range=(33, 22, 33, 53),
+            message='`rnn.forward(x, hidden.detach())` runs with grad enabled and its outputs reach only `.data` (line 34), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.i2h = nn.Linear(6, 2)\n        self.i2o = nn.Linear(6, 4)\n\n    def forward(self, x, hidden):\n        both = torch.cat((x, hidden), 1)\n        return self.i2o(both), self.i2h(both)\n\n\nrnn = CharRNN()\nopt = torch.optim.SGD(rnn.parameters(), lr=0.1)\n\n\ndef train_step(x, y):\n    out, _ = rnn.forward(x, torch.zeros(1, 2))\n    loss = nn.functional.mse_loss(out, y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n\n\n@torch.no_grad()\ndef generate(start, steps):\n    hidden = torch.zeros(1, 2)\n    x = start\n    for _ in range(steps):\n        out, hidden = rnn.forward(x, hidden.detach())\n        print(out.data.argmax().item())\n        x = out.data\n',),
+            note="Kind-PyTorch-Tutorial's char-RNN: `rnn.forward(x, h)` is `rnn(x, h)` - each item of the tuple it returns carries the call's graph, so the generation loop reading only `.data` is evaluation",
+            runtime='built = []\nrnn.i2o.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\ngenerate(torch.randn(1, 4), 2)\nassert built == [True, True]',
         ),
     ]
 
