@@ -272,7 +272,8 @@ def _analyse_notebook(path: str, nb: notebooks.Notebook, settings: Settings, job
     """(result, analysis, the notebook as analysed: a cell the engine cannot parse is left out)."""
     while True:
         cells = nb.cell_map
-        analysis = analyze(nb.program.source, settings, line_label=cells.label, export_calls=job.export_calls)
+        analysis = analyze(nb.program.source, settings, line_label=cells.label, export_calls=job.export_calls,
+                           cells=nb.program.starts)
         err = analysis.error
         if err is None or not err.syntax:
             break

@@ -315,18 +315,29 @@ def test_a_refused_fix_is_reported_once_at_its_line_before_and_after_the_fixes(g
     assert nbformat.reads(path.read_text(), as_version=4).cells[3].source.endswith("    y = net(x)\n    %time z = y.argmax()")
 
 
-def test_a_fix_spanning_two_cells_is_refused_and_the_others_apply(gradguard, write):
-    # GG103's fix would wrap `y = ...` (cell 1) and `z = ...` (cell 3) in one `with`: cells
-    # run separately, so it cannot; the GG101 fix in cell 1 still applies.
+def test_an_evaluation_block_ends_with_its_cell_and_each_cell_is_fixed(gradguard, write):
+    # `y = ...` (cell 1) and `z = ...` (cell 3) follow the same `.eval()`, but cells run separately
+    # and no `with` can wrap two: GG103 reports one block per cell, each fixed in its own cell (the
+    # GG101 fix in cell 1 applies too)
     first = "import torch\nnet = torch.nn.Linear(2, 1)\nlosses = []\nfor x in [torch.randn(3, 2)]:\n" \
         "    loss = net(x).sum()\n    losses.append(loss)\nnet.eval()\ny = net(torch.randn(3, 2))"
     text = notebook(("code", first), ("markdown", "## Evaluation"), ("code", "z = net(torch.randn(3, 2))\nprint(y, z)"))
     path = write("span.ipynb", text)
     run = gradguard("check", "--fix", "span.ipynb")
-    assert run.stderr == "span.ipynb: warning: cell 1, line 8: GG103 fix not applied: it spans two cells\n"
-    assert run.stdout.startswith("span.ipynb:cell 1:8:5: warning: GG103 ")
-    assert run.stdout.endswith("Fixed 1 finding.\nFound 1 finding. 1 file checked.\n") and run.returncode == 1
-    assert nbformat.reads(path.read_text(), as_version=4).cells[0].source == first.replace("append(loss)", "append(loss.detach())")
+    assert run.stderr == ""
+    assert run.stdout == "Fixed 3 findings. 1 file checked.\n" and run.returncode == 0
+    cells = nbformat.reads(path.read_text(), as_version=4).cells
+    assert cells[0].source == first.replace("append(loss)", "append(loss.detach())").replace(
+        "y = net", "with torch.no_grad():\n    y = net")
+    assert cells[2].source == "with torch.no_grad():\n    z = net(torch.randn(3, 2))\nprint(y, z)"
+
+
+def test_an_edit_leaving_its_cell_is_refused():
+    # (the check the CLI and the language server share: a fix never writes across two cells)
+    from gradguard.cells import why_not_in_cell
+
+    assert why_not_in_cell(["a = 1"], ["a = 1", "b = 2"], 1, 1, 2) == "it spans two cells"
+    assert why_not_in_cell(["a = 1", "b = 2"], ["a = 1", "b = 2"], 1, 1, 2) is None
 
 
 def test_a_fix_that_cannot_be_made_is_neither_shown_nor_counted_nor_cached_away(gradguard, write, tmp_path):

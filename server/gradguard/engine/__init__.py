@@ -102,6 +102,7 @@ def analyze(
     ask_types: bool = False,
     export_calls: bool = False,
     summarize: bool = False,
+    cells: tuple = (),
 ) -> Analysis:
     """Findings for `source`. `line_label(line)` renders a line in messages ("4 of cell 3"
     for a notebook's joined program); by default the line number itself. `incremental`:
@@ -110,7 +111,8 @@ def analyze(
     `ask_types`: list the names it should be asked about in `Analysis.type_queries`.
     `export_calls`: list the calls it makes of other files' functions in `Analysis.calls` (what
     those files say of this one's comes in `settings.outside`); `summarize`: also a file that never
-    mentions torch, for its summaries (a meter class in utils.py)."""
+    mentions torch, for its summaries (a meter class in utils.py). `cells`: for a notebook's joined
+    program, the 1-based line each code cell starts on (a fix cannot wrap code of two cells)."""
     settings = settings or Settings()
     if (not mentions_torch(source) and not summarize and not settings.torch_code) or skips_file(source):
         return Analysis(skipped=True)
@@ -129,13 +131,13 @@ def analyze(
     if isinstance(parsed, ParseError):
         if own_lines is not None:  # a neighbour's code did not join: the file alone
             return analyze(alone, dataclasses.replace(settings, neighbours=()), keep_flow=keep_flow, line_label=label,
-                           facts=facts, ask_types=ask_types)
+                           facts=facts, ask_types=ask_types, cells=cells)
         return Analysis(error=parsed)
     # walking, printing and locating nodes all recurse in Python: a valid but deep
     # tree (a 1,000-term sum) is walked again with room
     joined = len(settings.neighbours) if own_lines is not None else 0
     walk = partial(_walk, parsed, settings, keep_flow, line_label, incremental, facts, ask_types, export_calls or summarize,
-                   joined)
+                   joined, cells)
     analysis = with_room(walk, Analysis(error=TOO_DEEP))
     return analysis if own_lines is None else _own(analysis, own_lines)
 
@@ -182,7 +184,7 @@ def _own(analysis: Analysis, own_lines: int) -> Analysis:
 
 
 def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts, ask_types, export_calls,
-          joined: int = 0) -> Analysis:
+          joined: int = 0, cells: tuple = ()) -> Analysis:
     """The walk and its findings; `joined`: how many module-level statements at the end are the
     neighbours' code (each neighbour is one class or one import statement)."""
     source, module = parsed.source, parsed.module
@@ -196,6 +198,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source,
                         outside=dict(settings.outside), export_calls=export_calls,
                         imported=dict(settings.imported))
+    flow.cell_starts = tuple(cells)
     if joined:  # each joined statement, and the file it comes from
         flow.foreign = {stmt: where for stmt, (where, _, _) in zip(module.body[len(module.body) - joined:], settings.neighbours)}
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]

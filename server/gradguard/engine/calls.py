@@ -210,7 +210,12 @@ class Calls:
                     return NUMBER
             if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
                 bound = fv.elements[0] if fv.elements else None
-                return self._call_function(fv.cls, node, args, bound)
+                out = self._call_function(fv.cls, node, args, bound)
+                if name == "forward" and bound is not None and bound.kind is Kind.MODULE and bound.parameterized \
+                        and out.kind is Kind.CONTAINER and (out.elements is not None or out.keyed):
+                    # `rnn.forward(x, h)` is `rnn(x, h)`: each item of its tuple carries the call's graph
+                    return self._made_each(out, node)
+                return out
             if recv.kind is Kind.MODULE:
                 return self._module_method(node, recv, name, args)
             if recv.kind is Kind.TENSOR:
@@ -234,8 +239,8 @@ class Calls:
                 self._opaque_call(node, args)
                 return UNKNOWN  # an instance the type layer knows is no tensor: its own clone(), detach()...
             # Unknown receiver: only what holds whatever it is.
-            if recv.volatile is not None and name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND:
-                return recv  # `Variable(x, volatile=True).cuda()`: the same input, moved
+            if recv.volatile is not None and (name in K.SAME_GRAD_METHODS_RETURN_SELF_KIND or name in K.VIEW_METHODS):
+                return recv  # `Variable(x, volatile=True).cuda()`, `.unsqueeze(0)`: the same input, moved or reshaped
             if name == "item":
                 return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
             if name == "tolist":

@@ -850,11 +850,17 @@ _FRAMEWORK_TRAINS = re.compile(
 )
 
 
+# `optimizer = optim.SGD(model.parameters(), lr=0.1)`: an optimizer built here is stepped here or by the
+# code it is handed to (`StepByStep(model, loss_fn, optimizer).train(100)`, of another file)
+_OPTIMIZER_BUILT = re.compile(r"(?<![\w.])(?:torch\s*\.\s*)?optim\s*\.\s*[A-Z]\w*\s*\(")
+
+
 def trains(source: str) -> bool:
-    """Does the file call `.backward()`, `autograd.grad` or an optimizer's `step()` anywhere, or hand a
-    model to a framework that trains it? If not, it is an inference script: every forward in it runs
-    for inference."""
-    return _TRAINS.search(source) is not None or _FRAMEWORK_TRAINS.search(source) is not None
+    """Does the file call `.backward()`, `autograd.grad` or an optimizer's `step()` anywhere, build an
+    optimizer (stepped here or where it is handed), or hand a model to a framework that trains it? If
+    not, it is an inference script: every forward in it runs for inference."""
+    return _TRAINS.search(source) is not None or _FRAMEWORK_TRAINS.search(source) is not None \
+        or _OPTIMIZER_BUILT.search(source) is not None
 
 
 # `w.grad` (hand SGD's `w.data -= lr * w.grad`, `w.grad.data.zero_()`), not `torch.autograd.grad(...)`

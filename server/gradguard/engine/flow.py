@@ -71,6 +71,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
     ):
         self.module = module
         self.source = source  # the text, for evidence searches that need no tree walk
+        self.cell_starts: tuple = ()  # a notebook's joined program: the line each code cell starts on
         # strict: a call of something unknown whose arguments carry a graph is taken to
         # return one too (likely, not proven: off by default, precision first).
         self.strict = strict

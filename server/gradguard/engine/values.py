@@ -175,6 +175,9 @@ def merge(a: Value, b: Value) -> Value:
         # (`loss_fn` called on a graph in train() and under no_grad in test() cuts nothing).
         cuts=a.cuts & b.cuts if a.kind is b.kind is Kind.TENSOR else a.cuts | b.cuts,
         pred_cuts=a.pred_cuts & b.pred_cuts if a.kind is b.kind is Kind.TENSOR else a.pred_cuts | b.pred_cuts,
+        # made `volatile=True` on every path (`Variable(x, volatile=True).cuda()` if use_gpu, else without
+        # `.cuda()`): the first path's call names it
+        volatile=a.volatile if b.volatile is not None else None,
     )
 
 

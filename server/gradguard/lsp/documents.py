@@ -54,6 +54,13 @@ class Snapshot:
         part = self.part_at(line)
         return f"{line - part.offset} of cell {part.number}"
 
+    @property
+    def cell_starts(self) -> tuple:
+        """The 1-based program line each notebook cell starts on (a plain file: none)."""
+        if len(self.parts) == 1 and self.parts[0].uri == self.key:
+            return ()
+        return tuple(p.offset + 1 for p in self.parts)
+
     def part_at(self, line: int) -> Part:
         """The part holding a 1-based program line."""
         part = self.parts[0]

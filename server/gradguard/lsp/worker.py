@@ -126,6 +126,7 @@ def analyse(
             settings,
             keep_flow=True,  # for hovers
             line_label=snapshot.line_label,
+            cells=snapshot.cell_starts,
             incremental=incremental,
             ask_types=ask_types,
             export_calls=export_calls,
@@ -168,7 +169,8 @@ def refine(outcome: Outcome, facts: dict, incremental: engine.Incremental) -> Op
     refined = Outcome(snapshot, outcome.generation, outcome.settings)
     try:
         analysis = reanalyze(
-            snapshot.source, outcome.settings, facts, incremental, keep_flow=True, line_label=snapshot.line_label
+            snapshot.source, outcome.settings, facts, incremental, keep_flow=True, line_label=snapshot.line_label,
+            cells=snapshot.cell_starts,
         )
     except Exception:  # noqa: BLE001 - the syntactic diagnostics stay
         refined.log.append((types.MessageType.Error, f"GradGuard's type layer failed:\n{traceback.format_exc()}"))

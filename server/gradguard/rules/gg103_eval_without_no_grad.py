@@ -195,14 +195,18 @@ class EvalWithoutNoGrad(Rule):
     no backward is one too - kept where they outlive the call only if the file
     reads that place only `.detach()`-ed (PPO's `memory.logprobs`); so is a call of a
     hand-written model, a function of the file computing from leaves the code
-    trains (`linreg(X, w, b)` where the code reads `w.grad`).
+    trains (`linreg(X, w, b)` where the code reads `w.grad`). So is a forward
+    whose outputs without a graph are read and whose outputs with one never are
+    (`action, log_prob = policy.act(state)` with the action an `.item()` and
+    `log_prob` never read again), unless a function of the file keeps a graph
+    past its call or a hook is registered.
     `Variable(x, volatile=True)` - old code's no-grad, which has done nothing
     since torch 0.4 (it only warns) - says so too: whatever is called on such
     an input is a model, and its forward pass is a finding wherever it runs
     with grad enabled, unless its outputs reach a `.backward()` (the message
     names the `volatile=True`). One finding per evaluation block (the forwards
-    of one loop, or of consecutive statements after `.eval()`); it sits on the
-    first model call. What a function or class is called never decides:
+    of one loop, or of consecutive statements after `.eval()` - in a notebook,
+    of one cell); it sits on the first model call. What a function or class is called never decides:
     `evaluate`, `predict`, `select_action` or an `Evaluator` class add no
     finding and silence none - where the outputs go does.
 
@@ -214,8 +218,12 @@ class EvalWithoutNoGrad(Rule):
     across iterations, GG101 reports that store as an error).
 
     Left alone: a caller that visibly wraps the call in `torch.no_grad()`, code
-    inside `torch.enable_grad()`, a smoke test of a model built in the same
-    function (`def test(): net = Net(); net(torch.randn(...))`) - before that
+    inside `torch.enable_grad()`, a forward none of whose outputs is read
+    (`model(x)`, `_ = model(x)`: a warm-up, a smoke test, a stateful layer's
+    update), a smoke test of a model built in the same
+    function (`def test(): net = Net(); net(torch.randn(...))`; not one built with trained
+    weights - `pretrained=True`, `weights=...`, `from_pretrained` - nor one whose
+    input was made `volatile=True`) - before that
     function has back-propagated through it, and unless a method of the model's
     own class trains it (a rollout before `model.train_net()`; a prediction after the training
     loop is reported; so is `_, preds = torch.max(out, 1)` keeping only the
@@ -290,6 +298,7 @@ class EvalWithoutNoGrad(Rule):
         self._losses: list = []  # (function, loss call, its statement, the graphs it is given): `criterion(out, y)`
         self._method_of: dict = {}  # forward call -> the FunctionInfo of the model's method it runs (None: unknown)
         self._untrained: dict = {}  # a method call of a model the file built and never visibly trains -> its class
+        self._top_lines = None  # id of a module-level statement -> the line it starts on (notebooks, on first need)
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -319,6 +328,14 @@ class EvalWithoutNoGrad(Rule):
             body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and stmt.body else None
             if isinstance(body, cst.Assign) and body.value is node:
                 self._built.update((fn, self.code_of(t.target)) for t in body.targets)
+                for t in body.targets:  # a new module under an old name: the old one's `.eval()` says nothing of it
+                    self._eval_at.pop((fn, self.code_of(t.target)), None)
+                # `models.vgg16(pretrained=True)`, or a wrapper given such a model: trained weights, not a
+                # smoke test's (a model built afresh under the name of a loaded one is not loaded)
+                loaded = self._pretrained(node) or any(
+                    (fn, self.code_of(a.value)) in self._loaded for a in self._constructor_call(node).args)
+                for t in body.targets:
+                    (self._loaded.add if loaded else self._loaded.discard)((fn, self.code_of(t.target)))
         if callee.loss or callee.qualname is not None and callee.qualname.rsplit(".", 1)[-1] in FUNCTIONAL_LOSSES \
                 and callee.qualname.startswith("torch."):
             given = frozenset().union(*(all_origins(self.flow.value(a.value)) for a in node.args))
@@ -373,8 +390,11 @@ class EvalWithoutNoGrad(Rule):
             return
         # the model the smoke-test checks look at: for a helper that runs one, the argument it runs
         ran = (self._argument_run(callee.cls, inner, node) if inner is not None else None) or name
-        if after_eval is None and (fn, ran) in self._built and (fn, ran) not in self._loaded and not self._trained_before(fn, ran, callee):
-            return  # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model
+        if after_eval is None and volatile is None and (fn, ran) in self._built and (fn, ran) not in self._loaded \
+                and not self._trained_before(fn, ran, callee):
+            # `def test(): net = Net(); net(torch.randn(...))`: a smoke test of an untrained model (an input
+            # made `volatile=True` says the forward was meant to build no graph: not a test of one)
+            return
         if isinstance(func, cst.Call) and self._constructs(func):
             return  # `nn.PReLU(init=0.25)(z)`: a layer built to be called once, a demonstration
         root = name.split(".", 1)[0]
@@ -491,8 +511,11 @@ class EvalWithoutNoGrad(Rule):
     def _never_trained(self, name: str) -> bool:
         """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
         it to anything (a trainer, an optimizer, a function that might train it)?"""
-        pattern = rf"(?<![\w.]){re.escape(name)}\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
-                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]"  # `print(model)` hands on nothing
+        # (a submodule's too: `model.fc.parameters()` for an optimizer that trains the head; parameters
+        # listed for one: `SGD(params=[net.weight], ...)`)
+        pattern = rf"(?<![\w.]){re.escape(name)}(?:\s*\.\s*\w+)*\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
+                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]" \
+                  rf"|\[\s*{re.escape(name)}(?:\s*\.\s*\w+)+\s*[,\]]"  # `print(model)` hands on nothing
         return re.search(pattern, self.flow.source) is None
 
     def _constructs(self, node: cst.Call) -> bool:
@@ -503,6 +526,36 @@ class EvalWithoutNoGrad(Rule):
         ):
             node = node.func.value  # `.cuda()`, `.to(device)`: the module it is called on
         return self.flow.value(node.func).kind is not Kind.MODULE
+
+    def _constructor_call(self, node: cst.Call) -> cst.Call:
+        """`Net(...)` of `Net(...).to(device).eval()`."""
+        while isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Call) and (
+            self.flow.value(node.func.value).kind is Kind.MODULE
+        ):
+            node = node.func.value
+        return node
+
+    def _pretrained(self, node: cst.Call) -> bool:
+        """Is the module `node` builds (through `.to(device)`, `.cuda()`...) made with trained weights -
+        torchvision's/timm's `pretrained=True`, `weights=` anything but `None`, or `X.from_pretrained(...)`?
+        Its forward is then a use of a trained model, not the smoke test of a fresh one. (A factory of the
+        project's own taking `pretrained=True` may return anything: YOLOv5's `AutoShape`, whose forward
+        turns grad off itself.)"""
+        node = self._constructor_call(node)
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "from_pretrained":
+            return True
+        qualname = self.flow.value(node.func).qualname or ""
+        if not qualname.startswith(("torchvision.models.", "timm.")):
+            return False
+        for a in node.args:
+            if a.keyword is None:
+                continue
+            value = self.code_of(a.value)
+            if a.keyword.value == "pretrained" and value == "True":
+                return True
+            if a.keyword.value == "weights" and value not in ("None", "False"):
+                return True
+        return False
 
     def _eval_of(self, fn, name: str):
         """The `.eval()` that applies to the module called as `name` (itself or an enclosing
@@ -599,7 +652,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if why in ("inference", "numpy") and graph in self.flow.escaped:
                 continue  # handed to a function of another file (`update(loss)`), which may train on it
-            if why == "sinks" and (not self._only_sinks(graph, fn) or self._blind_backward(fn)):
+            if why == "sinks" and (not (self._only_sinks(graph, fn) or graph is node and self._dropped(node, stmt, fn, model))
+                                   or self._blind_backward(fn)):
                 continue
             if why == "sinks" and self._loss_unread(graph, fn):
                 continue
@@ -669,6 +723,60 @@ class EvalWithoutNoGrad(Rule):
                for f in self.flow.functions for k in f.kept):
             return False  # kept past the call (`self.saved_log_probs.append(m.log_prob(a))`) for a later backward
         return not any(node in s.value.origins and not self._read_detached(s.target) for s in self.flow.stores if not s.local)
+
+    def _dropped(self, node: cst.Call, stmt, fn, model) -> bool:
+        """Does the code read the outputs of the forward `node` that carry no graph and never those that
+        do: `action, log_prob = policy.act(s)` (the action a number, `.item()`-ed inside), then only
+        `action` read? The forward ran for those numbers, and no backward can reach the graph - unless the
+        forward leaves it somewhere on the way: a method of the model of this file that keeps a graph past
+        the call (`self.hidden = h`, `self.saved_log_probs.append(...)`), any function of the file that
+        does (style transfer's loss layers keep `self.loss` inside an `nn.Sequential`), or a hook. (A
+        forward none of whose outputs is read - `model(x)`, `_ = model(x)` - runs for what it does on the
+        way, or to show that it runs: a smoke test, a warm-up, a stateful layer's update.)"""
+        body = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+        if not (isinstance(body, cst.Assign) and body.value is node and len(body.targets) == 1):
+            return False
+        target, out = body.targets[0].target, self.flow.value(node)
+        names = self._graph_names(target, out)
+        every = {n.value for n in descendants(target) if isinstance(n, cst.Name)}
+        if not names or names == every:
+            return False
+        if any(f.kept or (f.cls is not None and f.cls.module_like and f.backwards) for f in self.flow.functions):
+            return False
+        if model is not None and self._method_of.get(node) is None:
+            return False  # a method of the model's class the analysis did not follow
+        if re.search(r"\bregister_(?:full_backward_|forward_pre_|forward_|backward_)?hook\s*\(", self.flow.source):
+            return False  # a hook may keep what the forward computes
+        scope = fn.node if fn is not None else self.flow.module
+        bound = set()
+        for n in descendants(scope):
+            if isinstance(n, (cst.Global, cst.Nonlocal)) and any(g.name.value in names for g in n.names):
+                return False
+            if isinstance(n, cst.Assign):
+                bound.update(id(t) for target in n.targets for t in descendants(target.target)
+                             if isinstance(t, cst.Name))
+            elif isinstance(n, (cst.For, cst.CompFor)):
+                bound.update(id(t) for t in descendants(n.target) if isinstance(t, cst.Name))
+        read = {n.value for n in descendants(scope) if isinstance(n, cst.Name) and id(n) not in bound}
+        return not read & names and bool(read & (every - names))
+
+    def _graph_names(self, target, out) -> Optional[set]:
+        """The names `target` binds to the parts of `out` that may carry a graph (None: it binds one
+        to something that is not a plain name - an attribute, a subscript, a starred target)."""
+        if isinstance(target, cst.Name):
+            return {target.value} if out.grad is not Grad.NO else set()
+        if isinstance(target, (cst.Tuple, cst.List)) and out.elements is not None \
+                and len(out.elements) == len(target.elements):
+            names: set = set()
+            for element, part in zip(target.elements, out.elements):
+                if isinstance(element, cst.StarredElement):
+                    return None
+                found = self._graph_names(element.value, part)
+                if found is None:
+                    return None
+                names |= found
+            return names
+        return None
 
     def _read_detached(self, place: str) -> bool:
         """Is the attribute a store writes (`memory.logprobs` of `memory.logprobs.append(lp)`) read in
@@ -740,7 +848,8 @@ class EvalWithoutNoGrad(Rule):
             if place is None:
                 out.append(calls)
                 continue
-            runs.setdefault((id(place[0]), why), []).append((place[1], calls))
+            # (a notebook's cells are run one by one, and no `with` can wrap two: one block per cell)
+            runs.setdefault((id(place[0]), why, self._cell_of(target[1])), []).append((place[1], calls))
         for run in runs.values():
             run.sort(key=lambda item: item[0])
             body = places[id(run[0][1][0][4][1])][0]
@@ -754,6 +863,23 @@ class EvalWithoutNoGrad(Rule):
             merged[0] = (node, fn, after_eval, why, ("span", span[0], span[-1]))
             out.append(merged)
         return out
+
+    def _cell_of(self, stmt) -> int:
+        """The index of the notebook cell a module-level statement starts in (0: not a notebook, or a
+        statement inside a function or class, which lies in one cell)."""
+        starts = self.flow.cell_starts
+        if not starts:
+            return 0
+        if self._top_lines is None:
+            module, line = self.flow.module, 1 + len(self.flow.module.header)
+            self._top_lines = {}
+            for top in module.body:
+                self._top_lines[id(top)] = line + len(getattr(top, "leading_lines", ()))
+                line += module.code_for_node(top).count("\n")
+        line = self._top_lines.get(id(stmt))
+        if line is None:
+            return 0
+        return max((k for k, start in enumerate(starts) if start <= line), default=0)
 
     def _target(self, fn, after_eval, why, loops, stmt):
         """What the fix puts under no_grad: ("decorate", function) / ("loop", loop) /
@@ -830,6 +956,8 @@ class EvalWithoutNoGrad(Rule):
                 lines = sorted({line_of(u.node) for u in shown})
                 where_ = f"line{'s' if len(lines) > 1 else ''} " + ", ".join(str(n) for n in lines)
                 sinks = f"and its outputs reach only {names} ({where_}), never a `.backward()`"
+            elif why == "sinks":  # (`_dropped`: nothing reads the outputs that carry the graph)
+                sinks = "and of its outputs only those without a graph are read, so the graph never reaches a `.backward()`"
             elif why == "volatile":  # (returned to a caller out of sight: the keyword is all that says evaluation)
                 sinks = f"although its input was made with `volatile=True` (line {line_of(volatile)}), which has done nothing since torch 0.4"
             said = where.format(since=since, sinks=sinks)
@@ -2339,6 +2467,149 @@ def f1(batches):
             "back-propagates, and no_grad around the call would break it",
             runtime="f1([torch.randn(3, 4)])\nm = C1()\nm.m1(torch.randn(3, 4))\nassert m.fc.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x), dim=-1)
+
+    def act(self, state):
+        m = Categorical(self.forward(state))
+        action = m.sample()
+        return action.item(), m.log_prob(action)
+
+
+def episode(policy, env, optimizer):
+    state, log_probs, rewards = env.reset(), [], []
+    for _ in range(100):
+        action, log_prob = policy.act(state)
+        log_probs.append(log_prob)
+        state, reward, done = env.step(action)
+        rewards.append(reward)
+        if done:
+            break
+    loss = -(torch.stack(log_probs) * sum(rewards)).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            note='the same `act()` in a training episode: the log-probabilities are kept and back-propagated',
+            runtime='class Env:\n    def reset(self):\n        return torch.randn(4)\n\n    def step(self, action):\n        return torch.randn(4), 1.0, True\np = Policy()\nepisode(p, Env(), torch.optim.SGD(p.parameters(), lr=0.1))\nassert p.fc.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def fit(model, batches):
+    model(batches[0][0])  # materialise the lazy layers before the optimizer takes their parameters
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            note="a forward none of whose outputs is read runs for what it does on the way (a warm-up, a lazy layer's initialisation, a smoke test, a stateful layer's update): nothing says what the outputs are for",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Student(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(8, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.features(x)))
+
+
+model = Student()
+print(model.fc.weight.shape)
+pred = model(torch.randn(1, 8)).argmax(1).item()
+print(pred)
+""",
+            note="the same model built and never trained (nothing takes its parameters, not even a submodule's, and nothing is given the model): a smoke run of a fresh model",
+        ),
+        Valid(
+            """
+import torch
+import torchvision
+
+
+def classify(image):
+    net = torchvision.models.resnet18(weights=None)
+    return net(image).argmax(1).item()
+""",
+            note='the same model built without trained weights (`weights=None`): a smoke run of a fresh model',
+        ),
+        Valid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def extract(net, loader, use_gpu):
+    feats = []
+    for img in loader:
+        if use_gpu:
+            img = Variable(img, volatile=True).cuda()
+        else:
+            img = Variable(img)
+        feats.append(net(img.unsqueeze(0)).data)
+    return torch.cat(feats)
+""",
+            note="`volatile=True` on one branch only: the other path's input says nothing, and `net` nothing else tells",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i2h = nn.Linear(6, 2)
+        self.i2o = nn.Linear(6, 4)
+
+    def forward(self, x, hidden):
+        both = torch.cat((x, hidden), 1)
+        return self.i2o(both), self.i2h(both)
+
+
+rnn = CharRNN()
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+
+
+def train_sequence(xs, ys):
+    hidden = torch.zeros(1, 2)
+    loss = 0
+    for x, y in zip(xs, ys):
+        out, hidden = rnn.forward(x, hidden)
+        print(out.data.argmax().item())
+        loss = loss + nn.functional.mse_loss(out, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            note='the same `rnn.forward(x, h)` unrolled over a sequence whose summed loss is back-propagated: the printed `.data` is a look on the way',
+            runtime='opt.zero_grad()\ntrain_sequence([torch.randn(1, 4)], [torch.randn(1, 4)])\nassert rnn.i2o.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -3691,6 +3962,156 @@ def f1(states):
             "and `.item()`",
             runtime="model = C1()\nseen = []\nmodel.fc.register_forward_hook(lambda m, i, o: seen.append(o))\n"
             "model.m1(torch.randn(4))\nassert has_graph(seen[0])\nf1([torch.randn(4) for _ in range(3)])",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+from torch.distributions import Categorical
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return torch.softmax(self.fc(x), dim=-1)
+
+    def act(self, state):
+        m = Categorical(self.forward(state))
+        action = m.sample()
+        return action.item(), m.log_prob(action)
+
+
+def watch(policy, env):
+    state = env.reset()
+    for _ in range(100):
+        action, log_prob = policy.act(state)
+        state, done = env.step(action)
+        if done:
+            break
+""",
+            range=(24, 27, 24, 44),
+            message='`policy.act(state)` runs with grad enabled and of its outputs only those without a graph are read, so the graph never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\nfrom torch.distributions import Categorical\n\n\nclass Policy(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return torch.softmax(self.fc(x), dim=-1)\n\n    def act(self, state):\n        m = Categorical(self.forward(state))\n        action = m.sample()\n        return action.item(), m.log_prob(action)\n\n\n@torch.no_grad()\ndef watch(policy, env):\n    state = env.reset()\n    for _ in range(100):\n        action, log_prob = policy.act(state)\n        state, done = env.step(action)\n        if done:\n            break\n',),
+            note="REINFORCE's notebook watching the trained agent: `act()` returns the action as a number and the log-probability with its graph; the code reads only the action, so the graph built at every step reaches no backward",
+            runtime='class Env:\n    def reset(self):\n        return torch.randn(4)\n\n    def step(self, action):\n        return torch.randn(4), True\np = Policy()\nbuilt = []\np.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nwatch(p, Env())\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Student(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Linear(8, 8)
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.fc(torch.relu(self.features(x)))
+
+
+model = Student()
+optimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)
+x, y = torch.randn(16, 8), torch.randint(0, 2, (16,))
+for _ in range(10):
+    loss = nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+
+pred = model(torch.randn(1, 8)).argmax(1).item()
+print(pred)
+""",
+            range=(25, 7, 25, 31),
+            message='`model(torch.randn(1, 8))` runs with grad enabled and its outputs reach only `.argmax()` (line 25), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Student(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.features = nn.Linear(8, 8)\n        self.fc = nn.Linear(8, 2)\n\n    def forward(self, x):\n        return self.fc(torch.relu(self.features(x)))\n\n\nmodel = Student()\noptimizer = torch.optim.SGD(model.fc.parameters(), lr=0.1)\nx, y = torch.randn(16, 8), torch.randint(0, 2, (16,))\nfor _ in range(10):\n    loss = nn.functional.cross_entropy(model(x), y)\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n\nwith torch.no_grad():\n    pred = model(torch.randn(1, 8)).argmax(1).item()\nprint(pred)\n',),
+            note="one-shot-kill poisoning notebook: only the head's parameters go to the optimizer (`model.fc.parameters()`), which says the model the file built is trained - the final prediction is not a smoke test of an untrained model",
+            runtime='built = []\nmodel.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nmodel(torch.randn(1, 8)).argmax(1).item()\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+import torchvision
+
+
+def classify(image):
+    net = torchvision.models.resnet18(weights="IMAGENET1K_V1")
+    return net(image).argmax(1).item()
+""",
+            range=(8, 11, 8, 21),
+            message='`net(image)` runs with grad enabled and its outputs reach only `.argmax()` (line 8), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nimport torchvision\n\n\n@torch.no_grad()\ndef classify(image):\n    net = torchvision.models.resnet18(weights="IMAGENET1K_V1")\n    return net(image).argmax(1).item()\n',),
+            note='a model built with trained weights (`weights=`, `pretrained=True`) and run once is a prediction, not the smoke test of a fresh model',
+            runtime='import torchvision\nbuilt = []\nnet = torchvision.models.resnet18(weights=None)\nnet.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nnet(torch.rand(1, 3, 64, 64)).argmax(1).item()\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch.autograd import Variable
+
+
+def extract(net, loader, use_gpu):
+    feats = []
+    for img in loader:
+        if use_gpu:
+            img = Variable(img, volatile=True).cuda()
+        else:
+            img = Variable(img, volatile=True)
+        feats.append(net(img.unsqueeze(0)).data)
+    return torch.cat(feats)
+""",
+            range=(13, 21, 13, 42),
+            message='`net(img.unsqueeze(0))` runs with grad enabled and its outputs reach only `.data` (line 13), never a `.backward()`: autograd records the graph and keeps its activations for nothing (`volatile=True` on line 12 has done nothing since torch 0.4)',
+            fixes=('\nimport torch\nfrom torch.autograd import Variable\n\n\ndef extract(net, loader, use_gpu):\n    feats = []\n    with torch.no_grad():\n        for img in loader:\n            if use_gpu:\n                img = Variable(img, volatile=True).cuda()\n            else:\n                img = Variable(img, volatile=True)\n            feats.append(net(img.unsqueeze(0)).data)\n    return torch.cat(feats)\n',),
+            note="L1aoXingyu's feature extraction: the input is made `volatile=True` on both branches of the `if` (then `.cuda()`-ed or not) and reshaped with `.unsqueeze(0)`: still the volatile input, so `net` is a model whose forward builds a graph nobody wanted",
+            runtime='class Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = torch.nn.Linear(3, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n\nnet = Net()\nbuilt = []\nnet.fc.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nextract(net, [torch.randn(3)], False)\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class CharRNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.i2h = nn.Linear(6, 2)
+        self.i2o = nn.Linear(6, 4)
+
+    def forward(self, x, hidden):
+        both = torch.cat((x, hidden), 1)
+        return self.i2o(both), self.i2h(both)
+
+
+rnn = CharRNN()
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+
+
+def train_step(x, y):
+    out, _ = rnn.forward(x, torch.zeros(1, 2))
+    loss = nn.functional.mse_loss(out, y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
+def generate(start, steps):
+    hidden = torch.zeros(1, 2)
+    x = start
+    for _ in range(steps):
+        out, hidden = rnn.forward(x, hidden.detach())
+        print(out.data.argmax().item())
+        x = out.data
+""",
+            range=(33, 22, 33, 53),
+            message='`rnn.forward(x, hidden.detach())` runs with grad enabled and its outputs reach only `.data` (line 34), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.i2h = nn.Linear(6, 2)\n        self.i2o = nn.Linear(6, 4)\n\n    def forward(self, x, hidden):\n        both = torch.cat((x, hidden), 1)\n        return self.i2o(both), self.i2h(both)\n\n\nrnn = CharRNN()\nopt = torch.optim.SGD(rnn.parameters(), lr=0.1)\n\n\ndef train_step(x, y):\n    out, _ = rnn.forward(x, torch.zeros(1, 2))\n    loss = nn.functional.mse_loss(out, y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n\n\n@torch.no_grad()\ndef generate(start, steps):\n    hidden = torch.zeros(1, 2)\n    x = start\n    for _ in range(steps):\n        out, hidden = rnn.forward(x, hidden.detach())\n        print(out.data.argmax().item())\n        x = out.data\n',),
+            note="Kind-PyTorch-Tutorial's char-RNN: `rnn.forward(x, h)` is `rnn(x, h)` - each item of the tuple it returns carries the call's graph, so the generation loop reading only `.data` is evaluation",
+            runtime='built = []\nrnn.i2o.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\ngenerate(torch.randn(1, 4), 2)\nassert built == [True, True]',
         ),
     ]
 

@@ -25,6 +25,7 @@ def reanalyze(
     *,
     keep_flow: bool = False,
     line_label=None,
+    cells: tuple = (),
 ) -> Optional[Analysis]:
     """The analysis again with `types` (node -> TypeFact of the same parse); None if no fact applies.
     `incremental` must hold that parse (it re-uses it for the same text)."""
@@ -35,7 +36,8 @@ def reanalyze(
             facts[node] = value
     if not facts:
         return None
-    refined = analyze(source, settings, keep_flow=keep_flow, line_label=line_label, incremental=incremental, facts=facts)
+    refined = analyze(source, settings, keep_flow=keep_flow, line_label=line_label, incremental=incremental, facts=facts,
+                      cells=cells)
     refined.types = types
     return refined
 
@@ -50,7 +52,9 @@ def refine(
     incremental: Incremental,
     keep_flow: bool = False,
     line_label=None,
+    cells: tuple = (),
 ) -> Optional[Analysis]:
     """`ask` then `reanalyze`, on one thread (the CLI)."""
     types = ask(first, source, oracle, path)
-    return reanalyze(source, settings, types, incremental, keep_flow=keep_flow, line_label=line_label) if types else None
+    return reanalyze(source, settings, types, incremental, keep_flow=keep_flow, line_label=line_label,
+                     cells=cells) if types else None
