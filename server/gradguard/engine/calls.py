@@ -6,6 +6,7 @@ import re
 
 import libcst as cst
 
+from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Backward, GradMode
@@ -141,6 +142,26 @@ class Calls:
         if len(owners) == 1:
             self._called_by_name(owners[0])
             self._kept_by_call(owners[0], node, args, UNKNOWN)
+        elif owners and self._all_keep(owners, args):
+            # the receiver is an instance of one of them, whichever: each keeps what it is given, so the
+            # call does (the join of their summaries); the first one's place names where
+            self._kept_by_call(owners[0], node, args, UNKNOWN)
+
+    def _all_keep(self, owners: list, args: list) -> bool:
+        """Does every one of the methods `owners` (one name, defined by several classes of the file)
+        keep past the call each argument of this call that carries a graph? Where one of them does
+        not, the call may keep nothing: silent."""
+        given = [a for a, v in args if v.has_graph]
+        if not given:
+            return False
+        for fn in owners:
+            if fn.keeps is None:
+                fn.keeps = {n: (self.code_for(t), t) for n, t in evidence.kept_params(fn.node).items()}
+            by_name = self._arguments(fn, args, UNKNOWN)
+            kept = {id(by_name[n][0]) for n in fn.keeps if n in by_name}
+            if any(id(a) not in kept for a in given):
+                return False
+        return True
 
     def _called_by_name(self, fn: FunctionInfo) -> None:
         """`model.predict(batch)` on an object syntax cannot see, where `predict` is defined by one

@@ -58,8 +58,13 @@ class Containers:
             self._mutate_own_attribute(container, new)
         elif isinstance(container, cst.Subscript):
             # `outs[k].append(v)`: outs now holds lists of v (not v itself: a later `outs[k].append`
-            # is a list's append again)
-            self._add_item(container.value, new if cv.kind is Kind.CONTAINER or key is None else v)
+            # is a list's append again); `results["train_loss"].append(v)` on a dict with that constant
+            # key: that entry is now the list holding v (read back as `results["train_loss"]`)
+            outer = self.values.get(container.value, UNKNOWN)
+            at = handing.constant_index(container)
+            entry = isinstance(at, str) and outer.kind is Kind.CONTAINER and any(k == at for k, _ in outer.keyed)
+            self._add_item(container.value, new if cv.kind is Kind.CONTAINER or key is None else v,
+                           at if entry and (cv.kind is Kind.CONTAINER or key is None) else None)
 
     def _e_sequence(self, node) -> Value:
         elems = []

@@ -945,9 +945,24 @@ class _KeptFinder(cst.CSTVisitor):
         self.local: set = set()
         self.kept: dict = {}
         self.replaced: set = set()  # parameters kept so far only by an attribute assignment
+        self.parts: dict = {}  # `value` of `for key, value in d.items()` (or `d.values()`) -> the parameter `d`
+        self.via: dict = {}  # parameter kept through one of its parts -> that part's name
 
     def visit_FunctionDef(self, node) -> bool:
         return node is self.fn
+
+    def visit_For(self, node: cst.For) -> None:
+        # an entry of a parameter that is a dict (`for key, value in d.items(): self.meters[key].add(value)`):
+        # keeping it keeps what the caller's dict holds
+        it, target = node.iter, node.target
+        if isinstance(it, cst.Call) and not it.args and isinstance(it.func, cst.Attribute) \
+                and isinstance(it.func.value, cst.Name) and it.func.value.value in self.params:
+            name, method = it.func.value.value, it.func.attr.value
+            if method == "values" and isinstance(target, cst.Name):
+                self.parts[target.value] = name
+            elif method == "items" and isinstance(target, cst.Tuple) and len(target.elements) == 2 \
+                    and isinstance(target.elements[1].value, cst.Name):
+                self.parts[target.elements[1].value.value] = name
 
     def visit_ClassDef(self, node) -> bool:
         return False
@@ -982,6 +997,9 @@ class _KeptFinder(cst.CSTVisitor):
         while isinstance(stored, cst.BinaryOperation):  # `self.sum += val * n`: val is kept
             left, right = stored.left, stored.right
             stored = left if isinstance(left, cst.Name) and left.value in self.params else right
+        if isinstance(stored, cst.Name) and stored.value in self.parts and self.parts[stored.value] not in self.kept:
+            self.via[self.parts[stored.value]] = stored.value
+            stored = cst.Name(self.parts[stored.value])
         if isinstance(stored, cst.Name) and stored.value in self.params:
             if stored.value in self.replaced and not replaced:
                 del self.kept[stored.value]
@@ -1001,6 +1019,7 @@ def kept_params(fn: cst.FunctionDef) -> dict:
     return {
         name: target for name, target in finder.kept.items()
         if name not in finder.local  # `v = v.data.sum()` before `self.sum += v`: what is kept is not the argument
+        and finder.via.get(name) not in finder.local  # (nor a part of it rebound: `value = value.item()`)
         and not (isinstance(_root(target), cst.Name) and _root(target).value in finder.local)
         and not (isinstance(_root(target), cst.Name) and _root(target).value in finder.params
                  and _root(target).value in ("self", "cls"))

@@ -284,6 +284,79 @@ class GraphKeptAcrossIterations(Rule):
     VALID = [
         Valid(
             """
+from collections import defaultdict
+
+import torch
+
+
+class Mean:
+    def __init__(self):
+        self.total, self.n = 0.0, 0
+
+    def add(self, value):
+        self.total += value
+        self.n += 1
+
+
+class MeanDict:
+    def __init__(self):
+        self.means = defaultdict(Mean)
+
+    def add(self, d):
+        for key, value in d.items():
+            value = float(value)
+            self.means[key].add(value)
+
+
+def train(model, data, optimizer, summary):
+    for x, y in data:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        summary.add({"loss": loss})
+""",
+            runtime='net = torch.nn.Linear(4, 1)\nsummary = MeanDict()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), summary)\nassert isinstance(summary.means["loss"].total, float)',
+            note="the same two `add` methods, but `MeanDict.add` keeps only a float of each entry (`value = "
+                 "float(value)`): the candidates disagree, the call may keep nothing - silent",
+        ),
+        Valid(
+            """
+import torch
+
+
+class RunningSum:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, value):
+        self.total += value
+
+
+class Printer:
+    def __init__(self):
+        self.last = None
+
+    def add(self, value):
+        self.last = float(value)
+        print(self.last)
+
+
+def train(model, data, optimizer, meter):
+    for x, y in data:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        meter.add(loss)
+""",
+            runtime='net = torch.nn.Linear(4, 1)\nprinter = Printer()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), printer)\nassert isinstance(printer.last, float)',
+            note="`meter.add(loss)` on a parameter nothing types, `add` defined by two classes that disagree: "
+                 "`RunningSum.add` keeps its argument, `Printer.add` only a float of it - the call may keep nothing "
+                 "(it keeps nothing when given a `Printer`, as here): silent",
+        ),
+        Valid(
+            """
 import torch
 from torch import nn
 
@@ -1878,6 +1951,92 @@ for x, y in [(torch.randn(5, 4), torch.randn(5, 1))] * 2:
             runtime='assert meters["mse"].sum.grad_fn is not None',
             note="a helper's loop over the dict it is given feeds meters that sum every value: the helper's summary, "
                  "applied at the call in the training loop (after the backward: a warning)",
+        ),
+        Invalid(
+            """
+import torch
+
+
+class RunningSum:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, value):
+        self.total += value
+
+
+class History:
+    def __init__(self):
+        self.values = []
+
+    def add(self, value):
+        self.values.append(value)
+
+
+def train(model, data, optimizer, meter):
+    for x, y in data:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        meter.add(loss)
+""",
+            range=(27, 18, 27, 22),
+            message="`loss` carries an autograd graph; `.backward()` on line 25 freed its activations, but storing it in `meter.total` (through `add()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\n\n\nclass RunningSum:\n    def __init__(self):\n        self.total = 0.0\n\n    def add(self, value):\n        self.total += value\n\n\nclass History:\n    def __init__(self):\n        self.values = []\n\n    def add(self, value):\n        self.values.append(value)\n\n\ndef train(model, data, optimizer, meter):\n    for x, y in data:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        meter.add(loss.detach())\n',
+                '\nimport torch\n\n\nclass RunningSum:\n    def __init__(self):\n        self.total = 0.0\n\n    def add(self, value):\n        self.total += value\n\n\nclass History:\n    def __init__(self):\n        self.values = []\n\n    def add(self, value):\n        self.values.append(value)\n\n\ndef train(model, data, optimizer, meter):\n    for x, y in data:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        meter.add(loss.detach().item())\n',
+            ),
+            runtime='net = torch.nn.Linear(4, 1)\ndata = [(torch.randn(5, 4), torch.randn(5, 1))] * 2\nmeter = RunningSum()\ntrain(net, data, torch.optim.SGD(net.parameters(), lr=0.1), meter)\nassert meter.total.grad_fn is not None\nhistory = History()\ntrain(net, data, torch.optim.SGD(net.parameters(), lr=0.1), history)\nassert all(v.grad_fn is not None for v in history.values)',
+            note="`meter.add(loss)` on a parameter nothing types: `add` is defined by two classes of the file and "
+                 "each keeps what it is given (`self.total += value`, `self.values.append(value)`), so whichever the "
+                 "receiver is, the call keeps `loss` (the join of the candidates' summaries; the first names the place)",
+        ),
+        Invalid(
+            """
+from collections import defaultdict
+
+import torch
+
+
+class Mean:
+    def __init__(self):
+        self.total, self.n = 0.0, 0
+
+    def add(self, value):
+        self.total += value
+        self.n += 1
+
+
+class MeanDict:
+    def __init__(self):
+        self.means = defaultdict(Mean)
+
+    def add(self, d):
+        for key, value in d.items():
+            self.means[key].add(value)
+
+
+def train(model, data, optimizer, summary):
+    for x, y in data:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        summary.add({"loss": loss})
+""",
+            range=(31, 29, 31, 33),
+            message="`loss` carries an autograd graph; `.backward()` on line 29 freed its activations, but storing it in `summary.total` (through `add()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nfrom collections import defaultdict\n\nimport torch\n\n\nclass Mean:\n    def __init__(self):\n        self.total, self.n = 0.0, 0\n\n    def add(self, value):\n        self.total += value\n        self.n += 1\n\n\nclass MeanDict:\n    def __init__(self):\n        self.means = defaultdict(Mean)\n\n    def add(self, d):\n        for key, value in d.items():\n            self.means[key].add(value)\n\n\ndef train(model, data, optimizer, summary):\n    for x, y in data:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        summary.add({"loss": loss.detach()})\n',
+                '\nfrom collections import defaultdict\n\nimport torch\n\n\nclass Mean:\n    def __init__(self):\n        self.total, self.n = 0.0, 0\n\n    def add(self, value):\n        self.total += value\n        self.n += 1\n\n\nclass MeanDict:\n    def __init__(self):\n        self.means = defaultdict(Mean)\n\n    def add(self, d):\n        for key, value in d.items():\n            self.means[key].add(value)\n\n\ndef train(model, data, optimizer, summary):\n    for x, y in data:\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        summary.add({"loss": loss.detach().item()})\n',
+            ),
+            runtime='net = torch.nn.Linear(4, 1)\nsummary = MeanDict()\ntrain(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1), summary)\nassert summary.means["loss"].total.grad_fn is not None',
+            note="`summary.add(...)` on a parameter nothing types, `add` defined by two classes of the file: `Mean.add` "
+                 "keeps its argument, `MeanDict.add` keeps each entry of the dict it is given (`for key, value in "
+                 "d.items(): self.means[key].add(value)`) - the dict literal's loss, either way",
         ),
         Invalid(
             """

@@ -642,6 +642,8 @@ class EvalWithoutNoGrad(Rule):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
             if any(graph in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
+            if any(b.node is node and b.through is not None for b in self.flow.backwards):
+                continue  # a helper that back-propagates inside (`train(model, loader, opt)`): the call trains
             if model is not None and self._backpropagates_when_run(node, model):
                 continue  # the model back-propagates inside its own forward: no_grad would break it
             if fn is not None and fn.call_sites == 0 and graph in fn.returns.origins and not (
@@ -979,6 +981,41 @@ class EvalWithoutNoGrad(Rule):
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def train_epoch(model, data, optimizer):
+    total = 0
+    for x, y in data:
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss
+    return total / len(data)
+
+
+def train(model, data, optimizer, epochs):
+    results = {"train_loss": [], "epoch": []}
+    for epoch in range(epochs):
+        results["train_loss"].append(train_epoch(model, data, optimizer))
+        results["epoch"].append(epoch)
+    return results
+
+
+def main():
+    model = nn.Linear(4, 1)
+    data = [(torch.randn(5, 4), torch.randn(5, 1))] * 2
+    results = train(model, data, torch.optim.SGD(model.parameters(), lr=0.1), 2)
+    return [round(v.item(), 4) for v in results["train_loss"]]
+""",
+            runtime="out = main()\nassert all(isinstance(v, float) for v in out)",
+            note="`train(...)` back-propagates inside (through `train_epoch()`): a training call, whatever reaches "
+                 "`.item()` of what it returns (the epoch losses, kept in a dict of lists)",
+        ),
         Valid(
             """
 import torch

@@ -473,6 +473,26 @@ import torch
 from torch import nn
 
 
+class Whitening(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.linear = nn.Linear(n, n)
+        self.gram = torch.zeros(n, n)
+
+    def forward(self, x):
+        self.gram = self.gram + (x.T @ x).detach()
+        return self.linear(x)
+
+""",
+            runtime='encoder = nn.Linear(4, 4)\nhead = Whitening(4)\nfor _ in range(3):\n    head(encoder(torch.randn(8, 4)))\nassert head.gram.grad_fn is None',
+            note="the same Gram matrix of the input accumulated across calls, detached: no graph carried",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
 class Tagger(nn.Module):
     def __init__(self):
         super().__init__()
@@ -867,6 +887,60 @@ class SpikingNet(nn.Module):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Whitening(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.linear = nn.Linear(n, n)
+        self.gram = torch.zeros(n, n)
+
+    def forward(self, x):
+        self.gram = self.gram + torch.einsum("bi,bj->ij", x, x)
+        return self.linear(x)
+
+""",
+            range=(13, 8, 13, 17),
+            message='`self.gram` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.gram` (line 13): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Whitening(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.linear = nn.Linear(n, n)\n        self.gram = torch.zeros(n, n)\n\n    def forward(self, x):\n        self.gram = (self.gram + torch.einsum("bi,bj->ij", x, x)).detach()\n        return self.linear(x)\n\n',
+            ),
+            runtime='encoder = nn.Linear(4, 4)\nhead = Whitening(4)\nfor _ in range(3):\n    head(encoder(torch.randn(8, 4)))\nassert head.gram.grad_fn is not None',
+            note='`torch.einsum("bi,bj->ij", x, x)`: the result keeps no operand\'s first index (the batch) - the same '
+                 "sum over the batch as `x.T @ x`",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Whitening(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.linear = nn.Linear(n, n)
+        self.gram = torch.zeros(n, n)
+
+    def forward(self, x):
+        self.gram = self.gram + x.T @ x
+        return self.linear(x)
+
+""",
+            range=(13, 8, 13, 17),
+            message='`self.gram` is assigned a value with a graph in `forward()` after reading the previous call\'s `self.gram` (line 13): every past batch\'s graph stays reachable, memory grows with every call, and the next `.backward()` fails with "Trying to backward through the graph a second time"; detach it when storing it',
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass Whitening(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n        self.linear = nn.Linear(n, n)\n        self.gram = torch.zeros(n, n)\n\n    def forward(self, x):\n        self.gram = (self.gram + x.T @ x).detach()\n        return self.linear(x)\n\n',
+            ),
+            runtime='encoder = nn.Linear(4, 4)\nhead = Whitening(4)\nfor _ in range(3):\n    head(encoder(torch.randn(8, 4)))\nassert head.gram.grad_fn is not None',
+            note="`x.T @ x` (the Gram matrix of the input) is the sum over the batch of each row's outer product - "
+                 "`(x[:, :, None] * x[:, None, :]).sum(0)` - a reduction of the input like `x.sum(0)`, accumulated across calls",
+        ),
         Invalid(
             """
 import torch
@@ -1441,10 +1515,47 @@ class _Reduction(cst.CSTVisitor):
             operands = [func.value] + ([node.args[0].value] if node.args and _is_torch(func.value) else [])
             if any(n.value in self.derived for o in operands for n in _names_in(o) if n.value != "torch"):
                 self.found = True
+        if _batch_contracted(node) and any(n.value in self.derived for a in node.args[1:] for n in _names_in(a.value)):
+            self.found = True  # `torch.einsum("bi,bj->ij", x, x)`: summed over the batch, as `x.T @ x`
         return None
 
     def visit_Attribute(self, node: cst.Attribute) -> Optional[bool]:
         return False if node.attr.value == "data" else None
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> Optional[bool]:
+        # `x.T @ x`: the sum over the rows (the batch) of their outer products - `(x[:, :, None] *
+        # x[:, None, :]).sum(0)` - a reduction over the batch like `x.sum(0)`
+        if isinstance(node.operator, cst.MatrixMultiply) and _transposed(node.left) is not None and any(
+                n.value in self.derived for o in (_transposed(node.left), node.right) for n in _names_in(o)):
+            self.found = True
+        return None
+
+
+def _batch_contracted(node: cst.Call) -> bool:
+    """`torch.einsum("bi,bj->ij", x, y)`: an einsum whose result keeps no operand's first index (the
+    batch) - a sum over it."""
+    if (dotted(node.func) or "").rsplit(".", 1)[-1] != "einsum" or len(node.args) < 2:
+        return False
+    spec = node.args[0].value
+    if not isinstance(spec, cst.SimpleString) or "->" not in spec.evaluated_value:
+        return False
+    inputs, _, output = spec.evaluated_value.replace(" ", "").partition("->")
+    firsts = [term[:1] for term in inputs.split(",")]
+    return all(f.isalpha() and f not in output for f in firsts)
+
+
+def _transposed(node) -> Optional[cst.BaseExpression]:
+    """`x` of `x.T`, `x.t()`, `x.transpose(0, 1)`: a matrix whose rows became its columns."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "T":
+        return node.value
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        args = [a.value for a in node.args]
+        if node.func.attr.value == "t" and not args:
+            return node.func.value
+        if node.func.attr.value == "transpose" and len(args) == 2 and all(isinstance(a, cst.Integer) for a in args) \
+                and sorted(int(a.value) for a in args) == [0, 1]:
+            return node.func.value
+    return None
 
 
 def _is_torch(node) -> bool:

@@ -182,6 +182,37 @@ import numpy as np
 import torch
 from torch import nn
 
+
+def fit(model, data, optimizer, epochs):
+    history = {"loss": [], "epoch": []}
+    for epoch in range(epochs):
+        for x, y in data:
+            loss = ((model(x) - y) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        history["loss"].append(loss)
+        history["epoch"].append(epoch)
+    return history
+
+
+def curves(model, data, optimizer):
+    history = fit(model, data, optimizer, 2)
+    return [v.item() for v in history["loss"]], np.array(history["epoch"])
+
+
+net = nn.Linear(4, 1)
+curves(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            note='the same dict of curves: `history["loss"]` holds tensors (read with `.item()`), `history["epoch"]` '
+                 "only numbers - the entry turned into NumPy is the other constant key's",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
 model = nn.Linear(4, 3)
 x = torch.randn(5, 4)
 model.eval()
@@ -443,6 +474,40 @@ def f2(cs):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import numpy as np
+import torch
+from torch import nn
+
+
+def fit(model, data, optimizer, epochs):
+    history = {"loss": [], "epoch": []}
+    for epoch in range(epochs):
+        for x, y in data:
+            loss = ((model(x) - y) ** 2).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        history["loss"].append(loss)
+        history["epoch"].append(epoch)
+    return history
+
+
+def curves(model, data, optimizer):
+    history = fit(model, data, optimizer, 2)
+    return np.array(history["loss"]), np.array(history["epoch"])
+
+
+net = nn.Linear(4, 1)
+curves(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 2, torch.optim.SGD(net.parameters(), lr=0.1))
+""",
+            range=(22, 11, 22, 36),
+            message='`history["loss"]` holds tensors that require grad (from `model(x)` on line 11); `np.array()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            raises=ERROR,
+            note='a list that is the value of a dict with a constant key (`history = {"loss": [], ...}`) holds what '
+                 '`history["loss"].append(loss)` appends; read back as `history["loss"]` after a return to the caller',
+        ),
         Invalid(
             """
 import numpy as np
