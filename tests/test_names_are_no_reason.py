@@ -62,6 +62,10 @@ EXAMPLES = [
     ("GG203", "VALID", "def _init_weights(self, module):"),
     # given weights edited by `init_head`: once silenced by the word `init`
     ("GG203", "INVALID", "def init_head(model):"),
+    # the file's Detector by two results unpacked and `box` used as a tensor (`.data.numpy()`); once by
+    # the unpacked names being those of the layers forward's `return` calls (`self.heatmap`, `self.box`)
+    ("GG103", "INVALID", "heatmap, box = net(torch.from_numpy(image)[None])"),
+    ("GG103", "INVALID", "heatmap, box = tagged(net(torch.from_numpy(image)[None]), \"raw\")[0]"),
 ]
 
 
@@ -73,6 +77,21 @@ def test_a_rule_example_renamed_gives_the_same_diagnostics(code, kind, marker):
     line = next((n for c, n in found if c == code), None) or source[:source.index(marker)].count("\n") + 1
     other = renamed(source, code, line)
     assert other != source
+    assert diagnostics(other) == found
+
+
+def test_a_corpus_program_renamed_gives_the_same_diagnostics():
+    """tests/corpus/GG103/dbface_detect_loaded_weights.py: `hm, box, landmark = model(torch_image)`
+    for a forward returning `self.hm(x).sigmoid(), self.box(x), self.landmark(x)` - found by the
+    three results unpacked and `box.cpu()` / `hm.numel()`, as written and renamed (once by the
+    names matching the layers')."""
+    text = (ROOT / "tests/corpus/GG103/dbface_detect_loaded_weights.py").read_text()
+    source = "".join(text.splitlines(keepends=True)[4:])  # (the header renamed() writes again)
+    found = diagnostics(source)
+    line = source[:source.index("hm, box, landmark = model(")].count("\n") + 1
+    assert ("GG103", line) in found
+    other = renamed(source, "GG103", line)
+    assert other != source and "hm, box, landmark" not in other
     assert diagnostics(other) == found
 
 
@@ -114,7 +133,7 @@ def test_a_call_spelled_like_a_class_and_its_parameters_is_no_evidence():
 
 def test_the_shape_of_a_forward_in_another_file_is_read():
     """project/neighbours.py reads the forward of another file's class with `ast`: the number of
-    items it returns, the keys of the dict it returns (and, left for now, the names of the items).
+    items it returns, the keys of the dict it returns (not the names of the items: a spelling).
     (A tuple return once crashed the project scan: every file of a checkout went unchecked.)"""
     import ast
 
@@ -122,8 +141,8 @@ def test_the_shape_of_a_forward_in_another_file_is_read():
 
     tuple_fn = ast.parse("def forward(self, x):\n    return self.hm(x).sigmoid(), self.box(x)\n").body[0]
     dict_fn = ast.parse("def forward(self, x, state=None):\n    return {'logits': x, 'state': state}\n").body[0]
-    assert neighbours._returned_shape(tuple_fn) == (2, frozenset(), ["hm", "box"])
-    assert neighbours._returned_shape(dict_fn) == (0, frozenset({"logits", "state"}), [])
+    assert neighbours._returned_shape(tuple_fn) == (2, frozenset())
+    assert neighbours._returned_shape(dict_fn) == (0, frozenset({"logits", "state"}))
 
 
 def test_a_keyword_only_kwargs_takes_is_no_agreement():
