@@ -44,7 +44,6 @@ MODULE_ONLY_METHODS = frozenset(
 # also called like a function (`model(x)`; an optimizer is never called).
 MODULE_IF_CALLED = frozenset("train zero_grad state_dict load_state_dict".split())
 SHALLOW_COPIES = frozenset(("dict", "list", "tuple", "copy.copy", "copy"))
-BACKWARD_FUNCTIONS = frozenset(("torch.autograd.grad", "autograd.grad", "torch.autograd.backward", "autograd.backward"))
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -287,7 +286,7 @@ class _UseFinder(cst.CSTVisitor):
         key = dotted(func)
         if key is not None:
             self.uses.called.setdefault(key, node)
-            if key in BACKWARD_FUNCTIONS and node.args:
+            if key in K.BACKWARD_SPELLINGS and node.args:
                 first = node.args[0]
                 target = first.value if first.keyword is None or first.keyword.value in ("outputs", "tensors") else None
                 out = dotted(target) if target is not None else None
@@ -609,6 +608,47 @@ def init_submodules(node: cst.ClassDef, module_classes: frozenset) -> frozenset:
                or c.startswith(("nn.", "torch.nn.")) and c.rsplit(".", 1)[-1][:1].isupper() for c in callees):
             found.add(attr)
     return frozenset(found)
+
+
+# nn.Module's own API a class uses on itself: registering state, reading its parameters or mode.
+SELF_MODULE_API = frozenset(
+    """register_buffer register_parameter register_module add_module parameters named_parameters modules
+    named_modules children named_children buffers named_buffers training""".split()
+)
+
+
+class _SelfApi(cst.CSTVisitor):
+    """nn.Module's API used on `self`; and whether the code trains (`.backward()`, `opt.step()`)."""
+
+    def __init__(self):
+        self.found = False
+        self.trains = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self" and node.attr.value in SELF_MODULE_API:
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and (func.attr.value in K.BACKWARD_METHODS or func.attr.value == "step" and not node.args):
+            self.trains = True
+        elif (dotted(func) or "") in K.BACKWARD_SPELLINGS:
+            self.trains = True
+
+
+def acts_as_module(node: cst.ClassDef) -> bool:
+    """A class that does what only an nn.Module does, whatever its base or name: its `__init__` sets
+    torch layers on it (`self.proj = nn.Linear(...)`), or its methods use nn.Module's API on `self`
+    (`self.register_buffer(...)`, `self.parameters()`, `self.training`). For a class of a base imported
+    from elsewhere (transformers' modular files subclass the models of other files). Not a class whose
+    code back-propagates or steps an optimizer: a trainer holding its models (`self.G = nn.Sequential(...)`)."""
+    finder = _SelfApi()
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            walk(stmt.body, finder)
+            if finder.trains:
+                return False
+    return finder.found or bool(init_submodules(node, frozenset()))
 
 
 def submodule_receivers(source: str, submodules: frozenset) -> set:

@@ -200,6 +200,8 @@ NUMPY_NON_CONVERTING = frozenset("isscalar shape ndim size iterable isrealobj re
 
 # Calls that run backward on their argument(s).
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+# The same as a file may spell them before any import is resolved (`torch.autograd.grad`, `autograd.grad`)
+BACKWARD_SPELLINGS = BACKWARD_FUNCTIONS | frozenset(q.removeprefix("torch.") for q in BACKWARD_FUNCTIONS)
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})  # loss.backward(), accelerator.backward(loss)
 # Methods on an unknown receiver whose meaning depends on its type (a tensor's `clone()` or
 # `numpy()`, a list's `append()`, an in-place `add_()`): only these make the type layer ask
