@@ -1,7 +1,9 @@
 """rules.md, "Names are never the only reason": a finding must not appear or vanish only because a
 user-defined identifier changed. Each program here was once decided by a spelling (a receiver
-named after a class, arguments named as forward's parameters, a function called `generate`, an
-initialiser called `_init_weights`); it is checked as written and with every identifier it defines
+named after a class, arguments named as forward's parameters, results unpacked to the names
+forward returns, a function called `generate`, `train_step`, `clip_` or `_checkpointed_forward`,
+an initialiser called `_init_weights`, a class called `ToyModel`, a context manager called
+`eval_mode`); it is checked as written and with every identifier it defines
 renamed by bench/variants.py's `rename` transformation (functions `f1`, classes `C1`, parameters
 `p1`, variables `v1`, attributes `a1`), and both give the same diagnostics, line for line.
 The examples' runtime claims are the rules' own (tests/runtime/test_runtime_truth.py)."""
