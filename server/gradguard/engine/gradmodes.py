@@ -25,6 +25,12 @@ _GRAD_SWITCHES = frozenset({"set_grad_enabled", "no_grad", "inference_mode", "en
 _BACKWARD_NAMES = K.BACKWARD_METHODS | {"autograd"}
 
 
+def _may_switch(name: str) -> bool:
+    """A callee whose code is elsewhere and whose name says it may switch grad mode (see grad_mode_of)."""
+    name = name.lower()
+    return any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode"))
+
+
 class GradModes:
     """The `with`/decorator/statement side of the walk that sets `frame.modes`."""
 
@@ -40,9 +46,11 @@ class GradModes:
             # a context manager of this file: its code says whether it switches grad mode, whatever it is called
             fv = self.values.get(expr.func, UNKNOWN)
             if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
-                if not self._switches_grad(fv.cls):
-                    return None
-                return self._yielded_mode(fv.cls)  # (`maybe_no_grad(flag)`: unknown)
+                if self._switches_grad(fv.cls):
+                    return self._yielded_mode(fv.cls)  # (`maybe_no_grad(flag)`: unknown)
+                # (one that hands on a switch it imports - `return smart_inference_mode()` - is that switch)
+                names = self.facts_of(fv.cls.node).body_names
+                return GradMode.UNKNOWN if any(_may_switch(n) for n in names) else None
             if fv.kind is Kind.CLASS and fv.cls is not None:
                 enter = fv.cls.methods.get("__enter__")
                 if enter is None or not self._switches_grad(enter):
@@ -52,8 +60,7 @@ class GradModes:
             # Left to a name (tests/corpus/README.md, "Names that no longer decide"): a switch whose code this
             # file does not have - yolov5's imported smart_inference_mode(), poutyne's _set_training_mode(False),
             # a context manager handed in - is unknown when its name says it may turn grad off.
-            name = (q or dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
-            if any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode")):
+            if _may_switch((q or dotted(expr.func) or "").rsplit(".", 1)[-1]):
                 return GradMode.UNKNOWN
         if q is None:
             return None
