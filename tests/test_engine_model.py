@@ -354,7 +354,9 @@ def test_evidence_from_a_call_that_fits_one_forward():
 def test_evidence_from_results_unpacked_as_forward_returns_them():
     """`a, b = net(image, scale=2.0)` for `forward(self, x, scale=1.0)` returning `self.hm(x).sigmoid(),
     self.box(x)`: results unpacked to as many names as forward returns agree with it; another number
-    of names rules the class out."""
+    of names rules the class out. A result used as only a tensor can be (`box.cpu()`) where forward
+    returns a computed value is a second agreement, whatever the results are called; where forward
+    returns a literal there, the class is ruled out."""
     src = """
     import torch
     from torch import nn
@@ -380,21 +382,40 @@ def test_evidence_from_results_unpacked_as_forward_returns_them():
         return hm, box
 
 
+    def used(g, image):
+        p, q = g(image)
+        return q.flatten(2)[0].data.numpy()
+
+
     def three(fn, image):
         a, b, c = fn(image, scale=2.0)
         return c
+
+
+    class Tagged(nn.Module):
+        def forward(self, x):
+            return x, "tag"
+
+
+    def literal(h, image):
+        p, q = h(image)
+        return q.cpu()
     """
     assert state(src, "net(image") == (
         "`net` is an `nn.Module` (`net(image, scale=2.0)`: the call fits `Detector.forward()` (`scale=`, "
         "2 results unpacked), an nn.Module of this file; on line 17)"
     )
-    # Left for now (tests/corpus/README.md, "Names that no longer decide"): results unpacked to the
-    # names forward's `return` gives them still agree one each - GG103's examples rely on them.
-    assert state(src, "hm, box = fn", 10) == (
-        "`fn` is an `nn.Module` (`fn(image)`: the call fits `Detector.forward()` (result `hm`, result `box`), "
-        "an nn.Module of this file; on line 22)"
+    assert state(src, "hm, box = fn", 10) is None  # names as forward's return spells them: no evidence
+    assert state(src, "p, q = g", 7) == (
+        "`g` is an `nn.Module` (`g(image)`: the call fits `Detector.forward()` (2 results unpacked, "
+        "`q` used as a tensor), an nn.Module of this file; on line 27)"
     )
     assert state(src, "a, b, c = fn", 10) is None  # three names for two results
+    # `Tagged.forward` returns a string where `q.cpu()` needs a tensor: ruled out, so Detector alone fits
+    assert state(src, "p, q = h", 7) == (
+        "`h` is an `nn.Module` (`h(image)`: the call fits `Detector.forward()` (2 results unpacked, "
+        "`q` used as a tensor), an nn.Module of this file; on line 42)"
+    )
 
 
 def test_evidence_from_a_method_whatever_the_name():

@@ -44,7 +44,6 @@ MODULE_ONLY_METHODS = frozenset(
 # also called like a function (`model(x)`; an optimizer is never called).
 MODULE_IF_CALLED = frozenset("train zero_grad state_dict load_state_dict".split())
 SHALLOW_COPIES = frozenset(("dict", "list", "tuple", "copy.copy", "copy"))
-BACKWARD_FUNCTIONS = frozenset(("torch.autograd.grad", "autograd.grad", "torch.autograd.backward", "autograd.backward"))
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -73,6 +72,7 @@ class Uses:
     predicts: dict = field(default_factory=dict)  # key -> a loss call given its output (`criterion(model(x), y)`)
     unpacked: dict = field(default_factory=dict)  # call -> the names its results are unpacked to (`hm, box = net(x)`)
     keys_read: dict = field(default_factory=dict)  # call -> the constant keys read from its result (`out["state"]`)
+    tensors: dict = field(default_factory=dict)  # name -> a use only a tensor allows (`box.flatten(2).numpy()`)
     # Evidence flowing back from a backward (backprop.py): names a back-propagated value was computed
     # from -> the backward; callables that computed it from data -> (their call, the backward).
     fed: dict = field(default_factory=dict)
@@ -120,6 +120,8 @@ class Uses:
         for key, call in other.predicts.items():
             self.predicts.setdefault(key, call)
         self.unpacked.update(other.unpacked)
+        for key, node in other.tensors.items():
+            self.tensors.setdefault(key, node)
         for call, keys in other.keys_read.items():
             self.keys_read.setdefault(call, set()).update(keys)
         for key, attrs in other.members.items():
@@ -210,6 +212,10 @@ class _UseFinder(cst.CSTVisitor):
         key = dotted(node.value)
         if key is not None:
             self.uses.members.setdefault(key, {}).setdefault(node.attr.value, node)
+        if node.attr.value in K.TENSOR_ONLY_MEMBERS:
+            root = tensor_root(node.value)
+            if root is not None:
+                self.uses.tensors.setdefault(root, node)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """`outputs["state"]` of `outputs = model(...)`, `model(x)["logits"]`: which keys of a call's
@@ -280,13 +286,29 @@ class _UseFinder(cst.CSTVisitor):
         key = dotted(func)
         if key is not None:
             self.uses.called.setdefault(key, node)
-            if key in BACKWARD_FUNCTIONS and node.args:
+            if key in K.BACKWARD_SPELLINGS and node.args:
                 first = node.args[0]
                 target = first.value if first.keyword is None or first.keyword.value in ("outputs", "tensors") else None
                 out = dotted(target) if target is not None else None
                 self.uses.backpropagates = True
                 if out is not None:
                     self.uses.backwards.setdefault(out, node)
+
+
+def tensor_root(node: cst.BaseExpression) -> Optional[str]:
+    """The plain name a value was read from through steps that keep a tensor a tensor and an array an
+    array (`box.flatten(2)[0, :, peak].data` -> box; K.TENSOR_KEEPING, subscripts), or None."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in K.TENSOR_KEEPING:
+            node = node.func.value
+        elif isinstance(node, cst.Attribute) and node.attr.value in K.TENSOR_KEEPING:
+            node = node.value
+        else:
+            return None
 
 
 def _itself(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -588,6 +610,47 @@ def init_submodules(node: cst.ClassDef, module_classes: frozenset) -> frozenset:
     return frozenset(found)
 
 
+# nn.Module's own API a class uses on itself: registering state, reading its parameters or mode.
+SELF_MODULE_API = frozenset(
+    """register_buffer register_parameter register_module add_module parameters named_parameters modules
+    named_modules children named_children buffers named_buffers training""".split()
+)
+
+
+class _SelfApi(cst.CSTVisitor):
+    """nn.Module's API used on `self`; and whether the code trains (`.backward()`, `opt.step()`)."""
+
+    def __init__(self):
+        self.found = False
+        self.trains = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if isinstance(node.value, cst.Name) and node.value.value == "self" and node.attr.value in SELF_MODULE_API:
+            self.found = True
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and (func.attr.value in K.BACKWARD_METHODS or func.attr.value == "step" and not node.args):
+            self.trains = True
+        elif (dotted(func) or "") in K.BACKWARD_SPELLINGS:
+            self.trains = True
+
+
+def acts_as_module(node: cst.ClassDef) -> bool:
+    """A class that does what only an nn.Module does, whatever its base or name: its `__init__` sets
+    torch layers on it (`self.proj = nn.Linear(...)`), or its methods use nn.Module's API on `self`
+    (`self.register_buffer(...)`, `self.parameters()`, `self.training`). For a class of a base imported
+    from elsewhere (transformers' modular files subclass the models of other files). Not a class whose
+    code back-propagates or steps an optimizer: a trainer holding its models (`self.G = nn.Sequential(...)`)."""
+    finder = _SelfApi()
+    for stmt in node.body.body:
+        if isinstance(stmt, cst.FunctionDef):
+            walk(stmt.body, finder)
+            if finder.trains:
+                return False
+    return finder.found or bool(init_submodules(node, frozenset()))
+
+
 def submodule_receivers(source: str, submodules: frozenset) -> set:
     """Dotted names whose submodule is called: `model.module` of `model.module.encoder(x)`."""
     if not submodules:
@@ -639,9 +702,31 @@ def _clause_returns(node: cst.CSTNode) -> list:
     return found
 
 
+def returned_items(fn: cst.FunctionDef) -> list:
+    """The items of a function's first `return a, b, c` ([] when no return gives a tuple)."""
+    for ret in _returns(fn.body):
+        if isinstance(ret.value, cst.Tuple):
+            return [e.value for e in ret.value.elements]
+    return []
+
+
+_LITERALS = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Integer, cst.Float, cst.Imaginary,
+             cst.List, cst.Dict, cst.Set, cst.Tuple, cst.ListComp, cst.DictComp, cst.SetComp, cst.GeneratorExp, cst.Lambda)
+
+
+def computed(node: cst.BaseExpression) -> bool:
+    """A returned item that can be a tensor: not a literal (a string, a number, a list or dict
+    display, `None`), whatever it is called."""
+    if isinstance(node, cst.Name):
+        return node.value not in ("None", "True", "False")
+    return not isinstance(node, _LITERALS)
+
+
 def returned_names(fn: cst.FunctionDef) -> list:
     """What a function's first `return a, b, c` calls its items, each by the name its value comes
-    from: `return self.hm(x).sigmoid(), self.box(x), logits` -> hm, box, logits (None: no name)."""
+    from: `return self.hm(x).sigmoid(), self.box(x), logits` -> hm, box, logits (None: no name).
+    For reading the function's own data flow (GG104: which of its variables it returns), never for
+    comparing with a caller's spelling."""
     for ret in _returns(fn.body):
         if isinstance(ret.value, cst.Tuple):
             return [_value_name(e.value) for e in ret.value.elements]
@@ -730,7 +815,7 @@ def call_shape_receivers(source: str, signatures: list) -> set:
     asking about. (`self.x` is known from the class's own code.)"""
     if not signatures:
         return set()
-    shapes = [(names, returned_shape(fn) if isinstance(fn, cst.FunctionDef) else fn[:2]) for _, _, names, fn in signatures]
+    shapes = [(names, returned_shape(fn) if isinstance(fn, cst.FunctionDef) else fn) for _, _, names, fn in signatures]
     params = frozenset().union(*(names for names, _ in shapes))
     by_keyword: dict = {}  # (callee, signature) -> the most keywords of it one call passes
     calls, by_word = _simple_calls(source)
@@ -742,13 +827,12 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             if hits:
                 by_keyword[key, i] = max(by_keyword.get((key, i), 0), hits)
     by_result: dict = {}  # (callee, signature) -> agreements of what is done with its results
+    used_as_tensors = _tensor_users(source)
     for targets, callee, rest in _unpackings(source):  # `hm, box, landmark = model(image)`
         for i, (_, (count, _)) in enumerate(shapes):
             if count > 1 and count == len(targets):
-                # (left for now, see call_agreements: the names of the results, one agreement each)
-                fn = signatures[i][3]
-                names = returned_names(fn) if isinstance(fn, cst.FunctionDef) else fn[2]
-                hits = max(1, sum(a == b for a, b in zip(names, targets)))
+                # the count, and a result used as only a tensor can be (call_agreements)
+                hits = 1 + any(t in used_as_tensors for t in targets)
                 # (and a call inside, handed on: `= as_pair(model(image))[0]`)
                 for c in [callee] + [c for c in _CALLEE.findall(rest) if "." not in c]:
                     by_result[c, i] = max(by_result.get((c, i), 0), hits)
@@ -764,6 +848,20 @@ def call_shape_receivers(source: str, signatures: list) -> set:
             if by_keyword.get((callee, i), 0) + by_result.get((callee, i), 0) >= 2}
 
 
+_TENSOR_MEMBER = re.compile(r"\.\s*(?:" + "|".join(sorted(K.TENSOR_ONLY_MEMBERS)) + r")\b")
+
+
+@lru_cache(maxsize=16)  # asked of one file's text once per module that offers it classes
+def _tensor_users(source: str) -> frozenset:
+    """The words of the lines that use a member only a tensor has (`box.cpu()`): a superset of the
+    names _UseFinder finds used as tensors (tensor_root)."""
+    found: set = set()
+    for m in _TENSOR_MEMBER.finditer(source):
+        start, end = source.rfind("\n", 0, m.start()) + 1, m.start()
+        found.update(_WORD.findall(source[start:end]))
+    return frozenset(found)
+
+
 @lru_cache(maxsize=16)  # asked of one file's text once per module that offers it classes
 def _unpackings(source: str) -> tuple:
     """(the names unpacked, the callee, the rest of the line) of each `a, b = f(...` of the text."""
@@ -777,15 +875,17 @@ def positional_params(fn: cst.FunctionDef) -> list:
 
 
 def call_agreements(call: cst.Call, forward: cst.FunctionDef, unpacked: Optional[list] = None,
-                    keys: frozenset = frozenset()) -> Optional[list]:
+                    keys: frozenset = frozenset(), tensors: frozenset = frozenset()) -> Optional[list]:
     """How a call agrees with a class's `forward()`, or None where it cannot be a call of it. Each
     agreement is a fact of the class's API, not a spelling the user chose (rules.md: names are never
     the only reason): each keyword it declares (`state=`), its results unpacked to as many names as
-    its `return` gives (`a, b, c = net(x)` for `return self.hm(x), self.box(x), self.lm(x)`), each key
-    of the dict it returns read from the result (`out["state"]` for `return {"state": ...}`).
+    its `return` gives (`a, b, c = net(x)` for `return self.hm(x), self.box(x), self.lm(x)`), one of
+    those results used as only a tensor can be (`tensors`: `b.cpu()`, `b.flatten(2).data.numpy()`)
+    where forward returns a computed value, each key of the dict it returns read from the result
+    (`out["state"]` for `return {"state": ...}`).
     None: more positional arguments than it takes, a keyword it does not declare, a required
-    parameter left out, results unpacked to another number of names than it returns, a key read
-    that the dict it returns lacks."""
+    parameter left out, results unpacked to another number of names than it returns, a result used
+    as a tensor where forward returns a literal, a key read that the dict it returns lacks."""
     ps = forward.params
     positional = positional_params(forward)
     keywords = set(positional) | {p.name.value for p in ps.kwonly_params}
@@ -812,11 +912,13 @@ def call_agreements(call: cst.Call, forward: cst.FunctionDef, unpacked: Optional
     if unpacked:
         if count and count != len(unpacked):
             return None
-        # Left for now (issue 33): results unpacked to the names forward's `return` gives them
-        # (`hm, box = net(x)` for `return self.hm(x), self.box(x)`) agree one each - a spelling,
-        # which GG103's examples still rely on; without such names, the count is one agreement.
-        named = [f"result `{a}`" for a, b in zip(returned_names(forward), unpacked) if a is not None and a == b]
-        agree += named if named else [f"{count} results unpacked"] if count > 1 else []
+        if count > 1:
+            agree.append(f"{count} results unpacked")
+            used = [(t, item) for t, item in zip(unpacked, returned_items(forward)) if t is not None and t in tensors]
+            if any(not computed(item) for _, item in used):
+                return None
+            if used:
+                agree.append(f"`{used[0][0]}` used as a tensor")
     if keys and returned_keys:
         if not keys <= returned_keys:
             return None

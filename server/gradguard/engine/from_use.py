@@ -179,8 +179,8 @@ class FromUse:
         """`model(input_ids, state=state)` and `outputs["state"]`: a name called the way the `forward()`
         of one nn.Module class of this file is declared and returns is an instance of that class.
         Two agreements at least (evidence.call_agreements: keywords it declares, its results unpacked
-        by the number it returns, keys of the dict it returns read), and no other class fits. What
-        anything is called plays no part (rules.md: names are never the only reason)."""
+        by the number it returns and used as tensors, keys of the dict it returns read), and no other
+        class fits. What anything is called plays no part (rules.md: names are never the only reason)."""
         call = uses.called.get(key)
         if call is None or "." in key or not self.classes:
             return None
@@ -190,6 +190,7 @@ class FromUse:
         named = {a.keyword.value for a in call.args if a.keyword is not None}
         unpacked = uses.unpacked.get(call)
         keys = frozenset(uses.keys_read.get(call, ()))
+        tensors = frozenset(n for n in unpacked or () if n in uses.tensors)
         fits = []
         for info in self.classes:
             forward = info.methods.get("forward")
@@ -197,7 +198,7 @@ class FromUse:
             if forward is None or not (info.is_module or info.unknown_base) \
                     or named.isdisjoint(evidence.named_params(forward.node)) and not unpacked and not keys:
                 continue
-            agree = evidence.call_agreements(call, forward.node, unpacked, keys)
+            agree = evidence.call_agreements(call, forward.node, unpacked, keys, tensors)
             if agree is not None and len(agree) >= 2:
                 fits.append((info, agree))
         found = None

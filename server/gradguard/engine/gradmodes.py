@@ -21,8 +21,14 @@ from gradguard.engine.values import (
 )
 
 _GRAD_SWITCHES = frozenset({"set_grad_enabled", "no_grad", "inference_mode", "enable_grad"})
-# What code that back-propagates names: a backward method, or `autograd` of evidence.BACKWARD_FUNCTIONS.
+# What code that back-propagates names: a backward method, or `autograd` of knowledge.BACKWARD_SPELLINGS.
 _BACKWARD_NAMES = K.BACKWARD_METHODS | {"autograd"}
+
+
+def _may_switch(name: str) -> bool:
+    """A callee whose code is elsewhere and whose name says it may switch grad mode (see grad_mode_of)."""
+    name = name.lower()
+    return any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode"))
 
 
 class GradModes:
@@ -36,19 +42,27 @@ class GradModes:
                 return GradMode.OFF
             return None
         q = self._qualname(expr.func)
+        if q is None:
+            # a context manager of this file: its code says whether it switches grad mode, whatever it is called
+            fv = self.values.get(expr.func, UNKNOWN)
+            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo):
+                if self._switches_grad(fv.cls):
+                    return self._yielded_mode(fv.cls)  # (`maybe_no_grad(flag)`: unknown)
+                # (one that hands on a switch it imports - `return smart_inference_mode()` - is that switch)
+                names = self.facts_of(fv.cls.node).body_names
+                return GradMode.UNKNOWN if any(_may_switch(n) for n in names) else None
+            if fv.kind is Kind.CLASS and fv.cls is not None:
+                enter = fv.cls.methods.get("__enter__")
+                if enter is None or not self._switches_grad(enter):
+                    return None
+                return self._entered_mode(enter)  # `with EvalNoGrad(model):`
         if q is None or not q.startswith("torch."):
-            name = (q or dotted(expr.func) or "").rsplit(".", 1)[-1].lower()
-            # inference_context(), maybe_no_grad(), poutyne's _set_training_mode(False), yolov5's imported
-            # smart_inference_mode(): a switch we cannot read.
-            if any(word in name for word in ("no_grad", "inference", "grad_enabled", "training_mode", "eval_mode")):
+            # Left to a name (tests/corpus/README.md, "Names that no longer decide"): a switch whose code this
+            # file does not have - yolov5's imported smart_inference_mode(), poutyne's _set_training_mode(False),
+            # a context manager handed in - is unknown when its name says it may turn grad off.
+            if _may_switch((q or dotted(expr.func) or "").rsplit(".", 1)[-1]):
                 return GradMode.UNKNOWN
         if q is None:
-            fv = self.values.get(expr.func, UNKNOWN)
-            if fv.kind is Kind.FUNCTION and isinstance(fv.cls, FunctionInfo) and self._switches_grad(fv.cls):
-                return GradMode.UNKNOWN  # a context manager of this file that switches grad mode inside
-            enter = fv.cls.methods.get("__enter__") if fv.kind is Kind.CLASS and fv.cls is not None else None
-            if enter is not None and self._switches_grad(enter):
-                return self._entered_mode(enter)  # `with EvalNoGrad(model):`, a class of this file
             return None
         if q in K.GRAD_CONTEXTS_OFF:
             if q == "torch.inference_mode" and expr.args and literal_bool(expr.args[0].value) is False:
@@ -68,6 +82,23 @@ class GradModes:
                     and (self._qualname(n.func) or "").rsplit(".", 1)[-1] in _GRAD_SWITCHES]
         if switches and all(self._qualname(n.func) in K.SET_GRAD_ENABLED and n.args
                             and literal_bool(n.args[0].value) is False for n in switches):
+            return GradMode.OFF
+        return GradMode.UNKNOWN
+
+    def _yielded_mode(self, fn: FunctionInfo) -> GradMode:
+        """The mode a generator context manager of the file gives its `with` body: off where it yields
+        only inside `with torch.no_grad():` (or `inference_mode()`) and switches grad no other way
+        (`@contextmanager def frozen(model): model.eval(); with torch.no_grad(): yield`); else unknown."""
+        nodes = descendants(fn.node.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda))
+        yields = [n for n in nodes if type(n) is cst.Yield]
+        switches = [n for n in nodes if type(n) is cst.Call
+                    and (self._qualname(n.func) or "").rsplit(".", 1)[-1] in _GRAD_SWITCHES]
+        off = [w for w in nodes if type(w) is cst.With and any(
+            isinstance(i.item, cst.Call) and self._qualname(i.item.func) in K.GRAD_CONTEXTS_OFF and not i.item.args
+            for i in w.items)]
+        inside = {id(n) for w in off for n in descendants(w.body)}
+        if yields and all(id(y) in inside for y in yields) and all(
+                any(c is i.item for w in off for i in w.items) for c in switches):
             return GradMode.OFF
         return GradMode.UNKNOWN
 

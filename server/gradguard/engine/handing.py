@@ -195,6 +195,48 @@ def argument(fn: cst.FunctionDef, call: cst.Call, param: str, path: tuple, bound
     return literal_at(arg.value, path) if path else arg.value
 
 
+def handed_out_methods(cls: cst.ClassDef, methods: set) -> dict:
+    """The methods a class's own code reads as `self.<method>` without calling it there: handed out
+    as callables (`partial(self._downsample, planes=p)`, `layer.register_forward_hook(self._hook)`):
+    method name -> where it is handed out."""
+    called = set()
+    found = set()
+    for n in descendants(cls):
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
+            called.add(n.func)
+        elif isinstance(n, cst.Attribute) and n.attr.value in methods and isinstance(n.value, cst.Name) \
+                and n.value.value == "self":
+            found.add(n)
+    handed: dict = {}
+    for n in found:
+        if n not in called:
+            handed.setdefault(n.attr.value, n)
+    return handed
+
+
+def uncalled_mentions(module: cst.Module) -> tuple[frozenset, frozenset]:
+    """(names, attributes) the file's code reads without calling them there, nor binding them
+    (`model.apply(init_fn)`, `hooks = [init_fn]`, `self.apply(self._init_weights)`): a function or
+    method of that name is handed on as a callable. Read from the tree - a string, a comment, a
+    definition or a call is no such mention."""
+    nodes = descendants(module)
+    skip = set()
+    for n in nodes:
+        if isinstance(n, cst.Call):
+            skip.add(id(n.func))
+        elif isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+            skip.add(id(n.name))
+        elif isinstance(n, cst.Arg) and n.keyword is not None:
+            skip.add(id(n.keyword))
+        elif isinstance(n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
+            skip.add(id(n.target))
+        elif isinstance(n, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+            skip.update(id(m) for m in descendants(n))
+    attrs = {id(n.attr) for n in nodes if type(n) is cst.Attribute}
+    return (frozenset(n.value for n in nodes if type(n) is cst.Name and id(n) not in skip and id(n) not in attrs),
+            frozenset(n.attr.value for n in nodes if type(n) is cst.Attribute and id(n) not in skip))
+
+
 class FileHelpers:
     """The same readings before any value is known, for the evidence pre-pass: a callee is a function
     or class the module defines once at its top level, called by its name."""

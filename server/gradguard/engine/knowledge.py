@@ -66,6 +66,17 @@ VIEW_ATTRIBUTES = frozenset("T mT H mH real imag".split())
 SAME_GRAD_METHODS_RETURN_SELF_KIND = frozenset(
     "to cpu cuda float double half bfloat16 contiguous clone type_as pin_memory".split()
 )
+# Members only a tensor has (not a NumPy array, a list, a dict or a number): a name whose value
+# reaches one through TENSOR_KEEPING steps (`box.flatten(2)[0].data.numpy()`) holds a tensor.
+TENSOR_ONLY_MEMBERS = frozenset(
+    """numpy cpu cuda detach detach_ numel nelement unsqueeze unsqueeze_ permute sigmoid softmax
+    log_softmax requires_grad requires_grad_ grad_fn backward is_cuda contiguous masked_fill
+    register_hook retain_grad""".split()
+)
+# Steps that give a tensor of a tensor and an array of an array (neither proves a tensor by itself).
+TENSOR_KEEPING = VIEW_METHODS | SAME_GRAD_METHODS_RETURN_SELF_KIND | frozenset(
+    "data T squeeze abs exp log clamp clip round float sum mean max min".split()
+)
 # Integer/bool dtypes: a cast to one of these has no graph.
 INTEGER_DTYPES = frozenset(
     "long int int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool short".split()
@@ -189,6 +200,8 @@ NUMPY_NON_CONVERTING = frozenset("isscalar shape ndim size iterable isrealobj re
 
 # Calls that run backward on their argument(s).
 BACKWARD_FUNCTIONS = frozenset({"torch.autograd.backward", "torch.autograd.grad"})
+# The same as a file may spell them before any import is resolved (`torch.autograd.grad`, `autograd.grad`)
+BACKWARD_SPELLINGS = BACKWARD_FUNCTIONS | frozenset(q.removeprefix("torch.") for q in BACKWARD_FUNCTIONS)
 BACKWARD_METHODS = frozenset({"backward", "manual_backward"})  # loss.backward(), accelerator.backward(loss)
 # Methods on an unknown receiver whose meaning depends on its type (a tensor's `clone()` or
 # `numpy()`, a list's `append()`, an in-place `add_()`): only these make the type layer ask

@@ -9,7 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
-from gradguard.engine.handing import argument
+from gradguard.engine.handing import argument, handed_out_methods
 from gradguard.engine.values import UNKNOWN, Value
 
 
@@ -57,10 +57,6 @@ class Frame:
         return self.modes[-1]
 
 
-MODEL_SUFFIXES = ("Model", "Module", "Layer", "Block", "Encoder", "Decoder", "Net", "Network", "Head",
-                  "Embeddings", "Attention", "Transformer", "Backbone", "MLP", "Mixer")
-
-
 @dataclass(eq=False)
 class ClassInfo:
     name: str
@@ -75,8 +71,10 @@ class ClassInfo:
     methods: dict = field(default_factory=dict)  # name -> FunctionInfo
     lightning: bool = False
     unknown_base: bool = False  # a base class imported from elsewhere, not known to be torch's
+    acts_as_module: bool = False  # sets torch layers on itself or uses nn.Module's API on self (evidence.acts_as_module)
     test_case: bool = False  # a unittest.TestCase: its methods are tests
     bases: tuple = ()  # the classes of the file it derives from, in order (ClassInfo)
+    handed: Optional[dict] = None  # its methods its own code hands out uncalled (handing.handed_out_methods)
 
     def method(self, name: str) -> Optional["FunctionInfo"]:
         """The method `name` as an instance of the class runs it: its own, else the first base class of
@@ -86,9 +84,9 @@ class ClassInfo:
 
     @property
     def module_like(self) -> bool:
-        """An nn.Module subclass, or a class of an unknown base that has a forward()
-        or a model's name (transformers' modular files subclass models of other files)."""
-        return self.is_module or "forward" in self.methods or (self.unknown_base and self.name.endswith(MODEL_SUFFIXES))
+        """An nn.Module subclass, or a class of an unknown base that has a forward() or does what only
+        a module does (transformers' modular files subclass models of other files) - never by its name."""
+        return self.is_module or "forward" in self.methods or (self.unknown_base and self.acts_as_module)
 
 
 @dataclass(eq=False)
@@ -130,6 +128,31 @@ class FunctionInfo:
         call, caller = self.walked_at
         arg = argument(self.node, call, param, (), bound=self.cls is not None and isinstance(call.func, cst.Attribute))
         return (arg, caller) if arg is not None else None
+
+
+def forward_code(fn: Optional[FunctionInfo], seen: Optional[set] = None) -> bool:
+    """Does `fn` run as part of a model's forward, by what the code does, not by its name: torch's
+    `forward()` itself; a function defined in forward code (`def custom_forward(*inputs)` handed
+    to `checkpoint`); a method its nn.Module class hands out uncalled (`partial(self._shortcut,
+    ...)`, `checkpoint(self._block, x)`: PyTorch or a layer runs it in the computation); a function
+    every caller of which in this file is forward code (`self._forward(x)` in `forward`)."""
+    if fn is None:
+        return False
+    if fn.name == "forward":
+        return True
+    seen = seen if seen is not None else set()
+    seen.add(fn)
+    outer = fn.scope.function if fn.scope is not None and fn.scope.kind == "function" else None
+    if outer is not None and outer not in seen and forward_code(outer, seen):
+        return True
+    cls = fn.cls
+    if cls is not None and cls.module_like:
+        if cls.handed is None:
+            cls.handed = handed_out_methods(cls.node, set(cls.methods))
+        if fn.name in cls.handed:
+            return True
+    callers = [c for c in fn.callers if c not in seen]
+    return bool(callers) and all(forward_code(c, seen) for c in callers)
 
 
 @dataclass(eq=False)

@@ -17,7 +17,7 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
-from gradguard.engine.model import FunctionInfo, GradMode, Store
+from gradguard.engine.model import FunctionInfo, GradMode, Store, forward_code
 from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value
 
 # Where a call's callee comes from torch or the standard library, never from the project: not
@@ -130,7 +130,7 @@ def _per_batch(fn: Optional[FunctionInfo], loops: tuple) -> bool:
     body of every backward `fn` runs (GG104 asks it of a reset called from another file)."""
     if fn is None:
         return False
-    if fn.name.endswith("forward"):
+    if forward_code(fn):
         return True
     backs = [b.loops for b in fn.backwards]
     return bool(backs) and all(set(b) <= set(loops) for b in backs)

@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
+from gradguard.engine.bound import BUILTINS
 from gradguard.engine.model import (
     CLASS_KEY,
     Backward,
@@ -187,7 +188,7 @@ class Functions:
     def _classdef(self, node: cst.ClassDef) -> None:
         bases = [self._eval(a.value) for a in node.bases]
         is_module, external, parameterized_base, lightning, unknown = False, False, False, False, False
-        test_case = False
+        test_case, foreign = False, False
         for arg, base in zip(node.bases, bases):
             q = base.qualname or ""
             if base.kind is Kind.CLASS and base.cls is None and base.item is not None:
@@ -214,6 +215,8 @@ class Functions:
                 is_module, external = True, True
             elif base.kind is not Kind.CLASS:
                 unknown = True
+                # (a builtin base - `object`, `dict` - is no module, whatever the class sets on itself)
+                foreign |= not (isinstance(arg.value, cst.Name) and arg.value.value in BUILTINS)
         info = ClassInfo(
             node.name.value,
             node,
@@ -222,6 +225,7 @@ class Functions:
             scope=self.frame.scope,
             lightning=lightning,
             unknown_base=unknown,
+            acts_as_module=foreign and evidence.acts_as_module(node),
             test_case=test_case,
             bases=tuple(b.cls for b in bases if b.kind is Kind.CLASS and isinstance(b.cls, ClassInfo)),
         )

@@ -229,31 +229,13 @@ def _speaks_to(scanned: tuple, told: tuple, pairs: bool = True) -> bool:
 
 def _returned_shape(fn: ast.FunctionDef) -> tuple:
     """evidence.returned_shape, read with `ast`: (the number of items of its first `return a, b`, the
-    constant keys of the dict literals it returns when every `return` gives one, the names of those
-    items as evidence.returned_names gives them)."""
+    constant keys of the dict literals it returns when every `return` gives one)."""
     returns = [n for n in ast.walk(fn) if isinstance(n, ast.Return)]
-    first = next((r.value.elts for r in returns if isinstance(r.value, ast.Tuple)), [])
-    names = [_value_name(e) for e in first]  # (left for now: the names of the items, evidence.call_agreements)
+    count = next((len(r.value.elts) for r in returns if isinstance(r.value, ast.Tuple)), 0)
     keys: set = set()
     for r in returns:
         if not isinstance(r.value, ast.Dict) or not all(
                 isinstance(k, ast.Constant) and isinstance(k.value, str) for k in r.value.keys):
-            return len(first), frozenset(), names
+            return count, frozenset()
         keys.update(k.value for k in r.value.keys)
-    return len(first), frozenset(keys), names
-
-
-def _value_name(node: ast.expr) -> Optional[str]:
-    while True:
-        if isinstance(node, ast.Call):
-            node = node.func
-        elif isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name) and node.value.id == "self"):
-            if not isinstance(node.value, (ast.Call, ast.Attribute)):
-                return None
-            node = node.value
-        elif isinstance(node, ast.Attribute):
-            return node.attr
-        elif isinstance(node, ast.Name):
-            return node.id
-        else:
-            return None
+    return count, frozenset(keys)

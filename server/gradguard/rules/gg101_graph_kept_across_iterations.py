@@ -6,6 +6,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine import steps
+from gradguard.engine.model import forward_code
 from gradguard.engine.steps import step_of
 from gradguard.engine.values import Kind, all_origins
 from gradguard.engine.walk import descendants
@@ -2752,14 +2753,14 @@ def _returned_to_unknown_caller(store) -> bool:
     fn = store.function
     if fn is None or store.token not in fn.returns.origins:
         return False
-    return fn.call_sites == 0 or any(c.name.endswith("forward") or c.cls is not None and c.cls.module_like
+    return fn.call_sites == 0 or any(forward_code(c) or c.cls is not None and c.cls.module_like
                                      for c in fn.callers)
 
 
 def _part_of_forward(fn, backwards, seen=None) -> bool:
     """`forward` of a model, or a function only it calls (not a model class's `fit()` or
     `training_step()`: those are training code)."""
-    if fn.name.endswith("forward") or fn.name == "__call__":  # an attention processor's __call__ runs in forward
+    if forward_code(fn) or fn.name == "__call__":  # an attention processor's __call__ runs in forward
         return True
     seen = seen if seen is not None else set()
     seen.add(fn)

@@ -8,7 +8,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted, returned_names
-from gradguard.engine.model import GradMode
+from gradguard.engine.model import GradMode, forward_code
 from gradguard.engine.values import UNKNOWN, Grad, Kind, Value, holds_graph
 from gradguard.engine.walk import descendants
 from gradguard.engine.walk import walk as walk_tree
@@ -131,7 +131,7 @@ class StateCarriedAcrossForward(Rule):
         unknown value merely computed from the input (`self.pe = self.extend_pe(x, self.pe)`, a
         window size from its shape) is no evidence of a graph."""
         fn = self.flow.function
-        if fn is None or not _owner(fn).name.endswith("forward") or not isinstance(node, (cst.Assign, cst.AugAssign)):
+        if fn is None or not forward_code(_owner(fn)) or not isinstance(node, (cst.Assign, cst.AugAssign)):
             return False
         value = self.flow.handed_on(node.value)  # (through a helper that hands it on: `as_pair(m * self.avg + ...)[0]`)
         if not isinstance(value, cst.BinaryOperation) and not isinstance(node, cst.AugAssign):
@@ -162,7 +162,7 @@ class StateCarriedAcrossForward(Rule):
         """(names of `fn` computed from the forward's input, the reductions among them): from the
         forward's parameters, or, in a method the forward calls (`self.update_stats(m, mean)`), from
         the parameters that call gives those names - the helper is part of the forward's computation."""
-        if fn.name.endswith("forward"):
+        if fn.name == "forward" or _owner(fn) is fn and forward_code(fn):
             params = frozenset({p.name.value for p in fn.node.params.params[1:]} | {
                 p.name.value for p in fn.node.params.kwonly_params})
             seeds = frozenset()
@@ -233,7 +233,7 @@ class StateCarriedAcrossForward(Rule):
             root = self.flow.handed_on(root.func.value)
         attr = self._self_attr(root)
         fn = self.flow.function
-        if attr is None or self.flow.frame.mode is not GradMode.ON or not _owner(fn).name.endswith("forward"):
+        if attr is None or self.flow.frame.mode is not GradMode.ON or not forward_code(_owner(fn)):
             return
         args = [a.value for a in node.args]
         values = [self.flow.value(a) for a in args]
@@ -265,7 +265,7 @@ class StateCarriedAcrossForward(Rule):
         fn = self.flow.function
         callee = self.flow.value(call.func)
         helper = callee.cls if callee.kind is Kind.FUNCTION else None
-        if (fn is None or not _owner(fn).name.endswith("forward") or helper is None or not hasattr(helper, "node")
+        if (fn is None or not forward_code(_owner(fn)) or helper is None or not hasattr(helper, "node")
                 or self.flow.frame.mode is not GradMode.ON):
             return value
         returned = self._returned.get(helper.node)
@@ -392,7 +392,7 @@ class StateCarriedAcrossForward(Rule):
         for _ in range(3):  # `init_sequence()` that calls `self.memory.reset()`: callers by name
             # a caller that neither back-propagates nor is a forward passes the reset on (`init_sequence()`)
             callers = {fn.name.value for fn, _, backs in sites
-                       if fn is not None and not backs and not fn.name.value.endswith("forward")} - names
+                       if fn is not None and not backs and not self._forward_node(fn)} - names
             if not callers:
                 break
             names |= callers
@@ -414,11 +414,16 @@ class StateCarriedAcrossForward(Rule):
         for fn, loops, backs in sites:
             if fn is None:
                 continue
-            if fn.name.value.endswith("forward"):
+            if self._forward_node(fn):
                 return True
             if backs and all(set(b) <= set(loops) for b in backs):
                 return True
         return False
+
+    def _forward_node(self, node: cst.FunctionDef) -> bool:
+        """model.forward_code of the function defined by `node` (a `forward` the walk never saw: by the API name)."""
+        info = next((f for f in self.flow.functions if f.node is node), None)
+        return forward_code(info) if info is not None else node.name.value == "forward"
 
     def _report(self, c: Carried) -> None:
         name = f"self.{c.attr}"
@@ -1279,7 +1284,7 @@ def _in_forward(fn, seen=None) -> bool:
     """`forward` (or `__call__`) itself, or a method only forwards of this file call. Unlike
     GG101's guess, a method nobody here calls is not taken for a forward helper: `__init__`,
     `set_input_size()` or `reset_classifier()` assign attributes from what they read, once."""
-    if fn.name.endswith("forward") or fn.name == "__call__":
+    if forward_code(fn) or fn.name == "__call__":
         return True
     seen = seen if seen is not None else set()
     seen.add(fn)

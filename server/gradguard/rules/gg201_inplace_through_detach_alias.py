@@ -187,10 +187,11 @@ class InplaceThroughDetachAlias(Rule):
         calls (`def normalized(scores): probs = scores.detach(); probs /= probs.sum()`): the
         detach says the author wanted a copy to work on, and the write changes the caller's
         tensor, which the caller still holds. Left alone: a parameter of the model (writes
-        meant for it), and writes that fill or copy into the tensor (`out.detach()` as an
-        output buffer) or functions named like in-place ones (`clip_`)."""
+        meant for it) and writes that fill or copy into the tensor (`out.detach()` as an
+        output buffer). What the function is called plays no part: one named like an in-place op
+        (`def clip_(t)`) changes the caller's tensor all the same, and says so by its name alone."""
         fn = self._home(alias, stamp[0])[1]  # where the alias was made: the write may be a helper's it calls
-        if fn is None or fn.call_sites or fn.name.endswith("_") or alias.leaf:
+        if fn is None or fn.call_sites or alias.leaf:
             return False
         if not isinstance(alias.binding.node, cst.Param) or alias.binding.node.name.value in ("self", "cls"):
             return False

@@ -4,7 +4,8 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted, named_params
-from gradguard.engine.model import GradMode
+from gradguard.engine.handing import handed_out_methods
+from gradguard.engine.model import GradMode, forward_code
 from gradguard.engine.values import Grad, Kind, all_origins
 from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
@@ -209,7 +210,7 @@ class DataAttribute(Rule):
             return True
         cls = fn.cls
         if cls not in self._handed:
-            self._handed[cls] = _handed_out_methods(cls.node, set(cls.methods))
+            self._handed[cls] = handed_out_methods(cls.node, set(cls.methods))
         return fn.name in self._handed[cls]
 
     def _input(self, node: cst.BaseExpression, fn) -> bool:
@@ -377,7 +378,7 @@ class DataAttribute(Rule):
             saved.append(own)
         if not saved:
             return False
-        if owner is not None and (owner.name.endswith("forward") or owner.cls is not None and owner.cls.module_like):
+        if owner is not None and (forward_code(owner) or owner.cls is not None and owner.cls.module_like):
             return True  # the model's caller back-propagates what forward returns (a helper's write: the forward's)
         return any(f == stamp and t > tick and origins & o for f, t, origins in self._backwards for o in saved)
 
@@ -1603,25 +1604,6 @@ _FRESH = frozenset(
     "new new_zeros new_ones new_full new_empty new_tensor zeros_like ones_like empty_like full_like rand_like "
     "randn_like randint_like".split()
 )
-
-
-def _handed_out_methods(cls: cst.ClassDef, methods: set) -> dict:
-    """The methods a class's own code reads as `self.<method>` without calling it there: handed out
-    as callables (`partial(self._downsample, planes=p)`, `layer.register_forward_hook(self._hook)`):
-    method name -> where it is handed out."""
-    called = set()
-    found = set()
-    for n in descendants(cls):
-        if isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute):
-            called.add(n.func)
-        elif isinstance(n, cst.Attribute) and n.attr.value in methods and isinstance(n.value, cst.Name) \
-                and n.value.value == "self":
-            found.add(n)
-    handed: dict = {}
-    for n in found:
-        if n not in called:
-            handed.setdefault(n.attr.value, n)
-    return handed
 
 
 def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing):

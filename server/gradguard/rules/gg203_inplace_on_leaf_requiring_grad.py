@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 import re
+from typing import Optional
 
 import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import named_params
+from gradguard.engine.handing import uncalled_mentions
 from gradguard.engine.model import GradMode
 from gradguard.engine.values import Grad, Kind
 from gradguard.engine.walk import descendants
@@ -69,7 +71,7 @@ class InplaceOnLeafRequiringGrad(Rule):
     def __init__(self, *args):
         super().__init__(*args)
         self._frozen: set = set()  # (function, code) of tensors set to requires_grad = False here
-        self._handed: dict = {}  # function name -> named in the file other than where defined or called
+        self._handed: Optional[tuple] = None  # handing.uncalled_mentions of the file
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for t in node.targets:
@@ -170,15 +172,13 @@ class InplaceOnLeafRequiringGrad(Rule):
         return False
 
     def _handed_on(self, fn) -> bool:
-        """Is the function named somewhere in the file other than where it is defined or called
-        (`model.apply(init_fn)`, `self.apply(self._init_weights)`, `hooks = [init_fn]`)?"""
-        found = self._handed.get(fn.name)
-        if found is None:
-            source = self.flow.source
-            uses = re.finditer(rf"(?<![\w]){re.escape(fn.name)}\b(?!\s*\()", source)
-            found = self._handed[fn.name] = any(
-                not re.search(r"\bdef\s+$", source[max(0, m.start() - 8):m.start()]) for m in uses)
-        return found
+        """Does the file's code hand the function on uncalled (`model.apply(init_fn)`, `hooks = [init_fn]`,
+        `self.apply(self._init_weights)`)? By the tree's mentions of it (handing.uncalled_mentions),
+        not a search of the text."""
+        if self._handed is None:
+            self._handed = uncalled_mentions(self.flow.module)
+        names, attrs = self._handed
+        return fn.name in (attrs if fn.cls is not None else names)
 
     def _steps_on_own_grad(self, node, tensor: cst.BaseExpression) -> bool:
         """`s -= lr * s.grad` on a tensor the analysis cannot see, after a backward in this

@@ -3,14 +3,32 @@ from __future__ import annotations
 import libcst as cst
 
 from gradguard.engine import knowledge as K
+from gradguard.engine.evidence import dotted
 from gradguard.engine.values import Kind
+from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import short
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
 
 # Calls that only read their tensor arguments.
 PURE_BUILTINS = frozenset("print len float int bool str repr format isinstance abs min max sum zip enumerate".split())
-HOT_FUNCTIONS = frozenset({"forward", "training_step", "train_step", "step"})
+# Functions torch or Lightning runs once per batch, by their API names (a user's `train_step` or
+# `step` is hot by what it does: training_step below).
+HOT_FUNCTIONS = frozenset({"forward", "training_step"})
+
+
+def training_step(fn: cst.FunctionDef) -> bool:
+    """A function whose own code back-propagates (`loss.backward()`, `torch.autograd.grad(...)`) or
+    steps an optimizer (`opt.step()`): one training step, run once per batch, whatever it is called."""
+    for node in descendants(fn.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if type(node) is cst.Call:
+            func = node.func
+            if isinstance(func, cst.Attribute) and (func.attr.value in K.BACKWARD_METHODS
+                                                    or func.attr.value == "step" and not node.args):
+                return True
+            if (dotted(func) or "") in K.BACKWARD_SPELLINGS:
+                return True
+    return False
 
 
 def _cloned(flow, node) -> "cst.Name | None":
@@ -30,7 +48,7 @@ class NeedlessClone(Rule):
     """
     ## What it does
     Finds `y = x.clone()` inside a loop or a hot function (`forward`,
-    `training_step`) where neither `y` nor `x` is ever written in place,
+    Lightning's `training_step`, a function that back-propagates or steps an optimizer) where neither `y` nor `x` is ever written in place,
     stored, returned, or passed to code that might write to it: every use only
     reads.
 
@@ -68,6 +86,13 @@ class NeedlessClone(Rule):
         self._clones: list = []  # (assign node, call node, y binding, x binding, stamp)
         self._tainted: set = set()  # Bindings written, stored, returned or passed on
         self._read_in: dict = {}  # (stamp, loop) -> names read in it so far
+        self._steps: dict = {}  # function node -> training_step(it)
+
+    def _step(self, fn: cst.FunctionDef) -> bool:
+        found = self._steps.get(fn)
+        if found is None:
+            found = self._steps[fn] = training_step(fn)
+        return found
 
     def leave_Assign(self, node: cst.Assign) -> None:
         value = node.value
@@ -89,7 +114,7 @@ class NeedlessClone(Rule):
             return
         src = self.flow.value(source)
         fn = self.flow.function
-        hot = bool(self.flow.frame.loops) or (fn is not None and fn.name in HOT_FUNCTIONS)
+        hot = bool(self.flow.frame.loops) or fn is not None and (fn.name in HOT_FUNCTIONS or self._step(fn.node))
         if src.kind is not Kind.TENSOR or not hot:
             return
         name = node.targets[0].target.value
