@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from typing import Optional
 
 import libcst as cst
 
@@ -23,19 +24,6 @@ from gradguard.rules._build import (
     wrap_in_no_grad,
 )
 from gradguard.rules.base import Invalid, PendingFix, Rule, Valid
-
-EVAL_WORDS = frozenset(
-    """evaluate evaluation eval validate validation val test predict prediction predictions infer
-    inference sample sampling generate generation decode act action""".split()
-)
-
-
-# A method of some other class (a replay buffer's `_sample()`, a tokenizer's `decode()`) is named
-# for what it does to its data: only these words still say it evaluates a model.
-METHOD_EVAL_WORDS = frozenset(
-    "evaluate evaluation eval validate validation val test predict prediction infer inference act action".split()
-)
-
 
 _NUMPY = re.compile(r"\.\s*numpy\s*\(\s*\)")
 
@@ -106,20 +94,6 @@ def _bound_names(module: cst.Module):
             target = n.name if isinstance(n, cst.AsName) else n.target
             names.update(e.value for e in descendants(target) if isinstance(e, cst.Name))
     return names
-
-
-def name_words(name: str) -> frozenset:
-    """The words of a function's name (`run_inference` -> {run, inference}); none for pytest's
-    `test_shapes`, which tests rather than evaluates."""
-    parts = [p for p in name.lower().split("_") if p]
-    if not parts or (parts[0] == "test" and len(parts) > 1):
-        return frozenset()
-    return frozenset(parts)
-
-
-def eval_function_name(name: str, method: bool = False) -> bool:
-    """`evaluate`, `val_epoch`, `run_inference`, `test` - but not pytest's `test_shapes`."""
-    return bool(name_words(name) & (METHOD_EVAL_WORDS if method else EVAL_WORDS))
 
 
 class _Nodes(cst.CSTVisitor):

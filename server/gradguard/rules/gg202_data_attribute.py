@@ -7,7 +7,6 @@ from gradguard.engine.evidence import dotted, named_params
 from gradguard.engine.handing import handed_out_methods
 from gradguard.engine.model import GradMode, forward_code
 from gradguard.engine.values import Grad, Kind, all_origins
-from gradguard.engine.walk import descendants
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import (
     has_multiline_string,
@@ -134,7 +133,6 @@ class DataAttribute(Rule):
     def visit_Call(self, node: cst.Call) -> None:
         self._tick += 1
         func = node.func
-        fn = self.flow.function
         backwards = self.flow.backwards
         if backwards and backwards[-1].node is node:
             self._backwards.append((self.stamp(), self._tick, backwards[-1].origins))

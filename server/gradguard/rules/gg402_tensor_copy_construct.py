@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from gradguard.engine.syntax import keyword, positional
+from gradguard.engine.syntax import positional
 from gradguard.engine.values import Grad, Kind
 from gradguard.findings import Safety, Severity
 from gradguard.rules._build import copy_methods, method_chain, short
