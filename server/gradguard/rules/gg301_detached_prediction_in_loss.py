@@ -527,7 +527,8 @@ class DetachedPredictionInLoss(Rule):
         self._packed_submodules()
         self._cut_submodules()
         self._scored_cuts()
-        seen = {r.node for r in self._reports}  # one finding per cut: a cut reported above is not reported again
+        # one finding per cut: a cut this rule reported above is not reported again (the list is every rule's)
+        seen = {r.node for r in self._reports if r.rule is self}
         for b in self.flow.backwards:
             v = b.value
             if not v.has_graph:
