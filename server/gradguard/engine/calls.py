@@ -6,7 +6,6 @@ import re
 
 import libcst as cst
 
-from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
 from gradguard.engine.model import Backward, GradMode
@@ -155,10 +154,8 @@ class Calls:
         if not given:
             return False
         for fn in owners:
-            if fn.keeps is None:
-                fn.keeps = {n: (self.code_for(t), t) for n, t in evidence.kept_params(fn.node).items()}
             by_name = self._arguments(fn, args, UNKNOWN)
-            kept = {id(by_name[n][0]) for n in fn.keeps if n in by_name}
+            kept = {id(by_name[n][0]) for n in self._keeps(fn) if n in by_name}
             if any(id(a) not in kept for a in given):
                 return False
         return True

@@ -471,11 +471,7 @@ class Functions:
         """Stores a call in a loop makes through a function that keeps its argument; outside a loop,
         what this function keeps through it (its summary: `meter.update(loss)` in a helper that was
         given `meter` keeps `loss` in what its caller passed)."""
-        if not any(v.has_graph for _, v in args):
-            return
-        if fn.keeps is None:
-            fn.keeps = {name: (self.code_for(t), t) for name, t in evidence.kept_params(fn.node).items()}
-        if not fn.keeps:
+        if not any(v.has_graph for _, v in args) or not self._keeps(fn):
             return
         if not self.frame.loops or all(self._sorting_arguments(v) for _, v in args if v.has_graph):
             # (in a loop over what this function was given - `for k, v in stats.items(): meters[k].update(v)` -
@@ -584,6 +580,12 @@ class Functions:
         """`[key]` of `meters[key]`: the path from a place's root to the object a method is called on."""
         base = self._root(holder)[0]
         return self.code_for(holder)[len(self.code_for(base)):] if base is not holder else ""
+
+    def _keeps(self, fn: FunctionInfo) -> dict:
+        """parameter -> (where, the store) `fn` keeps it past the call (computed on first need)."""
+        if fn.keeps is None:
+            fn.keeps = {name: (self.code_for(t), t) for name, t in evidence.kept_params(fn.node).items()}
+        return fn.keeps
 
     def _arguments(self, fn: FunctionInfo, args: list, bound_self: Optional[Value]) -> dict:
         """parameter name -> (argument, value) of a call of `fn`."""
