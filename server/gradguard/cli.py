@@ -29,7 +29,7 @@ from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.engine.fixes import chosen_fix, fix_source
 from gradguard.engine.model import GradMode
-from gradguard.engine.outside import Builds, Call, Keeps
+from gradguard.engine.outside import Builds, Call, Keeps, Returns
 from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
@@ -366,7 +366,7 @@ def _cached(path: str, payload: list, job: Job) -> FileResult | None:
     if payload[2] is not None:
         numbers, starts, indents = payload[2]
         cells = CellMap(tuple(numbers), tuple(starts), tuple(Indent(prefix, tuple(removed)) for prefix, removed in indents))
-    calls = [Call(*c[:8], _tuples(c[8]), *c[9:11]) for c in payload[3]] if len(payload) > 3 else []
+    calls = [Call(*c[:8], _tuples(c[8]), *c[9:12]) for c in payload[3]] if len(payload) > 3 else []
     summaries = {k: _summary(v) for k, v in payload[4].items()} if len(payload) > 4 else {}
     asked = frozenset(tuple(a) for a in payload[5]) if len(payload) > 5 else frozenset()
     result = FileResult(path, findings, error=error, cells=cells, calls=calls, summaries=summaries, asked=asked)
@@ -386,10 +386,9 @@ def _payload(result: FileResult) -> list:
     error = None if result.error is None else [result.error.message, result.error.line, result.error.column]
     cells = None if result.cells is None else [
         list(result.cells.numbers), list(result.cells.starts), [[i.prefix, list(i.removed)] for i in result.cells.indents]]
-    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch, c.args, c.line, c.column]
-             for c in result.calls]
-    summaries = {k: ["keeps", list(v.params), [list(p) for p in v.kept]] if isinstance(v, Keeps)
-                 else ["builds", v.parameterized, v.where, list(v.forwards)] for k, v in result.summaries.items()}
+    calls = [[c.target, c.by_name, c.mode, c.proved, c.how, c.in_loop, c.unknown, c.per_batch, c.args, c.line, c.column,
+              c.result] for c in result.calls]
+    summaries = {k: _summary_data(v) for k, v in result.summaries.items()}
     return [[cache.finding_data(f) for f in result.findings], error, cells, calls, summaries,
             sorted(list(a) for a in result.asked)]
 
@@ -399,10 +398,21 @@ def _tuples(data):
     return tuple(_tuples(x) for x in data) if isinstance(data, list) else data
 
 
+def _summary_data(summary) -> list:
+    """An engine.outside summary as the cache's plain data."""
+    if isinstance(summary, Keeps):
+        return ["keeps", list(summary.params), [list(p) for p in summary.kept]]
+    if isinstance(summary, Returns):
+        return ["returns", summary.name, summary.scalar, summary.backward]
+    return ["builds", summary.parameterized, summary.where, list(summary.forwards)]
+
+
 def _summary(data: list):
     """An engine.outside summary from the cache's plain data."""
     if data[0] == "keeps":
         return Keeps(tuple(data[1]), tuple(map(tuple, data[2])))
+    if data[0] == "returns":
+        return Returns(data[1], data[2], data[3])
     return Builds(data[1], data[2], tuple(data[3]))
 
 

@@ -868,3 +868,127 @@ def test_a_script_that_never_mentions_torch_still_tells_what_it_passes(gradguard
         "run the loop under `torch.no_grad()`\n"
         "Found 2 findings (2 fixable with --fix). 2 files checked.\n")
     assert gradguard("check", "--no-cache", "--no-project", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+# The PyTorch FAQ's `total_loss += loss` across two modules: engine.py's `one_step()` back-propagates
+# the loss and returns it; fit.py (which never mentions torch) keeps every step's result.
+STEP_ENGINE = """\
+import torch
+from torch import nn
+
+
+class Regressor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def one_step(net, opt, x, y):
+    loss = ((net(x) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+"""
+STEP_FIT = """\
+from engine import Regressor, one_step
+
+
+def fit(batches, make_optimizer):
+    net = Regressor()
+    opt = make_optimizer(net.parameters())
+    history = []
+    for x, y in batches:
+        history.append(one_step(net, opt, x, y))
+    return net, history
+"""
+PREDICT = """
+
+MODEL = Regressor()
+
+
+def predict(x):
+    return MODEL(x).sigmoid()
+"""
+EVALUATE = """\
+import torch
+
+from engine import predict
+
+
+def evaluate(batches):
+    preds = []
+    for x in batches:
+        preds.append(predict(x))
+    return torch.cat(preds)
+"""
+KEPT_ACROSS_FILES = (
+    "fit.py:9:24: warning: GG101 `one_step(net, opt, x, y)` carries an autograd graph; `.backward()` in "
+    "`one_step()` (engine.py line 17) freed its activations, but storing it in `history` keeps the graph's nodes "
+    "alive across iterations\n"
+)
+
+
+def test_a_graph_another_files_function_returns_is_kept_by_the_caller(gradguard, tmp_path):
+    """What `one_step()` returns carries the graph it back-propagated (its summary: engine.py line 17), so
+    fit.py's loop is a training loop and its list keeps every step's graph; one file alone cannot tell."""
+    _write(tmp_path, {"engine.py": STEP_ENGINE, "fit.py": STEP_FIT})
+    assert gradguard("check", "--no-cache", ".").stdout == (
+        KEPT_ACROSS_FILES + "Found 1 finding (1 fixable with --fix). 2 files checked.\n")
+    assert gradguard("check", "--no-cache", "--no-project", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+def test_the_kept_graph_is_fixed_in_the_callers_file_once(gradguard, tmp_path):
+    _write(tmp_path, {"engine.py": STEP_ENGINE, "fit.py": STEP_FIT})
+    assert gradguard("check", "--no-cache", "--fix", ".").stdout == "Fixed 1 finding. 2 files checked.\n"
+    fixed = STEP_FIT.replace("history.append(one_step(net, opt, x, y))", "history.append(one_step(net, opt, x, y).detach())")
+    assert (tmp_path / "fit.py").read_text() == fixed
+    assert (tmp_path / "engine.py").read_text() == STEP_ENGINE
+    assert gradguard("check", "--no-cache", "--fix", ".").stdout == "All checks passed! 2 files checked.\n"
+    assert (tmp_path / "fit.py").read_text() == fixed
+
+
+@pytest.mark.parametrize("engine, fit", [
+    (STEP_ENGINE.replace("    return loss\n", "    return loss.item()\n"), STEP_FIT),  # a number: nothing kept
+    # predictions made with grad off (`predict()` returns a graph where its caller runs it with grad on)
+    (STEP_ENGINE + PREDICT, EVALUATE.replace("        preds.append(", "        with torch.no_grad():\n            preds.append(")),
+    # one backward over every step's loss, after the loop: the list is what it reads
+    (STEP_ENGINE.replace("    loss.backward()\n    opt.step()\n", ""),
+     STEP_FIT.replace("    return net, history\n", "    sum(history).backward()\n    return net, history\n")),
+], ids=["returns-a-number", "predictions-under-no-grad", "caller-back-propagates-the-list"])
+def test_what_another_files_function_returns_is_no_kept_graph_when_it_is_none(gradguard, tmp_path, engine, fit):
+    _write(tmp_path, {"engine.py": engine, "fit.py": fit})
+    assert gradguard("check", "--no-cache", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+def test_the_cached_result_of_a_caller_goes_when_what_a_callee_returns_changes(gradguard, tmp_path):
+    _write(tmp_path, {"engine.py": STEP_ENGINE, "fit.py": STEP_FIT})
+    summary = "Found 1 finding (1 fixable with --fix). 2 files checked.\n"
+    assert gradguard("check", ".").stdout == KEPT_ACROSS_FILES + summary
+    assert gradguard("check", ".").stdout == KEPT_ACROSS_FILES + summary  # from the cache
+    engine = tmp_path / "engine.py"
+    engine.write_text(engine.read_text().replace("    return loss\n", "    return loss.item()\n"))
+    assert gradguard("check", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+def test_runtime_truth_of_the_returned_graph(tmp_path):
+    """Each kept result has a grad_fn (its graph's nodes stay alive); fixed, none has, and the model
+    still learns (its weights get gradients and change)."""
+    _write(tmp_path, {"engine.py": STEP_ENGINE, "fit.py": STEP_FIT})
+    check = (
+        "import torch\n"
+        "from fit import fit\n"
+        "torch.manual_seed(0)\n"
+        "data = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(3)]\n"
+        "net, history = fit(data, lambda p: torch.optim.SGD(p, lr=0.1))\n"
+        "before = [h.item() for h in history]\n"
+        "print(all(h.grad_fn is not None for h in history), net.fc.weight.grad is not None, before[0] != before[-1])\n"
+    )
+    run = [sys.executable, "-c", check]
+    assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout == "True True True\n"
+    fit = tmp_path / "fit.py"
+    fit.write_text(fit.read_text().replace("one_step(net, opt, x, y))", "one_step(net, opt, x, y).detach())"))
+    assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout == "False True True\n"

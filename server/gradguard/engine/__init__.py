@@ -219,7 +219,7 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         findings = _with_unused_noqa(findings, source, reports, settings, positions)
     queries = _queries(parsed, flow, positions, findings) if ask_types else []
     calls = flow.exported_calls(partial(_ascii_places, parsed, flow, positions)) if export_calls else []
-    summaries = flow.exported_summaries() if export_calls else {}
+    summaries = flow.exported_summaries(partial(_line, positions)) if export_calls else {}
     asked = frozenset(flow.asked or ())
     positions.release()
     reports.clear()  # reports, rules and their message closures refer to each other
@@ -239,6 +239,14 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         summaries=summaries,
         asked=asked,
     )
+
+
+def _line(positions: Positions, node: cst.CSTNode) -> int:
+    """A node's line, for another file's message (0: a node the walk made up has no place)."""
+    try:
+        return positions.span(node)[0]
+    except Exception:  # noqa: BLE001
+        return 0
 
 
 def _ascii_places(parsed, flow: FlowAnalysis, positions: Positions, names: dict) -> dict:

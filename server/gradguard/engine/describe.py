@@ -49,8 +49,8 @@ def node_at(analysis, line: int, column: int) -> Optional[cst.CSTNode]:
 
 def describe_value(name: str, v: Value, line_of, code_for) -> Optional[str]:
     def at(ev):
-        if ev.elsewhere and isinstance(ev.node, cst.Param):
-            return ev.text  # what another file passes a parameter: the text says where
+        if not ev.placed or ev.elsewhere and isinstance(ev.node, cst.Param):
+            return ev.text  # what another file says (passes a parameter, how it calls a function): the text says where
         return f"{ev.text} on line {line_of(ev.node)}"
 
     parts = []

@@ -155,7 +155,7 @@ class GradModes:
                                                                   else "with grad off"))
         outside = self.outside_of(fn) if at is None and fn is not None and fn.off_call is None else None
         if outside is not None and outside.mode is GradMode.OFF:
-            return Evidence(fn.node.name, f"`{fn.name}` is {outside.why}")
+            return Evidence(fn.node.name, f"`{fn.name}` is {outside.why}", elsewhere=True, placed=False)
         switch = "torch.inference_mode()" if frame.inference is not None else "torch.no_grad()"
         return Evidence(node, f"computed inside `{switch}`")
 

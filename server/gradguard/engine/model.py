@@ -184,6 +184,13 @@ class Backward:
     # is the call, in the caller's loops; `through` the function called, `real` the `.backward()` itself.
     through: Optional[FunctionInfo] = None
     real: Optional[cst.CSTNode] = None
+    # ... or of a function of another file (outside.Returns): "in `one_step()` (engine.py line 9)"
+    elsewhere: str = ""
+
+    @property
+    def by_call(self) -> bool:
+        """Did it run inside a function this code calls (`node` the call), not at `node` itself?"""
+        return self.through is not None or bool(self.elsewhere)
 
     @property
     def at(self) -> cst.CSTNode:

@@ -17,8 +17,8 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
-from gradguard.engine.model import FunctionInfo, GradMode, Store, forward_code
-from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value
+from gradguard.engine.model import Backward, FunctionInfo, GradMode, Store, forward_code
+from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, all_origins
 
 # Where a call's callee comes from torch or the standard library, never from the project: not
 # exported. (Other packages are left to the index: checking timm itself, `timm.layers` is the project.)
@@ -47,6 +47,7 @@ class Call:
     args: tuple = ()  # ((position or keyword, what the argument is: `describe`), ...) - what is known of each
     line: int = 0  # where the callee's name is (0: unknown); the column's line prefix is ASCII
     column: int = 0
+    result: bool = False  # its result is unknown here: another file may say it carries a graph (Returns)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,19 @@ class Builds:
     forwards: tuple = ()  # a class's methods that return one tensor the model computes (`sample()`): forward passes
 
 
+@dataclass(frozen=True)
+class Returns:
+    """A module-level function of the project that returns a tensor carrying a graph it computed
+    itself (a loss of a model's outputs): what another file's `history.append(train_step(...))`
+    stores. `backward`: the line of the `.backward()` it ran on that graph before returning it - the
+    PyTorch FAQ's `total_loss += loss`, a training loop in the caller's file."""
+
+    name: str
+    scalar: bool
+    backward: int = 0  # 0: nothing back-propagated it yet
+    path: str = ""  # its file, relative to the project root (set when handed to a caller)
+
+
 def describe(v: Value) -> Optional[tuple]:
     """What a call passes, as another file can use it: ("tensor", "graph" | "nograd"), ("module",
     parameterized), ("loss", 0-dim), ("number",), ("items", what each element is); None where nothing
@@ -123,6 +137,16 @@ def callee_name(call: cst.Call) -> cst.CSTNode:
 
 def _one_graph(v: Value) -> bool:
     return v.kind is Kind.TENSOR and v.has_graph and v.elements is None and not v.guessed
+
+
+def _made_inside(fn: FunctionInfo) -> bool:
+    """Does `fn` return one tensor whose graph it builds itself (a model it is given, called in its
+    body), not only one its arguments bring (`def mse(pred, y)`: whether the result has a graph is
+    each caller's)?"""
+    if not _one_graph(fn.returns):
+        return False
+    given = frozenset().union(*(all_origins(v) for v in fn.param_values.values()))
+    return any(o not in given and not isinstance(o, cst.Param) for o in fn.returns.origins)
 
 
 def _per_batch(fn: Optional[FunctionInfo], loops: tuple) -> bool:
@@ -225,7 +249,21 @@ class Border:
             return Value(kind=Kind.MODULE, grad=Grad.NO, parameterized=summary.parameterized,
                          forwards=frozenset(summary.forwards),
                          why=Evidence(node, f"`{self._short(node.func)}` {summary.where}", elsewhere=True))
+        elif isinstance(summary, Returns) and not by_name and self.frame.mode is not GradMode.OFF:
+            return self._returned_elsewhere(node, summary)
         return None
+
+    def _returned_elsewhere(self, node: cst.Call, summary: Returns) -> Value:
+        """The graph another file's function returns, made at this call (each call its own, as a
+        function of this file: summaries.py); the backward it ran on it runs here, in this file's
+        loops (what makes a loop around `one_step(...)` a training loop)."""
+        why = Evidence(node, f"`{summary.name}()` returns a tensor with its graph ({summary.path})", elsewhere=True)
+        graph = Value(kind=Kind.TENSOR, grad=Grad.YES if self.frame.mode is GradMode.ON or summary.backward else Grad.UNKNOWN,
+                      scalar=summary.scalar, origins=frozenset({node}), why=why)
+        if summary.backward:
+            self._record_backward(Backward(node, graph.origins, self.frame.loops, self.function, graph,
+                                           elsewhere=f"in `{summary.name}()` ({summary.path} line {summary.backward})"))
+        return graph
 
     def _passed(self, args: list) -> tuple:
         """What a call passes, argument by argument (Call.args): `describe`, or ("built", the class of
@@ -349,15 +387,16 @@ class Border:
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
-            unknown = named and self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
-            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, unknown, _per_batch(fn, loops),
-                           passed, *placed.get(callee_name(node), (0, 0))))
+            result = self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
+            calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, named and result,
+                           _per_batch(fn, loops), passed, *placed.get(callee_name(node), (0, 0)), result=result))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
 
-    def exported_summaries(self) -> dict:
+    def exported_summaries(self, line_of: Callable[[cst.CSTNode], int] = lambda node: 0) -> dict:
         """symbol -> Keeps, for the methods of the file's plain classes (meters, loggers, buffers)
         that keep an argument on their object: what a caller in another file stores through them;
-        symbol -> Builds for its nn.Module classes and the functions that return one."""
+        symbol -> Builds for its nn.Module classes and the functions that return one; symbol ->
+        Returns for its functions that return a graph they made (`line_of`: a node's line)."""
         out = {}
         for info in self.classes:
             if info.node in self.foreign:
@@ -373,6 +412,10 @@ class Border:
             symbol = symbol_of(fn)
             if fn.cls is None and symbol is not None and fn.returns.kind is Kind.MODULE:
                 out[symbol] = Builds(fn.returns.parameterized, "returns an nn.Module")
+            elif fn.cls is None and symbol is not None and fn.node not in self.foreign and _made_inside(fn):
+                graph = fn.returns.origins
+                done = next((b for b in fn.backwards if b.origins & graph), None)
+                out[symbol] = Returns(fn.name, fn.returns.scalar, line_of(done.at) if done is not None else 0)
         for fn in self.functions:
             symbol = symbol_of(fn)
             if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol or fn.cls.node in self.foreign:

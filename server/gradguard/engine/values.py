@@ -41,6 +41,8 @@ class Evidence:
     # the fact comes from another file of the project ("passed by fit.py line 9, in `fit()`", "`create_model`
     # returns an nn.Module (models/net.py)"): a hover on the name says where it came from
     elsewhere: bool = False
+    # False: the text says where the fact is (another file's line), and the node's line would misplace it
+    placed: bool = True
 
 
 @dataclass(frozen=True, eq=False)

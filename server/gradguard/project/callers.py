@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Optional
 
 from gradguard.engine.model import GradMode
-from gradguard.engine.outside import At, Builds, Call, Keeps, Outside
+from gradguard.engine.outside import At, Builds, Call, Keeps, Outside, Returns
 from gradguard.project.index import ProjectIndex
 
 
@@ -131,7 +131,7 @@ def _callee(index: ProjectIndex, caller: str, call: Call):
 
 
 def callees_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries: dict[str, dict]) -> dict[str, dict]:
-    """path -> {target -> Keeps | Builds}: what the functions a file calls of other files do that
+    """path -> {target -> Keeps | Builds | Returns}: what the functions a file calls of other files do that
     its own analysis needs. A call in a loop, with a graph, of a method that keeps its argument
     (`loss_meter.update(loss)`, the meter's class in utils.py): through the imports, or, for an
     object nothing tells, the one method of the project with that name (as the engine does for
@@ -141,7 +141,7 @@ def callees_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries
     out: dict = defaultdict(dict)
     for caller, made in calls.items():
         for call in made:
-            if not (call.in_loop or call.unknown):
+            if not (call.in_loop or call.unknown or call.result):
                 continue
             found = _callee(index, caller, call)
             if found is None or found[0] == os.path.abspath(caller):
@@ -151,4 +151,6 @@ def callees_by_file(index: ProjectIndex, calls: dict[str, list[Call]], summaries
                 out[caller][call.target] = summary
             elif isinstance(summary, Builds) and call.unknown:
                 out[caller][call.target] = replace(summary, where=f"{summary.where} ({os.path.relpath(found[0], index.root)})")
+            elif isinstance(summary, Returns) and call.result:
+                out[caller][call.target] = replace(summary, path=os.path.relpath(found[0], index.root))
     return dict(out)

@@ -35,7 +35,7 @@ def evidence_note(why, reported, line_of, code_of) -> str:
     reported expression itself (a value is not its own evidence)."""
     if why is None or why.node is reported or code_of(why.node) == code_of(reported):
         return ""
-    return f" ({why.text} on line {line_of(why.node)})"
+    return f" ({why.text} on line {line_of(why.node)})" if why.placed else f" ({why.text})"
 
 
 def torch_name(flow) -> str | None:

@@ -242,14 +242,15 @@ class GraphKeptAcrossIterations(Rule):
                 "keeps the graph's nodes alive across iterations"
 
             def message(line_of, backward=backward):
-                inside = f" (in `{backward.through.name}()`)" if backward.through is not None else ""
-                return (
-                    f"`{name}` carries an autograd graph; `.backward()` on line {line_of(backward.at)}{inside} freed "
-                    f"its activations, but storing it in `{target} {kept}"
-                )
+                if backward.elsewhere:  # in another file's function: `.backward()` in `one_step()` (engine.py line 9)
+                    ran = f"`.backward()` {backward.elsewhere}"
+                else:
+                    inside = f" (in `{backward.through.name}()`)" if backward.through is not None else ""
+                    ran = f"`.backward()` on line {line_of(backward.at)}{inside}"
+                return f"`{name}` carries an autograd graph; {ran} freed its activations, but storing it in `{target} {kept}"
             severity = Severity.WARNING
             related = ([(why.node, "the graph is created here")] if why is not None else []) + [
-                (backward.at, "backward runs here")
+                (backward.at, f"`.backward()` runs {backward.elsewhere}" if backward.elsewhere else "backward runs here")
             ]
         fixes = []
         value = self.flow.value(stored)

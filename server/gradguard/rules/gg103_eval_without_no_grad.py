@@ -451,7 +451,7 @@ class EvalWithoutNoGrad(Rule):
         for b in self.flow.backwards:
             if b.function is not fn:
                 continue
-            if b.through is not None and isinstance(b.node, cst.Call):
+            if b.by_call and isinstance(b.node, cst.Call):
                 given = [a.value for a in b.node.args] + (
                     [b.node.func.value] if isinstance(b.node.func, cst.Attribute) else [])
                 if any(same(self.flow.value(g)) for g in given):
@@ -616,7 +616,7 @@ class EvalWithoutNoGrad(Rule):
                 continue  # it returns a graph too (`return loss, td_errors`): its caller trains on it
             if any(graph in b.origins for b in self.flow.backwards):
                 continue  # the outputs are back-propagated: adversarial examples, input gradients
-            if any(b.node is node and b.through is not None for b in self.flow.backwards):
+            if any(b.node is node and b.by_call for b in self.flow.backwards):
                 continue  # a helper that back-propagates inside (`train(model, loader, opt)`): the call trains
             if model is not None and self._backpropagates_when_run(node, model):
                 continue  # the model back-propagates inside its own forward: no_grad would break it

@@ -548,7 +548,7 @@ class DetachedPredictionInLoss(Rule):
         on `fake.detach()` steps `d`: silent."""
         reported = set()
         for b in self.flow.backwards if self._scored else ():
-            if not b.value.has_graph or b.through is not None:
+            if not b.value.has_graph or b.by_call:
                 continue
             step = _step_after(b.function.node if b.function is not None else self.flow.module, b.node)
             built = trained_models(self.flow, b.function, step[0]) if step is not None else None
