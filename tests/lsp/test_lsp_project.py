@@ -432,3 +432,62 @@ async def test_a_caller_that_never_mentions_torch_tells_what_it_passes_and_follo
     before = len(client.publishes(attention))
     client.replace(main, ATTENTION_MAIN.replace("LocationAttention(hidden_size=8)", "abs"))
     assert await next_publish(client, attention, before) == []
+
+
+# The PyTorch FAQ's `total_loss += loss` across two modules (tests/cli/test_project.py): fit.py never
+# mentions torch, and keeps what engine.py's `one_step()` returns after back-propagating it.
+STEP_ENGINE = """\
+import torch
+from torch import nn
+
+
+class Regressor(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def one_step(net, opt, x, y):
+    loss = ((net(x) - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+"""
+STEP_FIT = """\
+from engine import Regressor, one_step
+
+
+def fit(batches, make_optimizer):
+    net = Regressor()
+    opt = make_optimizer(net.parameters())
+    history = []
+    for x, y in batches:
+        history.append(one_step(net, opt, x, y))
+    return net, history
+"""
+KEPT_ACROSS_FILES = (
+    "`one_step(net, opt, x, y)` carries an autograd graph; `.backward()` in `one_step()` (engine.py line 17) "
+    "freed its activations, but storing it in `history` keeps the graph's nodes alive across iterations"
+)
+
+
+async def test_a_caller_without_torch_has_its_own_diagnostics_and_follows_what_its_callee_returns(
+        client: Client, tmp_path: Path):
+    """fit.py never mentions torch, but calls engine.py's functions: it is checked as `gradguard check`
+    checks it, and its GG101 goes when an unsaved edit of engine.py returns `loss.item()`."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "pkg"\nversion = "0.1"\n')
+    (tmp_path / "engine.py").write_text(STEP_ENGINE)
+    (tmp_path / "fit.py").write_text(STEP_FIT)
+    await start(client, tmp_path, select=["GG101"])
+    fit, engine = (tmp_path / "fit.py").as_uri(), (tmp_path / "engine.py").as_uri()
+    client.open(fit, STEP_FIT)
+    assert summary(await client.diagnostics_for(fit)) == [
+        ("GG101", diag((8, 23, 8, 47)), types.DiagnosticSeverity.Warning, KEPT_ACROSS_FILES)]
+    client.open(engine, STEP_ENGINE)
+    before = len(client.publishes(fit))
+    client.replace(engine, STEP_ENGINE.replace("    return loss\n", "    return loss.item()\n"))
+    assert await next_publish(client, fit, before) == []

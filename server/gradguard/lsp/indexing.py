@@ -68,6 +68,10 @@ class Indexer:
         it calls of other files build or keep (target -> Keeps | Builds)."""
         return self.projects.told_of(path) if self.projects is not None and path is not None else ({}, {})
 
+    def torch_code(self, path: Optional[str]) -> bool:
+        """Is a document's file analysed as torch code though it never mentions torch (Settings.torch_code)?"""
+        return self.projects is not None and path is not None and self.projects.torch_code(path)
+
     def neighbours_of(self, path: Optional[str], text: Optional[str] = None) -> tuple:
         """`Settings.neighbours` for a document's file: the classes of other modules its `text` works with."""
         return self.projects.neighbours_of(path, text) if self.projects is not None and path is not None else ()

@@ -89,8 +89,8 @@ class Project:
     def __init__(self, root: str):
         self.root = root
         self.entries: dict[str, Entry] = {}  # absolute path -> Entry
-        # absolute path -> ({symbol: engine.outside.Outside}, {target: engine.outside.Keeps | Builds},
-        # Settings.neighbours)
+        # absolute path -> ({symbol: engine.outside.Outside}, {target: engine.outside.Keeps | Builds | Returns},
+        # Settings.neighbours, Settings.torch_code)
         self.outside: dict[str, tuple] = {}
         self._index: Optional[ProjectIndex] = None  # of the entries `outside` was computed from
 
@@ -123,7 +123,9 @@ def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
     uses = callees_by_file(index, calls, {p: dict(e.summaries) for p, e in entries.items() if e.summaries})
     # (every class a file may work with: its text is not kept here to choose those it can use)
     near = {p: found for p in entries if (found := neighbours(index, p, None, lambda q: entries[q].shape if q in entries else None))}
-    return {p: (told.get(p, {}), uses.get(p, {}), near.get(p, ())) for p in told.keys() | uses.keys() | near.keys()}
+    # (a file of `users` never mentions torch: its own analysis runs as in a file that does - Settings.torch_code)
+    return {p: (told.get(p, {}), uses.get(p, {}), near.get(p, ()), p in users)
+            for p in told.keys() | uses.keys() | near.keys() | users}
 
 
 class Projects:
@@ -191,6 +193,11 @@ class Projects:
         calls of other files build or keep (target -> Keeps | Builds)."""
         return self._told(path)[:2]
 
+    def torch_code(self, path: str) -> bool:
+        """Is a file that never mentions torch analysed as torch code: it calls the project's torch
+        modules (project.torch_code_users), as `gradguard check` analyses it."""
+        return self._told(path)[3]
+
     def neighbours_of(self, path: str, text: Optional[str] = None) -> tuple:
         """`Settings.neighbours` for a file: the classes of other modules it works with - with its
         `text`, only those the text can tell anything by."""
@@ -202,7 +209,7 @@ class Projects:
     def _told(self, path: str) -> tuple:
         root = self.root_of(path) if self.ready else None
         found = self.by_root[root].outside.get(os.path.abspath(path)) if root in self.by_root else None
-        return found or ({}, {}, ())
+        return found or ({}, {}, (), False)
 
     def learn(self, path: str, new: Entry) -> Optional[Project]:
         """Keep a file's new entry; its project when what the file says of the others changed.

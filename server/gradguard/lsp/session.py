@@ -18,6 +18,7 @@ is analysed, since their edits belong to the older text.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import traceback
@@ -147,6 +148,8 @@ class Session:
         # (with the type layer on, jedi finds the other modules' classes and the engine analyses the file
         # without them: they are not part of its settings, which would only re-run it)
         near = self.indexer.neighbours_of(snapshot.path, snapshot.source) if self.types is None else ()
+        if self.indexer.torch_code(snapshot.path):  # it calls the project's torch code: checked as `gradguard check` does
+            settings = dataclasses.replace(settings, torch_code=True)
         return told_settings(settings, told, uses, near) if told or uses or near else settings
 
     def file_settings(self, path: Optional[str]) -> Settings:
