@@ -1,7 +1,7 @@
 # source: https://github.com/source-separation/tutorial/issues/28
 # label: lookalike GG401
 # effect: raises "Can't call numpy() on Tensor that requires grad"
-# note: the issue's fix, in the plot cell: the losses are detached before NumPy sees them (np.log10 of a list of tensors that do not require grad converts them)
+# note: the losses are recorded as loss.item() where the sweep keeps them, so the plot cell's np.log10(losses[j]) converts Python floats (as first written, this look-alike detached them only in the plot cell and kept every loss's graph in `losses` - a real GG101, reported on the first run; corrected after it)
 import numpy as np
 import torch
 from torch import nn
@@ -32,7 +32,7 @@ def train_line(x, y, lr, n_iter=50):
         for p in line.parameters():
             grad_norm += p.grad.norm(2).item() ** 2
         grad_norms.append(grad_norm ** 0.5)
-        losses.append(loss)
+        losses.append(loss.item())
         optimizer.step()
     return grad_norms, losses
 
@@ -52,7 +52,7 @@ def healthy_training_curves(grad_norms, losses, learning_rates=LEARNING_RATES):
     for j, lr in enumerate(learning_rates):
         curves[lr] = {"grad_norm": np.asarray(grad_norms[j])}
     for j, lr in enumerate(learning_rates):
-        curves[lr]["log_loss"] = np.log10([loss.detach() for loss in losses[j]])
+        curves[lr]["log_loss"] = np.log10(losses[j])
     return curves
 
 
