@@ -192,6 +192,8 @@ class Calls:
                 return built
         if fv.qualname:
             return self._call_qualified(node, fv.qualname, args)
+        if isinstance(func, cst.Name) and func.value == "super" and not node.args and self.lookup("super") is None:
+            return self._super()
         if fv.kind is Kind.MODULE:  # model(x), self.encoder(x)
             return self._module_call(node, fv, args)
         if fv.kind is Kind.OBJECT and isinstance(fv.cls, ClassInfo) and "__call__" in fv.cls.methods:
@@ -308,6 +310,26 @@ class Calls:
     def _backward(self, node: cst.CSTNode, v: Value) -> None:
         self._record_backward(Backward(node, v.origins, self.frame.loops, self.function, v))
 
+    def _unfreeze_candidates(self, name: str) -> None:
+        """`for phase, module, opt in (("G", G, opt_G), ("D", D, opt_D)): module.requires_grad_(True)`:
+        the loop variable may be any model the literal it iterates names, so none of them stays frozen
+        (a GAN's phases unfreeze each network in turn)."""
+        for n in _names_in(self.loop_literals.get(name)):
+            held = self.lookup(n)
+            if held is not None and held.value.kind is Kind.MODULE and held.value.frozen:
+                self._rebind_mutated(n, held.value.but(frozen=False, parameterized=True))
+
+    def _super(self) -> Value:
+        """`super()` in a method of a class of the file whose base is one too: the instance, as that
+        base (`super().__init__(weights=w)` runs the base's `__init__`, `super().forward(x)` its
+        forward); else unknown (torch's `nn.Module.__init__`)."""
+        fn = self.function
+        if fn is None or fn.cls is None or not fn.cls.bases:
+            return UNKNOWN
+        base = fn.cls.bases[0]
+        return Value(kind=Kind.MODULE if base.is_module else Kind.OBJECT, grad=Grad.NO, cls=base,
+                     parameterized=base.parameterized)
+
     def _record_backward(self, b: Backward) -> None:
         self.backwards.append(b)
         if self.function is not None:
@@ -389,6 +411,8 @@ class Calls:
                             frozen=m.frozen or (flag is False and m.parameterized))
                 if isinstance(func.value, cst.Name):
                     self._rebind_mutated(func.value.value, new)
+                    if flag is not False:
+                        self._unfreeze_candidates(func.value.value)
             elif name in ("eval", "train"):
                 # The mode travels with the module: a helper it is handed to runs it in eval mode too.
                 flag = literal_bool(args[0][0].value) if args and name == "train" else name == "train"
@@ -683,6 +707,11 @@ class Calls:
                 # `list(model.parameters())` requires grad but holds no graph: `leaf` carries over
                 return Value(kind=Kind.CONTAINER, grad=v.item.grad if v.item else Grad.UNKNOWN, item=v.item,
                              origins=v.origins, why=v.why, leaf=bool(v.item and v.item.leaf))
+            if vals and vals[0].kind is Kind.TENSOR and name != "reversed" and not vals[0].guessed:
+                # `list(torch.split(w, sizes))`, `list(t)`: its rows, each a tensor (`reversed(t)` is a tensor)
+                row = self._element_of(vals[0], node)
+                return Value(kind=Kind.CONTAINER, grad=row.grad, item=row, origins=row.origins, why=row.why,
+                             leaf=row.leaf)
             return Value(kind=Kind.CONTAINER, grad=Grad.NO) if not vals else UNKNOWN
         if name == "dict" and not vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO)
@@ -714,3 +743,16 @@ class Calls:
         if name == "round" and vals and vals[0].kind is Kind.TENSOR:
             return vals[0].but(alias=None)
         return UNKNOWN
+
+
+def _names_in(node) -> list[str]:
+    """The names a literal tuple or list holds, through nested literals (`(("G", G), ("D", D))`)."""
+    if not isinstance(node, (cst.Tuple, cst.List)):
+        return []
+    out = []
+    for e in node.elements:
+        if isinstance(e.value, cst.Name):
+            out.append(e.value.value)
+        else:
+            out.extend(_names_in(e.value))
+    return out

@@ -290,8 +290,20 @@ class Expressions:
         return Value(kind=kind, grad=Grad.NO, why=Evidence(node, "a comparison"))
 
     def _e_ifexp(self, node: cst.IfExp) -> Value:
+        """`torch.tensor(w) if not isinstance(w, torch.Tensor) else w`: a tensor guard holds in its branch
+        (as for an `if` statement: flow._if)."""
         self._eval(node.test)
-        return merge(self._eval(node.body), self._eval(node.orelse))
+        guard = self._tensor_guard(node.test)  # (name, is a tensor in the body?)
+        depth = len(self.not_tensors)
+        if guard is not None and not guard[1]:
+            self.not_tensors.append(guard[0])
+        body = self._eval(node.body)
+        del self.not_tensors[depth:]
+        if guard is not None and guard[1]:
+            self.not_tensors.append(guard[0])
+        orelse = self._eval(node.orelse)
+        del self.not_tensors[depth:]
+        return merge(body, orelse)
 
     def _e_lambda(self, node: cst.Lambda) -> Value:
         return Value(kind=Kind.UNKNOWN, grad=Grad.NO)

@@ -105,6 +105,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.scalar_backwards: frozenset = frozenset()  # `x.backward()` with no argument: `x` is 0-dim
         self.plain_methods: frozenset = frozenset()  # evidence.plain_class_methods, with the mentions
         self.loop_items: dict = {}  # loop variable -> the list it runs over (`for p in parameters`)
+        # loop variable -> the literal tuple or list it runs over (`for phase, module in (("G", G), ("D", D))`)
+        self.loop_literals: dict = {}
         self.evidences: dict = {}  # (use, wording) -> Evidence
         self.escaped: set = set()  # graph identities passed to functions of other files
         self.sinks: list = []  # sinks.Use: non-differentiable uses of values with graphs (`.item()`, `print`)
@@ -367,6 +369,9 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         over = isinstance(node.target, cst.Name) and isinstance(node.iter, cst.Name)
         if over:  # `for p in parameters:` - what `p.requires_grad = True` sets
             self.loop_items[node.target.value] = node.iter.value
+        literal = [n for n in _target_names(node.target) if n not in self.loop_literals] \
+            if isinstance(node.iter, (cst.Tuple, cst.List)) else []
+        self.loop_literals.update((n, node.iter) for n in literal)
 
         def body():
             self._assign(node.target, self._element_of(it, node.iter), node.iter)
@@ -375,6 +380,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self._loop(node, body)
         if over:
             self.loop_items.pop(node.target.value, None)
+        for n in literal:
+            del self.loop_literals[n]
         frozen = evidence.frozen_by(node)
         if frozen is not None:
             m = self.values.get(frozen, UNKNOWN)
@@ -498,3 +505,12 @@ FlowAnalysis._EVAL = {
     cst.FormattedString: FlowAnalysis._e_fstring,
     cst.Ellipsis: FlowAnalysis._e_literal,
 }
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    """The names a for loop's target binds (`phase, (module, opt)`)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    return []

@@ -144,6 +144,46 @@ class BackwardWithoutGraph(Rule):
         Valid(
             """
 import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def accumulate(phase, G, D, real, z):
+    if phase == "G":
+        loss = F.softplus(-D(G(z)))
+        loss.mean().backward()
+    else:
+        with torch.no_grad():
+            fake = G(z)
+        loss = F.softplus(D(fake)) + F.softplus(-D(real))
+        loss.mean().backward()
+
+
+def train(G, D, loader, z_dim):
+    opt_G = torch.optim.Adam(G.parameters())
+    opt_D = torch.optim.Adam(D.parameters())
+    for real in loader:
+        for phase, module, opt in (("G", G, opt_G), ("D", D, opt_D)):
+            opt.zero_grad()
+            module.requires_grad_(True)
+            accumulate(phase, G, D, real, torch.randn(real.shape[0], z_dim))
+            module.requires_grad_(False)
+            opt.step()
+
+
+G = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 12))
+D = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 1))
+G.requires_grad_(False)
+D.requires_grad_(False)
+train(G, D, [torch.randn(4, 12) for _ in range(3)], 6)
+""",
+            note="StyleGAN2's phases: each network frozen, then unfrozen in turn through the loop variable of a "
+                 "literal tuple - any model the literal names may be the one unfrozen",
+            runtime="assert all(p.grad is not None for p in G.parameters())",
+        ),
+        Valid(
+            """
+import torch
 from torch import nn
 
 model = nn.Linear(3, 1)

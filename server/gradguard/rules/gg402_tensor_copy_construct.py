@@ -157,6 +157,28 @@ class Cache:
         Valid(
             """
 import torch
+from torch import nn
+
+
+class ContentLoss(nn.Module):
+    def __init__(self, weights=(1.0,)):
+        super().__init__()
+        self.weights = [torch.tensor(w) if not isinstance(w, torch.Tensor) else w for w in weights]
+
+
+class Similarity(ContentLoss):
+    def __init__(self):
+        super().__init__(weights=list(torch.split(torch.rand(1, 12), [4, 8], dim=1)))
+
+
+metric = Similarity()
+""",
+            note="piq's fix for #255: the guard of a conditional expression holds in its branch",
+            runtime="assert [w.shape[1] for w in metric.weights] == [4, 8]",
+        ),
+        Valid(
+            """
+import torch
 
 
 def normalize(latents: torch.Tensor, latents_mean: torch.Tensor) -> torch.Tensor:
@@ -352,6 +374,40 @@ def condition(m):
             ),
             note='`torch.linalg.svd` returns three tensors (torch facts table)',
             runtime='assert condition(torch.randn(3, 3)).dim() == 0',
+            warns=WARNING,
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class ContentLoss(nn.Module):
+    def __init__(self, weights=(1.0,)):
+        super().__init__()
+        self.weights = [torch.tensor(w) for w in weights]
+
+
+class Similarity(ContentLoss):
+    def __init__(self):
+        weights = list(torch.split(torch.rand(1, 12), [4, 8], dim=1))
+        super().__init__(weights=weights)
+
+
+metric = Similarity()
+""",
+            range=(9, 24, 9, 39),
+            message='`w` is already a tensor: `torch.tensor()` copies it and warns "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()"; use `w.clone().detach()`',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\n\nclass ContentLoss(nn.Module):\n    def __init__(self, weights=(1.0,)):\n'
+                '        super().__init__()\n        self.weights = [w.clone().detach() for w in weights]\n\n\n'
+                'class Similarity(ContentLoss):\n    def __init__(self):\n'
+                '        weights = list(torch.split(torch.rand(1, 12), [4, 8], dim=1))\n'
+                '        super().__init__(weights=weights)\n\n\nmetric = Similarity()\n',
+            ),
+            note='piq#255 (tests/corpus GG402/b34_piq_...): `super().__init__(...)` runs the base class of the file; '
+                 '`list()` of a tuple of tensors holds tensors',
+            runtime='assert [w.shape[1] for w in metric.weights] == [4, 8]',
             warns=WARNING,
         ),
     ]
