@@ -168,7 +168,7 @@ def merge(a: Value, b: Value) -> Value:
         scalar=a.scalar and b.scalar,
         origins=a.origins | b.origins,
         alias=a.alias if a.alias is b.alias else None,
-        item=_merge_items(a.item, b.item),
+        item=_merge_items(a, b),
         elements=tuple(merge(x, y) for x, y in zip(a.elements, b.elements))
         if a.elements is not None and b.elements is not None and len(a.elements) == len(b.elements) else None,
         keyed=tuple((k, merge(x, dict(b.keyed)[k])) for k, x in a.keyed if k in dict(b.keyed)),
@@ -190,11 +190,18 @@ def _callees(v: Value) -> frozenset:
     return frozenset(((v.cls, v.elements[0] if v.elements else None),)) if v.cls is not None else frozenset()
 
 
-def _merge_items(a: Optional[Value], b: Optional[Value]) -> Optional[Value]:
-    """What an element is after two branches: known only if both paths know it."""
-    if a is None or b is None:
-        return None
-    return merge(a, b)
+def _merge_items(a: Value, b: Value) -> Optional[Value]:
+    """What an element is after two branches: known only if both paths know it - or if one path's
+    container is empty (`self.layers = []`, then `self.layers = self.layers + [Layer(...)]` in a loop):
+    it holds no element to disagree."""
+    if a.item is None or b.item is None:
+        return a.item if _empty(b) else b.item if _empty(a) else None
+    return merge(a.item, b.item)
+
+
+def _empty(v: Value) -> bool:
+    """A container nothing was put in (`[]`, `list()`), as far as the walk knows."""
+    return v.kind is Kind.CONTAINER and v.item is None and v.grad is Grad.NO and not v.keyed and not v.elements
 
 
 def combined_cuts(values) -> tuple[frozenset, frozenset]:

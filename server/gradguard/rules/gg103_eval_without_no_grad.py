@@ -2629,6 +2629,40 @@ def train_sequence(xs, ys):
 import torch
 from torch import nn
 
+
+class Net(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.layers = []
+        for d in range(len(dims) - 1):
+            self.layers = self.layers + [nn.Linear(dims[d], dims[d + 1])]
+
+    def predict(self, x):
+        h = x
+        goodness = []
+        for layer in self.layers:
+            h = layer(h).relu()
+            goodness = goodness + [h.pow(2).mean(1)]
+        return sum(goodness).argmax()
+
+
+net = Net([4, 8, 8])
+label = net.predict(torch.randn(5, 4))
+""",
+            range=(17, 16, 17, 24),
+            message="`layer(h)` runs with grad enabled and its outputs reach only `.argmax()` (line 19), never a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Net(nn.Module):\n    def __init__(self, dims):\n        super().__init__()\n        self.layers = []\n        for d in range(len(dims) - 1):\n            self.layers = self.layers + [nn.Linear(dims[d], dims[d + 1])]\n\n    @torch.no_grad()\n    def predict(self, x):\n        h = x\n        goodness = []\n        for layer in self.layers:\n            h = layer(h).relu()\n            goodness = goodness + [h.pow(2).mean(1)]\n        return sum(goodness).argmax()\n\n\nnet = Net([4, 8, 8])\nlabel = net.predict(torch.randn(5, 4))\n',),
+            runtime="outs = []\nnet.layers[-1].register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "net.predict(torch.randn(5, 4))\nassert has_graph(outs[0]) and activations_alive(outs[0])",
+            note="pytorch/examples mnist_forward_forward: the layers are a list grown by concatenation "
+            "(`self.layers = self.layers + [...]` after `self.layers = []`): an empty list holds no element to disagree",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
 model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
 model.eval()  # Turn off gradients
 correct = 0
