@@ -601,3 +601,75 @@ def test_a_prediction_after_a_module_level_training_loop_is_reported_without_a_c
     """)
     analysis = analyze(source)
     assert (analysis.internal_errors, [(f.code, f.range.start.line) for f in analysis.findings]) == ([], [("GG103", 20)])
+
+
+HANDED_VAE = """
+import torch
+from torch import nn
+
+
+class VAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc, self.dec = nn.Linear(4, 2), nn.Linear(2, 4)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def as_dict(value):
+    return {"out": value}
+
+
+def reconstruct(vae, x):
+    ROUTED
+    return vae.decode(z).detach().numpy()
+"""
+
+
+@pytest.mark.parametrize("routed,used,line", [
+    ('z = as_dict(vae)["out"].encode(x)', 'as_dict(vae)["out"].encode', 23),
+    ("for key, value in as_dict(vae).items():\n        z = value.encode(x)", "value.encode", 24),
+])
+def test_evidence_from_use_reads_through_a_helper_that_hands_the_value_on(routed, used, line):
+    # the methods used on what a helper of the file hands on are used on `vae` (`encode` and `decode`:
+    # only VAE has both), however routed: an item of the dict it returns, or a loop over its items
+    assert state(HANDED_VAE.replace("ROUTED", routed), "vae.decode") == (
+        f"`vae` is an `nn.Module` (`{used}`: only `VAE`, an nn.Module of this file, has that method; on line {line})")
+
+
+def test_a_call_read_back_through_a_loop_over_a_dict_fits_one_forward():
+    # `outputs` is what `model(ids, state=state)` returned, read back from the dict `as_dict` builds:
+    # the keys read from it agree with the dict Rwkv.forward() returns
+    source = """
+    import torch
+    from torch import nn
+
+
+    class Rwkv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.mix = nn.Linear(4, 4)
+
+        def forward(self, ids, state=None):
+            return {"logits": self.mix(ids), "state": state}
+
+
+    def as_dict(value):
+        return {"out": value}
+
+
+    def stream(model, chunks):
+        state = None
+        for ids in chunks:
+            for key, value in as_dict(model(ids, state=state)).items():
+                outputs = value
+            state = outputs["state"]
+            yield outputs["logits"].argmax(-1)
+    """
+    assert state(source, "model(ids") == (
+        "`model` is an `nn.Module` (`model(ids, state=state)`: the call fits `Rwkv.forward()` (`state=`, "
+        '`["logits"]`, `["state"]`), an nn.Module of this file; on line 22)')

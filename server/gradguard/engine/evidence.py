@@ -144,7 +144,11 @@ class _UseFinder(cst.CSTVisitor):
         self.root = root
         # what a statement's value is, through a helper of the file that hands on its argument
         # (`out, h = as_pair(rnn(x, h))[0]`): handing.FileHelpers.handed_on
-        self.handed = helpers.handed_on if helpers is not None else _itself
+        self._handed_on = helpers.handed_on if helpers is not None else _itself
+        # what a loop's name is, read from the dict the loop runs over (`value` of `for key, value in
+        # as_dict(rnn(x, h)).items():`): handing.FileHelpers.iterated, while the loop's body is walked
+        self._iterated = helpers.iterated if helpers is not None else _nothing
+        self.through: dict = {}
         # what a call of the file's helper runs for its caller (`out = self.predict(qa)` runs `self.model`)
         self.runs = helpers.runs if helpers is not None else _nothing
         self.uses = Uses()
@@ -156,9 +160,23 @@ class _UseFinder(cst.CSTVisitor):
 
     def visit_For(self, node) -> None:
         self.loops += 1
+        found = self._iterated(node)
+        if found is not None:
+            self.through[found[0]] = found[1]
 
     def leave_For(self, node) -> None:
         self.loops -= 1
+        found = self._iterated(node)
+        if found is not None:
+            self.through.pop(found[0], None)
+
+    def handed(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """The expression whose very value `expr` is (`rnn(x, h)` of `as_pair(rnn(x, h))[0]`, and of
+        `value` in `for key, value in as_dict(rnn(x, h)).items():`)."""
+        expr = self._handed_on(expr)
+        if type(expr) is cst.Name and expr.value in self.through:
+            return self._handed_on(self.through[expr.value])
+        return expr
 
     def visit_While(self, node) -> None:
         self.loops += 1
@@ -209,7 +227,7 @@ class _UseFinder(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        key = dotted(node.value)
+        key = dotted(self.handed(node.value))  # (`as_dict(vae)["out"].encode`: a member of `vae`)
         if key is not None:
             self.uses.members.setdefault(key, {}).setdefault(node.attr.value, node)
         if node.attr.value in K.TENSOR_ONLY_MEMBERS:
@@ -261,7 +279,7 @@ class _UseFinder(cst.CSTVisitor):
         if key is not None and (key.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES or key in self.built_losses):
             self._prediction(node)
         if isinstance(func, cst.Attribute):
-            key = dotted(func.value)
+            key = dotted(self.handed(func.value))  # (`as_dict(model)["out"].eval()`: a method of `model`)
             method = func.attr.value
             if method in ("item", "backward"):
                 self._criterion(node)
@@ -394,11 +412,30 @@ def _receiver_before(source: str, end: int) -> Optional[tuple[str, bool]]:
     return None if r is None else (re.sub(r"\s+", "", r.group(1)), r.group(2) is not None)
 
 
+_PLAIN_ARGUMENT = re.compile(r"(?<![\w.'\"])([A-Za-z_]\w*)(?![\w'\"]|\s*[(.=])")
+
+
+def _handed_receivers(source: str, end: int) -> list:
+    """The plain names a method call at `end` may be made on through a helper that hands a value on
+    (handing.py): `vae` of `as_dict(vae)["out"].encode(` (the names given to the calls before it on
+    its line), and of `value.encode(` in `for key, value in as_dict(vae).items():` (those given to the
+    calls of the loop's iterable). A superset, for the tree to decide."""
+    start = source.rfind("\n", 0, end) + 1
+    before = source[start:end].rstrip()
+    if before.endswith((")", "]")):
+        return _PLAIN_ARGUMENT.findall(before[before.find("(") + 1:]) if "(" in before else []
+    r = _receiver_before(source, end)
+    if r is None or r[1] or "." in r[0]:
+        return []
+    return [w for m in _ITERATED.finditer(source) if m.group(1) == r[0] for w in _PLAIN_ARGUMENT.findall(m.group(2))]
+
+
 def mentioned(source: str) -> frozenset:
     """Every dotted name that could have evidence in this file: one text search, so that the
     many unknown names with none (`x`, `config`, `hidden_states`) never cost a tree walk."""
     keys = set()
     for m in _METHOD.finditer(source):
+        keys.update(_handed_receivers(source, m.start()))  # (`as_dict(model)["out"].eval()`)
         found = _receiver_before(source, m.start())
         if found is None:
             continue
@@ -411,6 +448,8 @@ def mentioned(source: str) -> frozenset:
         if set(_WORD.findall(m.group(1))) & set(_WORD.findall(m.group(3))):
             keys.add(m.group(2))
             keys.update(re.sub(r"\s+", "", c) for c in _CALLEE.findall(m.group(3)))
+    for m in _ITERATED.finditer(source):  # `for key, value in as_dict(rnn(x, h)).items():`, then `out, h = value`
+        keys.update(re.sub(r"\s+", "", c) for c in _CALLEE.findall(m.group(2)))
     keys.update(m.group(1) for m in _BACKWARD_OF.finditer(source))
     results = None
     reduced = ".item(" in source or "backward" in source  # what tells a loss (_UseFinder._criterion)
@@ -506,6 +545,8 @@ def interface_receivers(source: str, module: cst.Module) -> set:
         r = _receiver_before(source, m.start())
         if r is not None and not r[1] and r[0] not in ("self", "super") and "." not in r[0]:
             called.setdefault(r[0], set()).add(m.group(1))
+        for name in _handed_receivers(source, m.start()):  # (`as_dict(vae)["out"].encode(x)`)
+            called.setdefault(name, set()).add(m.group(1))
     return {key for key, methods in called.items()
             if len(methods) >= 2 and len({c for m in methods for c in owners[m]}) == 1}
 
@@ -570,6 +611,7 @@ def member_receivers(source: str, methods: frozenset) -> set:
             chain = r[0]
             if chain not in ("self", "super") and chain.count(".") <= chain.startswith("self."):
                 found.add(chain)
+        found.update(n for n in _handed_receivers(source, m.start()) if n not in ("self", "super"))
     return found
 
 
@@ -788,7 +830,8 @@ def returned_shape(fn: cst.FunctionDef) -> tuple:
     return count, frozenset(keys)
 
 
-_ASSIGNED_CALL = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(", re.M)
+_ASSIGNED_CALL = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*([A-Za-z_]\w*)[ \t]*\(([^\n]*)", re.M)
+_ITERATED = re.compile(r"^[ \t]*for[ \t]+(?:[A-Za-z_]\w*[ \t]*,[ \t]*)?([A-Za-z_]\w*)[ \t]+in[ \t]+([^\n]*)\.[ \t]*(?:items|values)[ \t]*\([ \t]*\)[ \t]*:", re.M)
 _KEY_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\[\s*(['\"])(\w+)\2\s*\]")
 _CALL_KEY_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\([^()]*\)\s*\[\s*(['\"])(\w+)\2\s*\]")
 
@@ -796,14 +839,24 @@ _CALL_KEY_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\([^()]*\)\s*\[\s*(['\"
 @lru_cache(maxsize=16)  # asked of one file's text once per class a project offers it
 def _keys_read(source: str) -> tuple:
     """(name -> the constant keys the text reads from it (`outputs["state"]`), callee -> the keys read
-    straight from its call's result (`model(x)["logits"]`), (name, callee) of each `name = callee(`)."""
+    straight from its call's result (`model(x)["logits"]`), (name, callee) of each `name = callee(` -
+    and of each call inside, which a helper may hand on: `outputs = as_dict(model(x))["out"]`)."""
     of_name: dict = {}
     for m in _KEY_READ.finditer(source):
         of_name.setdefault(m.group(1), set()).add(m.group(3))
     of_call: dict = {}
     for m in _CALL_KEY_READ.finditer(source):
         of_call.setdefault(m.group(1), set()).add(m.group(3))
-    return of_name, of_call, tuple((m.group(1), m.group(2)) for m in _ASSIGNED_CALL.finditer(source))
+    assigned = [(m.group(1), callee) for m in _ASSIGNED_CALL.finditer(source)
+                for callee in [m.group(2)] + [c for c in _CALLEE.findall(m.group(3)) if "." not in c]]
+    # `for key, outputs in as_dict(model(x)).items():` binds `outputs` to what the calls there give, and
+    # `outputs = value` after `for key, value in ...` binds it to what `value` is
+    assigned += [(m.group(1), c) for m in _ITERATED.finditer(source) for c in _CALLEE.findall(m.group(2)) if "." not in c]
+    callees: dict = {}
+    for name, callee in assigned:
+        callees.setdefault(name, set()).add(callee)
+    assigned += [(m.group(1), c) for m in _ALIAS.finditer(source) for c in callees.get(m.group(2), ())]
+    return of_name, of_call, tuple(assigned)
 
 
 def call_shape_receivers(source: str, signatures: list) -> set:

@@ -93,6 +93,22 @@ def returned_params(fn: cst.FunctionDef) -> dict:
     return {at: name for at, name in found.items() if name in unchanged}
 
 
+def returned_keys(fn: cst.FunctionDef) -> Optional[frozenset]:
+    """The keys of the dict literal every `return` of `fn` gives, the same in each (`return {"out":
+    value}`: {"out"}); None when a return gives anything else, or a key that is no string literal."""
+    found = None
+    for r in (n for n in own_nodes(fn) if type(n) is cst.Return):
+        d = r.value
+        if type(d) is not cst.Dict or any(type(e) is not cst.DictElement or type(e.key) is not cst.SimpleString
+                                          for e in d.elements):
+            return None
+        keys = frozenset(string_value(e.key.value) for e in d.elements)
+        if len(keys) != len(d.elements) or found not in (None, keys):
+            return None
+        found = keys
+    return found
+
+
 def held_params(expr: cst.BaseExpression, params: set, at: tuple = ()) -> dict:
     """(path -> parameter Name node) of the parameters a returned expression holds as they are."""
     if isinstance(expr, cst.Name) and expr.value in params:
@@ -283,6 +299,34 @@ class FileHelpers:
                 return expr
             expr = inner
         return expr
+
+    def iterated(self, loop: cst.For) -> Optional[tuple]:
+        """(the name, the expression it is) of `for key, value in as_dict(x).items():` (or `for value in
+        as_dict(x).values():`) where every entry of the dict - one whose keys the code shows: a literal,
+        or one a function of the file returns - hands on the same expression (`x`); else None."""
+        it = loop.iter
+        if type(it) is not cst.Call or it.args or type(it.func) is not cst.Attribute:
+            return None
+        target, method = loop.target, it.func.attr.value
+        if method == "values" and type(target) is cst.Name:
+            name = target
+        elif method == "items" and type(target) is cst.Tuple and len(target.elements) == 2 \
+                and type(target.elements[1].value) is cst.Name:
+            name = target.elements[1].value
+        else:
+            return None
+        base = self.handed_on(it.func.value)
+        if type(base) is cst.Dict:
+            keys = {string_value(e.key.value) if type(e) is cst.DictElement and type(e.key) is cst.SimpleString
+                    else None for e in base.elements}
+        elif type(base) is cst.Call and type(base.func) is cst.Name and type(self.defs.get(base.func.value)) is cst.FunctionDef:
+            keys = self._summary(returned_keys, self.defs[base.func.value]) or {None}
+        else:
+            return None
+        if not keys or None in keys:
+            return None
+        found = {self.handed_on(inner) if inner is not None else None for inner in (self._handed(base, (k,)) for k in keys)}
+        return (name.value, found.pop()) if len(found) == 1 and None not in found else None
 
     def _summary(self, read, fn: cst.FunctionDef) -> dict:
         key = (read, fn)

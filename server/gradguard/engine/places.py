@@ -425,6 +425,8 @@ class Places:
         if self._fresh_attribute(base):
             how = "assign"  # made afresh by each call: the next call replaces what this one keeps
         if isinstance(base, cst.Attribute):
+            if self._held_by_instance(v):
+                return
             holder = ("self", base.attr.value)
         elif isinstance(base, cst.Name) and b is not None and local and isinstance(b.node, cst.Param) \
                 and base.value not in ("self", "cls"):
@@ -434,6 +436,18 @@ class Places:
         else:
             return
         fn.kept.append(Kept(holder, stored, v, kept_at if kept_at is not None else target, how, suffix))
+
+    def _held_by_instance(self, v: Value) -> bool:
+        """Is `v`, kept on `self` by the constructor of a plain class of the file (`def __init__(self,
+        **fields): self.fields = fields`), something the call gave it? The object built holds it then,
+        and lives as long as the object does: the instance the call makes carries the graphs it was
+        given (calls.py), so a store, return or read of the object is one of them. `Record(out=y)
+        .fields["out"]` keeps nothing past the statement."""
+        fn = self.function
+        if fn.name != "__init__" or not isinstance(fn.cls, ClassInfo) or fn.cls.is_module:
+            return False
+        came = frozenset().union(*(_given(p) for n, p in fn.param_values.items() if n not in ("self", "cls")))
+        return v.origins <= came
 
     def _made_in(self, target: cst.BaseExpression) -> tuple:
         """The loops a local name at the root of `target` was bound in (`loss_list = []` each outer iteration)."""

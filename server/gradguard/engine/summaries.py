@@ -534,7 +534,8 @@ class Functions:
                 holder = by_name.get(name, (None, None))[0]
                 target = holder.value if holder is not None else None
             elif kind == "self":  # on the object the method was called on: the place is an attribute of it
-                target = call.func.value if isinstance(call.func, cst.Attribute) else None
+                # (`as_dict(self.stats)["out"].collect(loss=loss)` is called on `self.stats`: handed on)
+                target = self.handed_on(call.func.value) if isinstance(call.func, cst.Attribute) else None
             else:
                 # (the global itself; or, kept by a method of an object the global holds - `meters[key].update(v)`
                 # summing `v` into `meters[key].sum` - the global, with that path as the suffix)

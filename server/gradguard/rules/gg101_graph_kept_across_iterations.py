@@ -92,13 +92,26 @@ class GraphKeptAcrossIterations(Rule):
     def on_store(self, store) -> None:
         """A store in an inner loop after the enclosing loop's iteration back-propagated the graph
         (`loss.backward()`, then `for name, term in terms.items(): history.append(term)`): that loop
-        already back-propagated what the place keeps across its iterations. (A backward after the
-        inner loop is the one that needs what it stored.)"""
+        already back-propagated what the place keeps across its iterations."""
+        self._done_before[store] = self._done_around(store, self.flow.backwards)
+
+    @staticmethod
+    def _done_around(store, backwards) -> list:
+        """The backwards of the stored graph that an enclosing loop's iteration (where the place outlives
+        it) runs around a store in an inner loop."""
         outer = [loop for loop in store.loops[:-1] if loop not in store.made_in]
-        if outer:
-            self._done_before[store] = [
-                b for b in self.flow.backwards if b.function is store.function and store.loop not in b.loops
-                and any(loop in b.loops for loop in outer) and b.origins & store.value.origins]
+        return [b for b in backwards if b.function is store.function and store.loop not in b.loops
+                and any(loop in b.loops for loop in outer) and b.origins & store.value.origins] if outer else []
+
+    def _done_in_iteration(self, store, backwards) -> list:
+        """The enclosing iteration's backwards of the stored graph: those it ran before the store
+        (on_store), and those it runs after the inner loop with a `.backward()` of this function's own
+        (`for key, value in as_dict(losses).items(): total = value`, then `loss.backward()`): by the end
+        of the iteration it back-propagated what the place keeps. (One that reads the place back needs
+        what it keeps: excused before this is asked; a helper's backward - `pi.train_net()` after the
+        rollout's `pi.put_data(...)` - may read it where the analysis does not see.)"""
+        before = self._done_before.get(store, [])
+        return before + [b for b in self._done_around(store, backwards) if b.through is None and b not in before]
 
     def leave_Assign(self, node: cst.Assign) -> None:
         """`Bottleneck.out_saved[self.counter] = out` in a method: an item of a class attribute."""
@@ -157,7 +170,7 @@ class GraphKeptAcrossIterations(Rule):
                 if step is None or step in store.made_in:
                     continue
             origins = store.value.origins
-            done = [b for b in backwards if store.loop in b.loops and b.origins & origins] or self._done_before.get(store, [])
+            done = [b for b in backwards if store.loop in b.loops and b.origins & origins] or self._done_in_iteration(store, backwards)
             if store.how == "assign" and not done:
                 # `self.out = x` overwritten every iteration holds one graph at a time. A backward that read
                 # it back from the place (`self.loss.backward()` after the callbacks rewrote it) was excused
@@ -2709,6 +2722,73 @@ class Trainer(LoggingMixin):
                     "assert t.history[0].grad_fn is not None",
             severity=Severity.WARNING,
             note="a method inherited from a class of the file (a mixin's `record()`) runs as the subclass's own: what it keeps is a store of the caller's loop",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Collector:
+    def __init__(self):
+        self.rows = []
+
+    def collect(self, **stats):
+        for key, value in stats.items():
+            self.rows.append(value)
+
+
+def as_dict(value):
+    return {"out": value}
+
+
+class Trainer:
+    def __init__(self, model, opt):
+        self.model, self.opt = model, opt
+        self.stats = Collector()
+
+    def fit(self, batches):
+        for x, y in batches:
+            self.opt.zero_grad()
+            loss = nn.functional.mse_loss(self.model(x), y)
+            loss.backward()
+            self.opt.step()
+            as_dict(self.stats)["out"].collect(loss=loss)
+""",
+            range=(30, 52, 30, 56),
+            message="`loss` carries an autograd graph; `.backward()` on line 28 freed its activations, but storing it in `self.stats.rows` (through `collect()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Collector:\n    def __init__(self):\n        self.rows = []\n\n    def collect(self, **stats):\n        for key, value in stats.items():\n            self.rows.append(value)\n\n\ndef as_dict(value):\n    return {"out": value}\n\n\nclass Trainer:\n    def __init__(self, model, opt):\n        self.model, self.opt = model, opt\n        self.stats = Collector()\n\n    def fit(self, batches):\n        for x, y in batches:\n            self.opt.zero_grad()\n            loss = nn.functional.mse_loss(self.model(x), y)\n            loss.backward()\n            self.opt.step()\n            as_dict(self.stats)["out"].collect(loss=loss.detach())\n', '\nimport torch\nfrom torch import nn\n\n\nclass Collector:\n    def __init__(self):\n        self.rows = []\n\n    def collect(self, **stats):\n        for key, value in stats.items():\n            self.rows.append(value)\n\n\ndef as_dict(value):\n    return {"out": value}\n\n\nclass Trainer:\n    def __init__(self, model, opt):\n        self.model, self.opt = model, opt\n        self.stats = Collector()\n\n    def fit(self, batches):\n        for x, y in batches:\n            self.opt.zero_grad()\n            loss = nn.functional.mse_loss(self.model(x), y)\n            loss.backward()\n            self.opt.step()\n            as_dict(self.stats)["out"].collect(loss=loss.detach().item())\n'),
+            note='mi-prometheus\'s statistics collector, reached through a helper that hands it on (`as_dict(self.stats)["out"].collect(loss=loss)`): the call is made on `self.stats`, and `collect()` keeps what it is given in its rows',
+            runtime='model = nn.Linear(4, 1)\ntrainer = Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1))\ntrainer.fit([(torch.randn(3, 4), torch.randn(3, 1)) for _ in range(2)])\nassert has_graph(trainer.stats.rows[0]) and has_graph(trainer.stats.rows[1])',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def as_dict(value):
+    return {"out": value}
+
+
+def fit(model, batches, opt):
+    total = None
+    for x, y in batches:
+        opt.zero_grad()
+        losses = nn.functional.mse_loss(model(x), y), model.weight.norm()
+        for key, value in as_dict(losses if total is None else tuple(map(sum, zip(total, losses)))).items():
+            total = value
+        sum(losses).backward()
+        opt.step()
+    return total
+""",
+            range=(15, 34, 15, 98),
+            message="`losses if total is None else tuple(...` carries an autograd graph; `.backward()` on line 17 freed its activations, but storing it in `total` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(),
+            note="RecBole's tuple of running sums, rebound in a loop over a dict (`for key, value in as_dict(...).items(): total = value`) before the iteration back-propagates the same losses: by the end of each iteration the graph was back-propagated, and `total` keeps it across them",
+            runtime='def run(n):\n    model = nn.Linear(4, 1)\n    return fit(model, [(torch.randn(3, 4), torch.randn(3, 1)) for _ in range(n)], torch.optim.SGD(model.parameters(), lr=0.1))\none, three = run(1), run(3)\nassert has_graph(three[0]) and graph_size(three[0]) > graph_size(one[0])',
         ),
     ]
 

@@ -97,6 +97,7 @@ class RecurrentStateNotDetached(Rule):
     def __init__(self, *args):
         super().__init__(*args)
         self._fed: dict = {}  # (loop, outer binding) -> [(call node, name node)], in the order of the calls
+        self._fed_name: dict = {}  # (loop, place) -> the calls fed what the place held from before the iteration
         self._before: dict = {}  # Assign node -> {name: binding before it}
         self._candidates: list = []  # (loop, name, old binding, new value, call, name node, stamp)
         self._cleared: set = set()  # (loop, name): rebound to a value without a graph in the loop
@@ -122,6 +123,7 @@ class RecurrentStateNotDetached(Rule):
                 b = self._binding(place)
                 if b is not None and loops[-1] not in b.loops:
                     self._fed.setdefault((loops[-1], b), []).append((node, place))
+                    self._fed_name.setdefault((loops[-1], place_key(place)), []).append(node)
 
     def visit_If(self, node: cst.If) -> None:
         loops = self.flow.frame.loops
@@ -198,10 +200,22 @@ class RecurrentStateNotDetached(Rule):
             fed = next((f for f in calls if new.node is f[0] or given is f[0] or self._part_of(given, f[0])), None) \
                 or next((f for f in calls if f[0] in all_origins(new.value)), None) or next(
                 (f for f in calls if self._made_by(f[0]) & all_origins(new.value)), None)
+            if fed is None and not self._from_fed(loops, name, new.value):
+                # `h = embed(word)` at the top of the iteration, then `for name, layer in layers.items():
+                # h = layer(h)`: a graph made afresh, from no call the state was fed - the state starts over
+                if not self._conditional_reset(loops[-1], name, node):
+                    self._cleared.add((loops[-1], name))
             if fed is not None:
                 outer = loops[:loops.index(loop) + 1]  # (an inner loop runs within one of its iterations)
                 mode = self.flow.frame.mode if self.flow.frame.mode_nodes[-1] is None else None  # None: enable_grad
                 self._candidates.append((outer, name, old, new.value, fed[0], fed[1], self.stamp(), mode))
+
+    def _from_fed(self, loops, name: str, value) -> bool:
+        """Does `value` hold a graph of a call that one of `loops` fed the state `name` (`h = torch.tanh(z)`
+        after `z = cell(x, h)`)?"""
+        graphs = all_origins(value)
+        return any(call in graphs or self._made_by(call) & graphs
+                   for loop in loops for call in self._fed_name.get((loop, name), ()))
 
     def _made_by(self, call: cst.Call) -> frozenset:
         """The graphs `call` returns that none of its arguments carried in: its own (a helper's
@@ -225,19 +239,21 @@ class RecurrentStateNotDetached(Rule):
             # or an outer one (`for batch in loader:` around `for step in range(T):`) when no loop
             # in between resets the state.
             carried = None
+            across = []  # the loops the state is carried across, innermost first (up to one that resets it)
             for loop in reversed(loops):
                 if (loop, name) in self._cleared:
                     break
                 reset = self._resets.get((loop, name))
                 if reset is not None and call in descendants(reset.body):
                     break  # reset by the `if` that holds every use of the state (PPLM's horizon)
+                across.append(loop)
                 fn = stamp[0]
                 if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards) or (
                         fn is not None and loop is fn.node and steps.framework_backward(fn, all_origins(new))):
                     carried = loop  # (a `training_step()`: the framework back-propagates the loss it returns)
                     break
             if carried is None:
-                loop = self._generation_loop(loops, new, call, stamp) if mode is GradMode.ON else None
+                loop = self._generation_loop(across, new, call, stamp) if mode is GradMode.ON else None
                 if loop is not None and (loop, None) not in reported:
                     reported.add((loop, None))  # one finding a loop: its fix (or no_grad) covers every state
                     self._report(loop, name, old, call, name_node, generating=True)
@@ -248,7 +264,8 @@ class RecurrentStateNotDetached(Rule):
             self._report(carried, name, old, call, name_node)
 
     def _generation_loop(self, loops, new, call, stamp):
-        """The loop, if it is an inference loop that feeds a model its own state with grad on:
+        """The innermost of `loops` (innermost first: those the state is carried across) that is an
+        inference loop feeding a model its own state with grad on:
         `logits, state = model(x, state)` generating tokens, a world model stepped through an
         episode. Nothing in the function back-propagates the state's graph and nothing hands it
         on (returned), so it only grows; and the loop takes the model's outputs out of autograd
@@ -267,11 +284,14 @@ class RecurrentStateNotDetached(Rule):
             return None
         if any(st.function is fn for st in self.flow.stores):
             return None  # a graph kept for later (a rollout's log-probs in a memory): the update may need the state's
-        if not loops or not self._decodes(fn, loops[-1]):
+        # (the loop that decodes: an inner one running within one of its iterations - `for key, value in
+        # as_dict(decoder).items():` around the step - picks nothing itself)
+        loop = next((loop for loop in loops if self._decodes(fn, loop)), None)
+        if loop is None:
             return None
         if self._evaluates(fn):
             return None  # after `.eval()`, GG103 reports the forward pass, with its no_grad fix
-        return loops[-1]
+        return loop
 
     def _decodes(self, fn, loop) -> bool:
         """A loop that picks discrete outputs from what the model computes (`logits.argmax(-1)`,
@@ -691,6 +711,56 @@ def train(rnn, head, batches, opt):
 """,
             note='the same helper, with the state started afresh for every batch',
             runtime='rnn, head = torch.nn.RNN(3, 4), torch.nn.Linear(4, 1)\nopt = torch.optim.SGD(list(rnn.parameters()) + list(head.parameters()), lr=0.1)\ntrain(rnn, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(2)], opt)\nassert rnn.weight_hh_l0.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+embed, head = nn.Embedding(10, 4), nn.Linear(4, 10)
+layers = nn.ModuleDict({"a": nn.Linear(4, 4), "b": nn.Linear(4, 4)})
+
+
+def train(batches, opt):
+    for x, y in batches:
+        h = embed(x)
+        for name, layer in layers.items():
+            h = layer(h)
+        loss = nn.functional.cross_entropy(head(h), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            note='layers run in sequence over a dict (`for name, layer in layers.items(): h = layer(h)`), `h` made afresh from each batch first: the inner loop is one forward, and nothing carries over from the last batch',
+            runtime='opt = torch.optim.SGD([*embed.parameters(), *layers.parameters(), *head.parameters()], lr=0.1)\ntrain([(torch.randint(0, 10, (3,)), torch.randint(0, 10, (3,))) for _ in range(3)], opt)\nassert head.weight.grad is not None',
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+embed, head = nn.Embedding(10, 4), nn.Linear(4, 10)
+layers = nn.ModuleDict({"a": nn.Linear(4, 4), "b": nn.Linear(4, 4)})
+
+
+@torch.no_grad()
+def warm_up():
+    head(torch.zeros(1, 4))
+
+
+def greedy(steps):
+    word = torch.zeros(1, dtype=torch.long)
+    words = []
+    for _ in range(steps):
+        h = embed(word)
+        for name, layer in layers.items():
+            h = layer(h)
+        word = head(h).argmax(1)
+        words.append(word)
+    return words
+""",
+            note="a decoding loop that rebuilds `h` from the token each step before the layers of a dict run on it: no state carries over from one step to the next (the forward's own no_grad question is GG103's)",
+            runtime='words = greedy(3)\nassert len(words) == 3 and not words[0].requires_grad',
         ),
     ]
 
@@ -1423,6 +1493,69 @@ def run_episode(policy, env, steps):
             note="a rollout that reads the policy's actions out as NumPy and feeds it its own state with grad on: the loop "
             "runs the model for its outputs whatever the function is called (once found only when it was called "
             "`rollout` or `play`, and missed as `run_episode`)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def as_dict(value):
+    return {"out": value}
+
+
+def train(rnn, head, batches, opt):
+    h = None
+    for x, y in batches:
+        for key, value in as_dict(rnn(x, h)).items():
+            out, h = value
+        loss = nn.functional.mse_loss(head(out), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+""",
+            range=(13, 41, 13, 42),
+            message='`h` carries the previous iteration\'s graph into `rnn(x, h)`: without `h.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\ndef as_dict(value):\n    return {"out": value}\n\n\ndef train(rnn, head, batches, opt):\n    h = None\n    for x, y in batches:\n        if isinstance(h, tuple):\n            h = type(h)(*(s.detach() for s in h)) if hasattr(h, "_fields") else tuple(s.detach() for s in h)\n        elif h is not None:\n            h = h.detach()\n        for key, value in as_dict(rnn(x, h)).items():\n            out, h = value\n        loss = nn.functional.mse_loss(head(out), y)\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n',),
+            note='the state read back from a dict a helper of the file builds (`for key, value in as_dict(rnn(x, h)).items(): out, h = value`): `rnn`, a parameter, is fed its own state as `out, h = rnn(x, h)` is, and the inner loop runs within one iteration of the training loop',
+            runtime='rnn, head = nn.GRU(3, 4), nn.Linear(4, 1)\nopt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)\ntry:\n    train(rnn, head, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(2)], opt)\nexcept RuntimeError as e:\n    assert \"Trying to backward through the graph a second time\" in str(e)\nelse:\n    raise AssertionError("the second batch back-propagated through the first one\'s freed graph without an error")',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(10, 4)
+        self.cell = nn.GRUCell(4, 4)
+        self.out = nn.Linear(4, 10)
+
+
+def as_dict(value):
+    return {"out": value}
+
+
+decoder = Decoder()
+
+
+def greedy(h, steps):
+    word = torch.zeros(1, dtype=torch.long)
+    words = []
+    for _ in range(steps):
+        for key, value in as_dict(decoder.cell).items():
+            h = value(decoder.embed(word), h)
+        word = decoder.out(h).argmax(1)
+        words.append(word)
+    return words
+""",
+            range=(26, 43, 26, 44),
+            message="`h` carries the previous step's graph into `value(decoder.embed(word), h)` with grad enabled and nothing back-propagates it: the graph grows with every step of the loop on line 24; run the loop under `torch.no_grad()`",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Decoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = nn.Embedding(10, 4)\n        self.cell = nn.GRUCell(4, 4)\n        self.out = nn.Linear(4, 10)\n\n\ndef as_dict(value):\n    return {"out": value}\n\n\ndecoder = Decoder()\n\n\ndef greedy(h, steps):\n    word = torch.zeros(1, dtype=torch.long)\n    words = []\n    with torch.no_grad():\n        for _ in range(steps):\n            for key, value in as_dict(decoder.cell).items():\n                h = value(decoder.embed(word), h)\n            word = decoder.out(h).argmax(1)\n            words.append(word)\n    return words\n',),
+            note='a decoding loop whose step runs inside a loop over a dict (`for key, value in as_dict(decoder.cell).items():`): the inner loop runs within one step and picks nothing; the loop that decodes (`argmax`) is the one the state grows across',
+            runtime='sizes = []\ndecoder.cell.register_forward_hook(lambda m, i, o: sizes.append(graph_size(o)))\ngreedy(torch.zeros(1, 4), 3)\nassert sizes[0] < sizes[1] < sizes[2]',
         ),
     ]
 

@@ -60,7 +60,17 @@ def _from_unbound(fn: cst.FunctionDef, backward: cst.CSTNode, module: cst.Module
 
 
 def _bound_by(stmt) -> set:
-    """The plain names a simple statement binds (`train_l = ...`, `loss += ...`)."""
+    """The plain names a simple statement binds (`train_l = ...`, `loss += ...`); for a `for` loop whose
+    iterable holds the value (`for key, value in as_dict(loss(out, y)).items():`), its targets and the
+    names its body's statements bind from them (`train_l = value`)."""
+    if isinstance(stmt, cst.For):
+        found = {e.value for e in descendants(stmt.target) if isinstance(e, cst.Name)}
+        for line in stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else ():
+            if isinstance(line, cst.SimpleStatementLine) and any(
+                    isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and small.value is not None
+                    and found & set(_read_names(small.value)) for small in line.body):
+                found |= _bound_by(line)
+        return found
     found = set()
     for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
         targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else \
@@ -2621,6 +2631,34 @@ def train_sequence(xs, ys):
             note='the same `rnn.forward(x, h)` unrolled over a sequence whose summed loss is back-propagated: the printed `.data` is a look on the way',
             runtime='opt.zero_grad()\ntrain_sequence([torch.randn(1, 4)], [torch.randn(1, 4)])\nassert rnn.i2o.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Record:
+    def __init__(self, **fields):
+        self.fields = fields
+
+
+def rollout(model, batches, records):
+    for x, y in batches:
+        record = Record(out=model(x))
+        print(record.fields["out"].argmax(1))
+        records.append(record)
+
+
+def train(model, batches, opt):
+    records = []
+    rollout(model, batches, records)
+    opt.zero_grad()
+    sum(nn.functional.cross_entropy(r.fields["out"], y) for r, (x, y) in zip(records, batches)).backward()
+    opt.step()
+""",
+            note='the object a rollout makes is kept (`records.append(record)`) and what it holds is back-propagated by the caller: the forward is meant to train, though the rollout prints a look at it',
+            runtime='model = nn.Linear(4, 3)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntrain(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))], opt)\nassert model.weight.grad is not None',
+        ),
     ]
 
     INVALID = [
@@ -4157,6 +4195,65 @@ def generate(start, steps):
             fixes=('\nimport torch\nfrom torch import nn\n\n\nclass CharRNN(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.i2h = nn.Linear(6, 2)\n        self.i2o = nn.Linear(6, 4)\n\n    def forward(self, x, hidden):\n        both = torch.cat((x, hidden), 1)\n        return self.i2o(both), self.i2h(both)\n\n\nrnn = CharRNN()\nopt = torch.optim.SGD(rnn.parameters(), lr=0.1)\n\n\ndef train_step(x, y):\n    out, _ = rnn.forward(x, torch.zeros(1, 2))\n    loss = nn.functional.mse_loss(out, y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n\n\n@torch.no_grad()\ndef generate(start, steps):\n    hidden = torch.zeros(1, 2)\n    x = start\n    for _ in range(steps):\n        out, hidden = rnn.forward(x, hidden.detach())\n        print(out.data.argmax().item())\n        x = out.data\n',),
             note="Kind-PyTorch-Tutorial's char-RNN: `rnn.forward(x, h)` is `rnn(x, h)` - each item of the tuple it returns carries the call's graph, so the generation loop reading only `.data` is evaluation",
             runtime='built = []\nrnn.i2o.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\ngenerate(torch.randn(1, 4), 2)\nassert built == [True, True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Record:
+    def __init__(self, **fields):
+        self.fields = fields
+
+
+def accuracy(model, batches):
+    hits = 0
+    for x, y in batches:
+        logits = Record(out=model(x)).fields["out"]
+        hits += int((logits.argmax(1) == y).sum())
+    return hits
+
+
+def train(model, batches, opt):
+    for x, y in batches:
+        opt.zero_grad()
+        nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+    return accuracy(model, batches)
+""",
+            range=(14, 28, 14, 36),
+            message='`model(x)` runs with grad enabled and its outputs reach only `.argmax()` (line 15), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Record:\n    def __init__(self, **fields):\n        self.fields = fields\n\n\n@torch.no_grad()\ndef accuracy(model, batches):\n    hits = 0\n    for x, y in batches:\n        logits = Record(out=model(x)).fields["out"]\n        hits += int((logits.argmax(1) == y).sum())\n    return hits\n\n\ndef train(model, batches, opt):\n    for x, y in batches:\n        opt.zero_grad()\n        nn.functional.cross_entropy(model(x), y).backward()\n        opt.step()\n    return accuracy(model, batches)\n',),
+            note='a forward routed through an object of the file: `Record(out=model(x))` keeps it on `self` (its __init__), and the object dies with the statement - what `.fields["out"]` reads only reaches `.argmax()`',
+            runtime='built = []\nmodel = nn.Linear(4, 3)\nmodel.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\naccuracy(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])\nassert built == [True]',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def as_dict(value):
+    return {"out": value}
+
+
+def train(net, loss, batches, features, labels, opt):
+    for epoch in range(2):
+        for X, y in batches:
+            opt.zero_grad()
+            l = loss(net(X), y).sum()
+            l.backward()
+            opt.step()
+        for key, value in as_dict(loss(net(features), labels)).items():
+            train_l = value
+        print(f"epoch {epoch}, loss {train_l.mean().item():f}")
+""",
+            range=(17, 39, 17, 52),
+            message='`net(features)` runs with grad enabled and its outputs reach only `.item()` (line 19), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\ndef as_dict(value):\n    return {"out": value}\n\n\ndef train(net, loss, batches, features, labels, opt):\n    for epoch in range(2):\n        for X, y in batches:\n            opt.zero_grad()\n            l = loss(net(X), y).sum()\n            l.backward()\n            opt.step()\n        with torch.no_grad():\n            for key, value in as_dict(loss(net(features), labels)).items():\n                train_l = value\n        print(f"epoch {epoch}, loss {train_l.mean().item():f}")\n',),
+            note="d2l's epoch loss read through a loop over a dict: `train_l`, bound from the loop's `value`, is the loss of the forward, and it is only looked at (`.item()`)",
+            runtime='built = []\nnet = nn.Linear(4, 1)\nnet.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\ntrain(net, lambda p, y: (p - y) ** 2, [(torch.randn(5, 4), torch.randn(5, 1))], torch.randn(5, 4), torch.randn(5, 1),\n      torch.optim.SGD(net.parameters(), lr=0.1))\nassert built[-1] is True',
         ),
     ]
 

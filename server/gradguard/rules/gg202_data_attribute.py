@@ -193,7 +193,7 @@ class DataAttribute(Rule):
         if depth >= 3 or fn.walked_at is None:
             return None
         call, caller = fn.walked_at
-        if caller is None or _returned_from(caller.node, call, self._passing) is None:
+        if caller is None or _returned_from(caller.node, call, self._passing, self.flow.handed_on) is None:
             return None
         owner = self._forward_of(caller, depth + 1)
         if owner is not None:
@@ -219,7 +219,7 @@ class DataAttribute(Rule):
         if not isinstance(node, cst.Name) or self.flow.statement is None:
             return False
         params = set(named_params(fn.node)) - {"self"}
-        return node.value in _carried_at(fn.node, params, self.flow.statement, self._passing)
+        return node.value in _carried_at(fn.node, params, self.flow.statement, self._passing, self.flow.handed_on)
 
     def _own_input(self, node: cst.BaseExpression, fn) -> bool:
         params = named_params(fn.node)
@@ -304,7 +304,7 @@ class DataAttribute(Rule):
         base = self.flow.value(node.value)
         if base.has_graph and not all_origins(base) & all_origins(fn.returns):
             return False
-        returned = _returned_from(fn.node, node, self._passing)
+        returned = _returned_from(fn.node, node, self._passing, self.flow.handed_on)
         if returned is None:
             return False
         via = self._via.get(fn) if fn.cls is None or not fn.cls.module_like or not self._runs_forward(fn) else None
@@ -1588,6 +1588,97 @@ class StdConv2d(nn.Conv2d):
             "assert conv.weight.grad is None and conv.bias.grad is not None",
             note="issue 29: weight standardisation through `.data`: the weight never learns, the bias does",
         ),
+        Invalid(
+            """
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Record:
+    def __init__(self, **fields):
+        self.fields = fields
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, shortcut):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)
+        self.shortcut = shortcut
+
+    def forward(self, x):
+        return F.relu(self.conv(x) + self.shortcut(x))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(1, 2, 3, padding=1)
+        self.block = Block(2, 4, partial(self._pad_shortcut, planes=4))
+
+    def _pad_shortcut(self, x, planes):
+        out = F.avg_pool2d(x, 1, stride=2)
+        pads = torch.zeros(out.size(0), planes - out.size(1), out.size(2), out.size(3))
+        return torch.cat(Record(parts=[out.data, pads]).fields["parts"], 1)
+
+    def forward(self, x):
+        return self.block(self.stem(x)).mean()
+""",
+            range=(33, 39, 33, 47),
+            message='`out.data` in `_pad_shortcut()`, which the module hands out to run in its forward (line 28), feeds what it returns (line 33) without a graph: the backward sends nothing to `out` along this path, silently; use `out`, or `out.detach()` where the cut is meant',
+            severity=Severity.WARNING,
+            fixes=('\nfrom functools import partial\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\nclass Record:\n    def __init__(self, **fields):\n        self.fields = fields\n\n\nclass Block(nn.Module):\n    def __init__(self, cin, cout, shortcut):\n        super().__init__()\n        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)\n        self.shortcut = shortcut\n\n    def forward(self, x):\n        return F.relu(self.conv(x) + self.shortcut(x))\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.stem = nn.Conv2d(1, 2, 3, padding=1)\n        self.block = Block(2, 4, partial(self._pad_shortcut, planes=4))\n\n    def _pad_shortcut(self, x, planes):\n        out = F.avg_pool2d(x, 1, stride=2)\n        pads = torch.zeros(out.size(0), planes - out.size(1), out.size(2), out.size(3))\n        return torch.cat(Record(parts=[out.detach(), pads]).fields["parts"], 1)\n\n    def forward(self, x):\n        return self.block(self.stem(x)).mean()\n',),
+            note='the same type-A shortcut with its parts routed through an object of the file (`Record(parts=[out.data, pads]).fields["parts"]`, which `__init__` keeps as given): `torch.cat` still concatenates the cut',
+            runtime='net = Net()\nx = torch.randn(1, 1, 4, 4)\nnet(x).backward()\ncut = net.stem.weight.grad.clone()\nnet.zero_grad()\nnet.block.shortcut = lambda h: torch.cat([F.avg_pool2d(h, 1, stride=2), torch.zeros(1, 2, 2, 2)], 1)\nnet(x).backward()\nassert not torch.allclose(cut, net.stem.weight.grad)',
+        ),
+        Invalid(
+            """
+from functools import partial
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def as_dict(value):
+    return {"parts": value}
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, shortcut):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)
+        self.shortcut = shortcut
+
+    def forward(self, x):
+        return F.relu(self.conv(x) + self.shortcut(x))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Conv2d(1, 2, 3, padding=1)
+        self.block = Block(2, 4, partial(self._pad_shortcut, planes=4))
+
+    def _pad_shortcut(self, x, planes):
+        out = F.avg_pool2d(x, 1, stride=2)
+        pads = torch.zeros(out.size(0), planes - out.size(1), out.size(2), out.size(3))
+        for key, parts in as_dict([out.data, pads]).items():
+            out = torch.cat(parts, 1)
+        return out
+
+    def forward(self, x):
+        return self.block(self.stem(x)).mean()
+""",
+            range=(32, 35, 32, 43),
+            message='`out.data` in `_pad_shortcut()`, which the module hands out to run in its forward (line 27), feeds what it returns (line 34) without a graph: the backward sends nothing to `out` along this path, silently; use `out`, or `out.detach()` where the cut is meant',
+            severity=Severity.WARNING,
+            fixes=('\nfrom functools import partial\n\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\ndef as_dict(value):\n    return {"parts": value}\n\n\nclass Block(nn.Module):\n    def __init__(self, cin, cout, shortcut):\n        super().__init__()\n        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)\n        self.shortcut = shortcut\n\n    def forward(self, x):\n        return F.relu(self.conv(x) + self.shortcut(x))\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.stem = nn.Conv2d(1, 2, 3, padding=1)\n        self.block = Block(2, 4, partial(self._pad_shortcut, planes=4))\n\n    def _pad_shortcut(self, x, planes):\n        out = F.avg_pool2d(x, 1, stride=2)\n        pads = torch.zeros(out.size(0), planes - out.size(1), out.size(2), out.size(3))\n        for key, parts in as_dict([out.detach(), pads]).items():\n            out = torch.cat(parts, 1)\n        return out\n\n    def forward(self, x):\n        return self.block(self.stem(x)).mean()\n',),
+            note="the same type-A shortcut with its parts read in a loop over a dict a helper builds (`for key, parts in as_dict([out.data, pads]).items():`): the loop's items are what the dict holds",
+            runtime='net = Net()\nx = torch.randn(1, 1, 4, 4)\nnet(x).backward()\ncut = net.stem.weight.grad.clone()\nnet.zero_grad()\nnet.block.shortcut = lambda h: torch.cat([F.avg_pool2d(h, 1, stride=2), torch.zeros(1, 2, 2, 2)], 1)\nnet(x).backward()\nassert not torch.allclose(cut, net.stem.weight.grad)',
+        ),
     ]
 
 
@@ -1604,19 +1695,20 @@ _FRESH = frozenset(
 )
 
 
-def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing):
+def _returned_from(fn: cst.FunctionDef, data: cst.Attribute, passing, handed=None):
     """The `return` whose value `data` reaches through differentiable steps - assignments, arithmetic,
     tensor methods, the arguments `passing(call)` says a call passes on (`torch.cat([x.data, pads])`,
     `self.fc(h)`) - and not through what ends a graph (`.size()`, comparisons, `.argmax()`, an in-place
-    write into a buffer, `type(x.data)`), in statement order."""
-    found = _Carry(data, set(), passing).walk_body(fn.body.body)
+    write into a buffer, `type(x.data)`), in statement order. (`handed`: the expression whose very
+    value an expression is, FlowAnalysis.handed_on: `x` of `Record(out=x).fields["out"]`.)"""
+    found = _Carry(data, set(), passing, handed=handed).walk_body(fn.body.body)
     return found if isinstance(found, cst.Return) else None
 
 
-def _carried_at(fn: cst.FunctionDef, seeds: set, statement: cst.CSTNode, passing) -> set:
+def _carried_at(fn: cst.FunctionDef, seeds: set, statement: cst.CSTNode, passing, handed=None) -> set:
     """The names that hold what `seeds` (parameters) computed, through the same differentiable steps,
     when `statement` runs (empty if it is not in `fn`'s own body)."""
-    carry = _Carry(None, set(seeds), passing, statement)
+    carry = _Carry(None, set(seeds), passing, statement, handed)
     found = carry.walk_body(fn.body.body)
     return found if isinstance(found, set) else set()
 
@@ -1624,10 +1716,14 @@ def _carried_at(fn: cst.FunctionDef, seeds: set, statement: cst.CSTNode, passing
 class _Carry:
     """Names bound, statement by statement, to what a `.data` read (or a function's inputs) reaches."""
 
-    def __init__(self, data, names: set, passing, stop=None):
+    def __init__(self, data, names: set, passing, stop=None, handed=None):
         self.data, self.names, self.passing, self.stop = data, names, passing, stop
+        self.handed = handed
 
     def carries(self, e) -> bool:
+        inner = self.handed(e) if self.handed is not None and isinstance(e, (cst.Subscript, cst.Attribute)) else e
+        if inner is not e:
+            return self.carries(inner)  # `Record(out=[x.data, pads]).fields["out"]` is that list
         if e is self.data or isinstance(e, cst.Name) and e.value in self.names:
             return True
         if isinstance(e, cst.Attribute):
@@ -1688,6 +1784,8 @@ class _Carry:
             elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 continue
             else:
+                if isinstance(stmt, cst.For):  # `for key, value in as_dict([x.data, pads]).items():` - its items
+                    self.bind(stmt.target, self.carries(stmt.iter))
                 for block in _blocks(stmt):
                     found = self.walk_body(block)
                     if found is not None:
