@@ -150,13 +150,14 @@ _UNCALLED = re.compile(r"\b(\w+)\b(?![ \t]*\()")
 def _none_handed(classes: list, source: str) -> None:
     """Tell the nn.Module classes none of whose methods the text ever names but to call it
     (`self.m(`, `def m(`) that they hand out no method (ClassInfo.handed, else found by walking
-    the whole class the first time forward_code asks): every call exported asks it."""
+    the whole class the first time forward_code asks): every call exported asks it. `forward`
+    is not looked for (a docstring's "forward pass"): forward_code never asks whether it is handed."""
     uncalled = None
     for info in classes:
         if info.module_like and info.handed is None:
             if uncalled is None:
                 uncalled = frozenset(_UNCALLED.findall(source))
-            if uncalled.isdisjoint(info.methods):
+            if uncalled.isdisjoint(info.methods.keys() - {"forward"}):
                 info.handed = {}
 
 
@@ -369,10 +370,10 @@ class Border:
         if self.outgoing and self.source:
             _none_handed(self.classes, self.source)
         calls = set()
-        placed = place({callee_name(e[6]): e[6] for e in self.outgoing or ()})
-        for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in self.outgoing or ():
-            if self.top_of.get(node) in self.foreign:
-                continue  # another file's own call, in its class joined to this file
+        own = [e for e in self.outgoing or () if self.top_of.get(e[6]) not in self.foreign]
+        # (a call in a class joined from another file is that file's own)
+        placed = place({callee_name(e[6]): e[6] for e in own})
+        for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in own:
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
