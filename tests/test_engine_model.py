@@ -673,3 +673,56 @@ def test_a_call_read_back_through_a_loop_over_a_dict_fits_one_forward():
     assert state(source, "model(ids") == (
         "`model` is an `nn.Module` (`model(ids, state=state)`: the call fits `Rwkv.forward()` (`state=`, "
         '`["logits"]`, `["state"]`), an nn.Module of this file; on line 22)')
+
+
+def test_an_editors_document_with_joined_classes_is_parsed_again_only_where_edited():
+    """A document analysed with classes of other modules (Settings.neighbours) keeps its incremental
+    parse: after an edit only the statements around the edit are parsed again, and the findings are
+    a fresh analysis's."""
+    from gradguard.engine import Incremental
+    from gradguard.settings import Settings
+
+    net = textwrap.dedent("""\
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(8, 1)
+
+        def forward(self, x):
+            return self.fc(x)
+    """)
+    train = textwrap.dedent("""\
+    import torch
+    from pkg.net import Net
+
+
+    def fit(batches, lr=0.1):
+        model = Net()
+        opt = torch.optim.SGD(model.parameters(), lr=lr)
+        history = []
+        for x, y in batches:
+            loss = ((model(x) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            history.append(loss)
+        return history
+
+
+    def evaluate(batches):
+        return len(batches)
+    """)
+    settings = Settings(neighbours=(("pkg/net.py", 1, net),))
+    incremental = Incremental()
+
+    def found(analysis):
+        return [(f.code, f.range.start.line, f.range.start.column, f.message) for f in analysis.findings]
+
+    first = analyze(train, settings, incremental=incremental)
+    assert [(code, line) for code, line, _, _ in found(first)] == [("GG101", 14)]
+    edited = train.replace("return len(batches)", "return len(batches) + 1")
+    again = analyze(edited, settings, incremental=incremental)
+    # the edited function and its neighbours in the module (the splice's margin), of the file's four
+    # statements and the joined class: not the imports
+    assert (again.reparsed, len(again.module.body)) == (3, 5)
+    assert found(again) == found(analyze(edited, settings)) == found(first)

@@ -126,7 +126,8 @@ def analyze(
         lines = re.split(r"\r\n|\r|\n", source)
         own_lines, alone, label = len(lines) - (lines[-1] == ""), source, line_label
         source, line_label = _with_neighbours(source, own_lines, settings.neighbours, line_label)
-        incremental = None
+        # (an editor's document keeps its incremental parse: the joined classes are module-level
+        # statements after its own, re-used like any other that an edit left alone)
     parsed = incremental.parser.parse(source) if incremental is not None else parse(source)
     if isinstance(parsed, ParseError):
         if own_lines is not None:  # a neighbour's code did not join: the file alone

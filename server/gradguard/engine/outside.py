@@ -10,6 +10,7 @@ grad off. The engine never reads another file: the driver hands it what the othe
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -149,15 +150,39 @@ def _made_inside(fn: FunctionInfo) -> bool:
     return any(o not in given and not isinstance(o, cst.Param) for o in fn.returns.origins)
 
 
-def _per_batch(fn: Optional[FunctionInfo], loops: tuple) -> bool:
+def _per_batch(fn: Optional[FunctionInfo], loops: tuple, forward: Optional[dict] = None) -> bool:
     """Does a call in `fn`, inside `loops`, run once per training step: in a forward, or in the loop
-    body of every backward `fn` runs (GG104 asks it of a reset called from another file)."""
+    body of every backward `fn` runs (GG104 asks it of a reset called from another file).
+    `forward`: fn -> forward_code(fn), kept across the calls of one walk that is over (a file's
+    calls are mostly in a few functions, and forward_code walks up their callers)."""
     if fn is None:
         return False
-    if forward_code(fn):
+    if forward is None:
+        forward = {}
+    if fn not in forward:
+        forward[fn] = forward_code(fn)
+    if forward[fn]:
         return True
     backs = [b.loops for b in fn.backwards]
     return bool(backs) and all(set(b) <= set(loops) for b in backs)
+
+
+# an identifier not followed by `(` on its line: a mention that may not be a call
+_UNCALLED = re.compile(r"\b(\w+)\b(?![ \t]*\()")
+
+
+def _none_handed(classes: list, source: str) -> None:
+    """Tell the nn.Module classes none of whose methods the text ever names but to call it
+    (`self.m(`, `def m(`) that they hand out no method (ClassInfo.handed, else found by walking
+    the whole class the first time forward_code asks): every call exported asks it. `forward`
+    is not looked for (a docstring's "forward pass"): forward_code never asks whether it is handed."""
+    uncalled = None
+    for info in classes:
+        if info.module_like and info.handed is None:
+            if uncalled is None:
+                uncalled = frozenset(_UNCALLED.findall(source))
+            if uncalled.isdisjoint(info.methods.keys() - {"forward"}):
+                info.handed = {}
 
 
 def symbol_of(fn: FunctionInfo) -> Optional[str]:
@@ -379,17 +404,20 @@ class Border:
         certain is read then, when every call of the file's own functions has been seen).
         `place({name node: its call})`: name node -> (line, column) where its line prefix is ASCII."""
         proved: dict = {}
+        forward: dict = {}  # fn -> forward_code(fn)
+        if self.outgoing and self.source:
+            _none_handed(self.classes, self.source)
         calls = set()
-        placed = place({callee_name(e[6]): e[6] for e in self.outgoing or ()})
-        for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in self.outgoing or ():
-            if self.top_of.get(node) in self.foreign:
-                continue  # another file's own call, in its class joined to this file
+        own = [e for e in self.outgoing or () if self.top_of.get(e[6]) not in self.foreign]
+        # (a call in a class joined from another file is that file's own)
+        placed = place({callee_name(e[6]): e[6] for e in own})
+        for fn, target, by_name, mode, how, in_loop, node, named, loops, passed in own:
             on = mode is GradMode.ON
             if on and fn not in proved:
                 proved[fn] = fn is None or self._on_in(fn, set())
             result = self.values.get(node, UNKNOWN).kind is Kind.UNKNOWN
             calls.add(Call(target, by_name, mode.value, on and proved[fn], how, in_loop, named and result,
-                           _per_batch(fn, loops), passed, *placed.get(callee_name(node), (0, 0)), result=result))
+                           _per_batch(fn, loops, forward), passed, *placed.get(callee_name(node), (0, 0)), result=result))
         return sorted(calls, key=lambda c: (c.target, c.mode, c.how))
 
     def exported_summaries(self, line_of: Callable[[cst.CSTNode], int] = lambda node: 0) -> dict:
