@@ -300,6 +300,9 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         env = self.frame.scope.env
         before = dict(env)
         guard = self._tensor_guard(node.test)  # (name, is a tensor in the body?)
+        # a name proved a tensor (a loss computed with a graph) takes only the branch where it is one: `if isinstance(value, torch.Tensor): value = value.clone()` keeps
+        # the graph on every path that runs (the other branch is still walked, without the tensor)
+        dead = (not guard[1]) if guard is not None and self._proved_tensor(guard[0]) else None
         depth = len(self.not_tensors)
         if guard is not None and not guard[1]:
             self._not_a_tensor(guard[0])
@@ -316,7 +319,19 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
             else:
                 self._block(node.orelse.body)
         del self.not_tensors[depth:]
-        self._merge_env(after_body)
+        if dead is False:  # the branches after the body do not run
+            env.clear()
+            env.update(after_body)
+        elif dead is not True:  # (the body does not run: what the other branches bound stands)
+            self._merge_env(after_body)
+
+    def _proved_tensor(self, name: str) -> bool:
+        """`name` holds a tensor on every path here: a 0-dim value computed with a graph (a loss, a
+        `.mean()`). (Not any value taken for a tensor: the output of a model whose `forward()` the
+        file does not show may be a tuple, as the guard itself may be asking.)"""
+        b = self.lookup(name) if name.isidentifier() else None
+        v = b.value if b is not None else None
+        return v is not None and v.kind is Kind.TENSOR and v.has_graph and v.scalar and not v.guessed
 
     def _tensor_guard(self, test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
         """`torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`, maybe negated: (x, True/False)."""

@@ -1496,6 +1496,71 @@ class Trainer(LoggingMixin):
                     "assert isinstance(t.history[0], float)",
             note="the subclass's own `record()` overrides the mixin's: it keeps a Python number",
         ),
+        Valid(
+            """
+import collections
+
+import torch
+from torch import nn
+
+
+class Recorder:
+    def __init__(self):
+        self.kept = collections.defaultdict(list)
+
+    def record(self, values):
+        for key, value in values.items():
+            if isinstance(value, torch.Tensor):
+                value = value.item()
+            self.kept[key].append(value)
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+recorder = Recorder()
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    recorder.record({"loss": loss})
+""",
+            note='the same guard converting the tensor to a number: on the branch that runs, a float is kept',
+            runtime='assert all(isinstance(v, float) for v in recorder.kept["loss"])',
+        ),
+        Valid(
+            """
+import collections
+
+import torch
+from torch import nn
+
+
+class Recorder:
+    def __init__(self):
+        self.kept = collections.defaultdict(list)
+
+    def record(self, values):
+        for key, value in values.items():
+            if not isinstance(value, torch.Tensor):
+                self.kept[key].append(value)
+            else:
+                self.kept[key].append(value.item())
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+recorder = Recorder()
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    recorder.record({"loss": loss})
+""",
+            note='a negated guard: the branch for what is not a tensor never runs for the loss, the tensor branch keeps a number',
+            runtime='assert all(isinstance(v, float) for v in recorder.kept["loss"])',
+        ),
     ]
 
     INVALID = [
@@ -2789,6 +2854,42 @@ def fit(model, batches, opt):
             fixes=(),
             note="RecBole's tuple of running sums, rebound in a loop over a dict (`for key, value in as_dict(...).items(): total = value`) before the iteration back-propagates the same losses: by the end of each iteration the graph was back-propagated, and `total` keeps it across them",
             runtime='def run(n):\n    model = nn.Linear(4, 1)\n    return fit(model, [(torch.randn(3, 4), torch.randn(3, 1)) for _ in range(n)], torch.optim.SGD(model.parameters(), lr=0.1))\none, three = run(1), run(3)\nassert has_graph(three[0]) and graph_size(three[0]) > graph_size(one[0])',
+        ),
+        Invalid(
+            """
+import collections
+
+import torch
+from torch import nn
+
+
+class Recorder:
+    def __init__(self):
+        self.kept = collections.defaultdict(list)
+
+    def record(self, values):
+        for key, value in values.items():
+            if isinstance(value, torch.Tensor):
+                value = value.clone()
+            self.kept[key].append(value)
+
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+recorder = Recorder()
+for step in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    recorder.record({"loss": loss})
+""",
+            range=(27, 29, 27, 33),
+            message="`loss` carries an autograd graph; `.backward()` on line 25 freed its activations, but storing it in `recorder.kept` (through `record()`) keeps the graph's nodes alive across iterations",
+            fixes=('\nimport collections\n\nimport torch\nfrom torch import nn\n\n\nclass Recorder:\n    def __init__(self):\n        self.kept = collections.defaultdict(list)\n\n    def record(self, values):\n        for key, value in values.items():\n            if isinstance(value, torch.Tensor):\n                value = value.clone()\n            self.kept[key].append(value)\n\n\nmodel = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nrecorder = Recorder()\nfor step in range(3):\n    loss = model(torch.randn(8, 4)).pow(2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    recorder.record({"loss": loss.detach()})\n', '\nimport collections\n\nimport torch\nfrom torch import nn\n\n\nclass Recorder:\n    def __init__(self):\n        self.kept = collections.defaultdict(list)\n\n    def record(self, values):\n        for key, value in values.items():\n            if isinstance(value, torch.Tensor):\n                value = value.clone()\n            self.kept[key].append(value)\n\n\nmodel = nn.Linear(4, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nrecorder = Recorder()\nfor step in range(3):\n    loss = model(torch.randn(8, 4)).pow(2).mean()\n    optimizer.zero_grad()\n    loss.backward()\n    optimizer.step()\n    recorder.record({"loss": loss.detach().item()})\n',),
+            severity=Severity.WARNING,
+            note='issue 33 (pytorch-pfn-extras#49): the recorder clones what it is given under an isinstance(value, torch.Tensor) guard; the argument carries a graph, so only the branch where it is a tensor runs, and the clone keeps that graph',
+            runtime='assert has_graph(recorder.kept["loss"][0]) and len(recorder.kept["loss"]) == 3',
         ),
     ]
 

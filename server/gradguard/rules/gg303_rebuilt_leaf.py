@@ -51,6 +51,7 @@ class Rebuilt:
     # the cut is where a graph would end (`.argmax()`, `.item()` of a value of unknown grad), not a
     # proved one: reported only when the leaf itself is back-propagated, which then reaches nothing else
     presumed: bool = False
+    module_message: object = None  # the setter in a loss module's forward(): its message where no backward is followed
 
 
 class RebuiltLeaf(Rule):
@@ -300,10 +301,19 @@ class RebuiltLeaf(Rule):
                 and place_key(target.value) is not None and literal_bool(self.flow.handed_on(node.value)) is True:
             before = self.flow.value(target.value)
             self._made(node, target.value, before, setter=True)
-            if node not in self.open and (isinstance(target.value, cst.Name) or is_self_attribute(target.value)):
-                self._loss_module_setter(node, target.value)
-            if node in self.open:
-                self.open[node].names.add(place_key(target.value))
+            made = self.open.get(node)
+            made = made if made is not None and made.stamp == self.stamp() else None  # (this analysis's)
+            if isinstance(target.value, cst.Name) or is_self_attribute(target.value):
+                message = self._loss_module_setter(node, target.value)
+                if message is not None and made is None:
+                    self.report(node, message)
+                elif message is not None:
+                    # the leaf may still be back-propagated where this analysis follows it (the cut and
+                    # the backward, finish()); where it does not (a caller's `loss.backward()` on what
+                    # forward() returned), the loss module's own message stands
+                    made.module_message = message
+            if made is not None:
+                made.names.add(place_key(target.value))
             self.pending.pop(node, None)
             return
         self._flows(node.value, [t.target for t in node.targets])
@@ -392,32 +402,33 @@ class RebuiltLeaf(Rule):
                 r.backward = node
 
     # -------------------------------------------------------------- report
-    def _loss_module_setter(self, node: cst.Assign, place: cst.BaseExpression) -> None:
+    def _loss_module_setter(self, node: cst.Assign, place: cst.BaseExpression):
         """`mean_losses.requires_grad = True` in the `forward()` of a loss module, on a value it computed
         from the prediction it was given: with a graph the setter raises; where it runs, the
         prediction arrived already cut from its model (the triplet-loss thread's no_grad), and the
         backward of this loss reaches no parameter. No legitimate loss makes its result a leaf.
         A loss module is one whose forward returns a 0-dim value (`losses.mean()`), whatever its name;
-        the value may be kept on `self` on the way (`self.loss = losses.mean()`)."""
+        the value may be kept on `self` on the way (`self.loss = losses.mean()`). The message to report,
+        or None."""
         fn = self.flow.function
         cls = fn.cls if fn is not None else None
         key = place_key(place)
         if cls is None or fn.name != "forward" or not cls.module_like or not self.flow.value(place).scalar \
                 or not any(r.value is not None and place_key(r.value) == key for r in _returns(fn.node)):
-            return
+            return None
         params = {p.name.value for p in fn.node.params.params[1:]}
         derived = derived_names(fn.node, params)[0]
         if isinstance(place, cst.Name):
             if key in params or key not in derived:
-                return  # a parameter itself, or not computed from the inputs
+                return None  # a parameter itself, or not computed from the inputs
             b = self.flow.lookup(key)
             made = b.node if b is not None else None
         else:
             made = self.bound.get(key)
             if made is None or not _keys(made) & derived:
-                return
+                return None
         if isinstance(made, cst.Call) and (self.flow._qualname(made.func) or "").startswith(FRESH):
-            return  # `loss = torch.tensor(0.0, device=pred.device)`: a fresh leaf (an empty batch's zero loss)
+            return None  # `loss = torch.tensor(0.0, device=pred.device)`: a fresh leaf (an empty batch's zero loss)
         first = next(iter(p.name.value for p in fn.node.params.params[1:2]), "its input")
         made = f"{self.code_of(place)}.requires_grad = True"
 
@@ -429,13 +440,15 @@ class RebuiltLeaf(Rule):
                 "learns; remove the line and find the cut"
             )
 
-        self.report(node, message)
+        return message
 
     def finish(self) -> None:
         for r in self.open.values():
-            if r.backward is None or r.intended or not self.current(r.stamp):
+            if not self.current(r.stamp):
                 continue
-            if (r.unsized or r.presumed) and not self._scalar_backward(r):
+            if r.backward is None or r.intended or (r.unsized or r.presumed) and not self._scalar_backward(r):
+                if r.module_message is not None:
+                    self.report(r.node, r.module_message)
                 continue
             self._report(r)
 
@@ -710,6 +723,34 @@ class MaskedMSELoss(nn.Module):
 """,
             note="a loss module's zero loss for an empty batch: a fresh tensor made a leaf, not a loss computed from the prediction",
             runtime="loss = MaskedMSELoss()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class MaskedMSELoss(nn.Module):
+    def forward(self, pred, target, mask):
+        if mask.sum() == 0:
+            loss = torch.tensor(0.0, device=pred.device)
+            loss.requires_grad = True
+            return loss
+        return ((pred - target) ** 2 * mask).sum() / mask.sum()
+
+
+net = nn.Linear(4, 3)
+criterion = MaskedMSELoss()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+x, y = torch.randn(5, 4), torch.randn(5, 3)
+for mask in (torch.zeros(5, 3), torch.ones(5, 3)):
+    loss = criterion(net(x), y, mask)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            note="issue 33: the same loss module analysed for its caller in the file: the prediction comes with its graph, the leaf is a fresh zero",
+            runtime="assert net.weight.grad is not None",
         ),
         Valid(
             """
@@ -1280,6 +1321,37 @@ class Contrast(nn.Module):
             message='`self.value.requires_grad = True` in `Contrast.forward()`, on a loss computed from `a`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
             note="the loss module's 0-dim result kept on `self` on its way out, made a leaf: the embeddings came cut (no_grad), the setter hides it",
             runtime='encoder = nn.Linear(4, 3)\nwith torch.no_grad():\n    a, b = encoder(torch.randn(5, 4)), encoder(torch.randn(5, 4))\nContrast()(a, b).backward()\nassert encoder.weight.grad is None',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class MarginLoss(nn.Module):
+    def forward(self, embeddings, target):
+        losses = (embeddings - target).pow(2).sum(1)
+        mean_losses = losses.mean()
+        mean_losses.requires_grad = True
+        return mean_losses
+
+
+encoder = nn.Linear(4, 3)
+criterion = MarginLoss()
+optimizer = torch.optim.SGD(encoder.parameters(), lr=0.1)
+x, y = torch.randn(5, 4), torch.randn(5, 3)
+for _ in range(2):
+    with torch.no_grad():
+        embeds = encoder(x)
+    loss = criterion(embeds, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            range=(10, 8, 10, 40),
+            message='`mean_losses.requires_grad = True` in `MarginLoss.forward()`, on a loss computed from `embeddings`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            note="issue 33: the loss module with its caller in the file: analysed for that call, forward() sees the cut (the no_grad embeddings), and the caller's backward of the returned loss is not followed into forward(); the loss module's own finding stands (it vanished when a caller proved the cut)",
+            runtime="assert encoder.weight.grad is None",
         ),
     ]
 

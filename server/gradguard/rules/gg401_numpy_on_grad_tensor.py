@@ -77,6 +77,9 @@ class NumpyOnGradTensor(Rule):
             recv = self.flow.value(func.value)
             if recv.kind is Kind.TENSOR and recv.grad is Grad.YES:
                 self._report(node, _base_of(func.value), recv, ".numpy()")
+                # (a parameter's: the function's summary too, for the calls that pass a graph, should a
+                # later analysis for another call - `as_float(lr)` - drop this report)
+                self._converted_param(_base_of(func.value), node, "`.numpy()`", _base_of(func.value))
             elif recv.grad is Grad.UNKNOWN:
                 self._converted_param(_base_of(func.value), node, "`.numpy()`", _base_of(func.value))
             return
@@ -91,6 +94,7 @@ class NumpyOnGradTensor(Rule):
         v = self.flow.value(arg)
         if v.kind is Kind.TENSOR and v.grad is Grad.YES and fname in K.NUMPY_CONVERTERS:
             self._report(node, arg, v, f"`np.{fname}()`", tensor=True)
+            self._converted_param(arg, node, f"`np.{fname}()`", arg)
         elif v.grad is Grad.UNKNOWN and v.kind in (Kind.TENSOR, Kind.UNKNOWN) and fname in K.NUMPY_CONVERTERS:
             self._converted_param(arg, node, f"`np.{fname}()`", arg)
         elif v.kind is Kind.CONTAINER and v.item is not None and v.item.kind is Kind.TENSOR and v.item.grad is Grad.YES:
@@ -134,6 +138,8 @@ class NumpyOnGradTensor(Rule):
             if not self.current(stamp) or converted in done:
                 continue
             done.add(converted)
+            # the call that passes the graph says more than the analysis of the helper for it did
+            self._reports[:] = [r for r in self._reports if not (r.rule is self and r.node is converted)]
             name, why = short(self.code_of(base)), v.why
 
             def message(line_of, name=name, node=node, call=call, arg=arg, why=why, proved=proved):
