@@ -330,6 +330,8 @@ class EvalWithoutNoGrad(Rule):
             ):
                 # (a method of another file's model that returns its graph is known not to turn grad off)
                 callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
+            elif receiver.kind is Kind.MODULE and receiver.cls is None and func.attr.value == "forward":
+                callee = receiver  # `model.forward(x)`: the module's call itself (`model(x)` without its hooks)
         graph = node  # the forward whose graph the call's outputs carry
         inner = self._helper_forward(callee, node)
         if inner is not None:
@@ -965,6 +967,25 @@ class EvalWithoutNoGrad(Rule):
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.rand(32, 1)
+y = 5 * x + 7
+for _ in range(100):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model.forward(x), y)
+    loss.backward()
+    optimizer.step()
+    print(loss.item())
+""",
+            runtime="assert model.weight.grad is not None",
+            note="`model.forward(x)` is the module's call: here its output is the prediction of a loss that is back-propagated every step",
+        ),
         Valid(
             """
 import torch
@@ -3381,6 +3402,32 @@ print("prediction:", pred.item())
             ),
             note="d2l's softmax regression from scratch: the file trains `W` and `b` through its own functions - `[W, b]` is given to `train()` for the parameter whose items `sgd()` updates by their `.grad` - so `net`, which computes from them, is a hand-written model; the prediction after training reaches only `.item()`",
             runtime='assert has_graph(pred)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.rand(32, 1)
+y = 5 * x + 7
+for _ in range(100):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+predicted = model.forward(x).data.numpy()
+print(predicted[:3])
+""",
+            range=(15, 12, 15, 28),
+            message='`model.forward(x)` runs with grad enabled and its outputs reach only `.data` (line 15), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(1, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nx = torch.rand(32, 1)\ny = 5 * x + 7\nfor _ in range(100):\n    optimizer.zero_grad()\n    loss = nn.functional.mse_loss(model(x), y)\n    loss.backward()\n    optimizer.step()\n\nwith torch.no_grad():\n    predicted = model.forward(x).data.numpy()\nprint(predicted[:3])\n',
+            ),
+            note="a tutorial's prediction after training through the layer's own `forward()`: `model.forward(x)` is the module's call (without its hooks), and its output reaches only `.data` for a plot",
+            runtime='assert has_graph(model.forward(x))',
         ),
         Invalid(
             """
