@@ -970,6 +970,40 @@ class EvalWithoutNoGrad(Rule):
         Valid(
             """
 import torch
+
+W = torch.randn(4, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+
+
+def softmax(X):
+    X_exp = X.exp()
+    return X_exp.detach() / X_exp.sum(dim=1, keepdim=True).detach()
+
+
+def net(X):
+    return softmax(X @ W + b)
+
+
+print(softmax(torch.rand(2, 3)).sum(dim=1))
+X = torch.randn(8, 4)
+for _ in range(3):
+    loss = (X @ W + b).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+
+probs = net(X)
+print(probs.argmax(dim=1))
+""",
+            runtime="assert not probs.requires_grad",
+            note="the same helper shown on a plain tensor and called by the hand-written model, but it detaches what it computes: `net(X)` returns no graph, nothing is recorded for the prediction",
+        ),
+        Valid(
+            """
+import torch
 from torch import nn
 
 model = nn.Linear(1, 1)
@@ -3402,6 +3436,45 @@ print("prediction:", pred.item())
             ),
             note="d2l's softmax regression from scratch: the file trains `W` and `b` through its own functions - `[W, b]` is given to `train()` for the parameter whose items `sgd()` updates by their `.grad` - so `net`, which computes from them, is a hand-written model; the prediction after training reaches only `.item()`",
             runtime='assert has_graph(pred)',
+        ),
+        Invalid(
+            """
+import torch
+
+W = torch.randn(4, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+
+
+def softmax(X):
+    X_exp = X.exp()
+    return X_exp / X_exp.sum(dim=1, keepdim=True)
+
+
+def net(X):
+    return softmax(X @ W + b)
+
+
+print(softmax(torch.rand(2, 3)).sum(dim=1))
+X, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+for _ in range(3):
+    loss = -torch.log(net(X)[range(8), y]).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+
+probs = net(X)
+print(probs.argmax(dim=1))
+""",
+            range=(28, 8, 28, 14),
+            message='`net(X)` runs with grad enabled and its outputs reach only `.argmax()` (line 29), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\nW = torch.randn(4, 3, requires_grad=True)\nb = torch.zeros(3, requires_grad=True)\n\n\ndef softmax(X):\n    X_exp = X.exp()\n    return X_exp / X_exp.sum(dim=1, keepdim=True)\n\n\ndef net(X):\n    return softmax(X @ W + b)\n\n\nprint(softmax(torch.rand(2, 3)).sum(dim=1))\nX, y = torch.randn(8, 4), torch.randint(0, 3, (8,))\nfor _ in range(3):\n    loss = -torch.log(net(X)[range(8), y]).mean()\n    loss.backward()\n    with torch.no_grad():\n        W -= 0.1 * W.grad\n        b -= 0.1 * b.grad\n        W.grad.zero_()\n        b.grad.zero_()\n\nwith torch.no_grad():\n    probs = net(X)\nprint(probs.argmax(dim=1))\n',
+            ),
+            note="d2l's softmax from scratch: `softmax()` is first shown on a plain tensor, then called by the hand-written model on a graph; what it returns is computed by torch operations from what it is given, so `net(X)` carries the graph whichever call came first, and the prediction reaches only `argmax`",
+            runtime='assert has_graph(probs)',
         ),
         Invalid(
             """
