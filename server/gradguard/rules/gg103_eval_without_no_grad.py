@@ -160,10 +160,12 @@ class EvalWithoutNoGrad(Rule):
     returns no graph (DBFace's `detect(model, image)`). The
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
-    is one, and its own methods (`model.encode(x)`) are forward passes too.
+    is one, and its own methods (`model.encode(x)`) are forward passes too, as
+    is `model.forward(x)`.
     Wherever it runs, a forward whose outputs reach only non-differentiable uses
     (`.item()`, `.tolist()`, `.numpy()`, a read through `.data`, `argmax`, a
-    comparison, `print`, a distribution's `sample()`; a loss or metric the
+    comparison, `print`, a distribution's `sample()`, a notebook cell's shown
+    value - its last expression - for a model the notebook trained before; a loss or metric the
     outputs are given as a prediction, in a file that never trains, whose
     result is read at once with `.item()`: `self.criterion(out, y).item()`) and
     no backward is one too - kept where they outlive the call only if the file
