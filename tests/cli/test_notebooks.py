@@ -406,3 +406,39 @@ def test_fixes_in_indented_cells_keep_their_indentation(gradguard, write):
         "            s = '训练😀'; kept.append(net(x).detach())",
     ]
     assert gradguard("check", "indented.ipynb").stdout == "All checks passed! 1 file checked.\n"
+
+
+TRAINED = (
+    "import torch\nnet = torch.nn.Linear(3, 2)\ncriterion = torch.nn.CrossEntropyLoss()\n"
+    "opt = torch.optim.SGD(net.parameters(), lr=0.1)\nx, y = torch.randn(4, 3), torch.tensor([0, 1, 0, 1])\n"
+    "for _ in range(2):\n    opt.zero_grad()\n    criterion(net(x), y).backward()\n    opt.step()"
+)
+SHOWN = "output = net(x)\nloss = criterion(output, y)\n\nloss"
+
+
+def test_a_cells_displayed_value_is_a_look_at_the_trained_model(gradguard, write):
+    # a cell's last expression is shown (IPython displays it): the only use of the loss of a trained
+    # model's forward, which built its graph for nothing
+    write("shown.ipynb", notebook(("code", TRAINED), ("markdown", "## Loss"), ("code", SHOWN)))
+    run = gradguard("check", "--output-format", "concise", "shown.ipynb")
+    assert run.stdout == (
+        "shown.ipynb:cell 3:1:10: warning: GG103 `net(x)` runs with grad enabled and its outputs reach only the "
+        "cell's displayed value (line 4 of cell 3), never a `.backward()`: autograd records the graph and keeps its "
+        "activations for nothing\nFound 1 finding (1 fixable with --fix). 1 file checked.\n")
+    scope: dict = {}
+    exec(TRAINED + "\n" + SHOWN, scope)  # (what the cells run; the runtime truth: the shown loss has a graph)
+    assert scope["loss"].requires_grad and scope["loss"].grad_fn is not None
+
+
+def test_a_value_not_displayed_or_back_propagated_later_or_of_an_untrained_layer_is_no_look(gradguard, write):
+    cells = [
+        ("code", TRAINED),
+        ("code", SHOWN + ";"),  # `;` hides the value
+        ("code", SHOWN.replace("\n\nloss", "\nloss\nprint('shown above')")),  # not the cell's last statement
+        ("code", SHOWN),
+        ("code", "loss.backward()"),  # shown, then back-propagated
+        ("code", "layer = torch.nn.Linear(3, 5)\nlayer(x)"),  # a look at a fresh layer, never trained
+    ]
+    write("looks.ipynb", notebook(*cells))
+    run = gradguard("check", "--select", "GG103", "looks.ipynb")
+    assert run.stdout == "All checks passed! 1 file checked.\n"

@@ -1040,6 +1040,99 @@ def trained_leaves(source: str) -> frozenset:
     return frozenset(names)
 
 
+def trained_through_calls(module: cst.Module) -> frozenset:
+    """Names of tensors the file trains through one of its own functions: listed in a call
+    (`train_ch3(net, ..., [W, b], lr)`, or a name bound to such a list) for a parameter whose items
+    that function trains - it reads their gradient (`for p in params: p.grad.data.zero_()`,
+    `params[0].grad`), gives them to an optimizer, or hands them on to a function of the file that
+    does (`sgd(params, lr)`). What the leaves of a hand-written model are, where the file passes them
+    to its training function instead of reading their `.grad` itself."""
+    defs = [n for n in _descendants(module) if isinstance(n, cst.FunctionDef)]
+    by_name: dict = {}
+    for d in defs:
+        by_name.setdefault(d.name.value, []).append(d)
+    trains: dict = {}  # function node -> the names of its parameters whose items it trains
+    for d in defs:
+        params = set(named_params(d))
+        items = {}  # loop variable -> the parameter it runs over (`for p in params`)
+        for n in _descendants(d.body):
+            if isinstance(n, cst.For) and isinstance(n.target, cst.Name) and isinstance(n.iter, cst.Name) \
+                    and n.iter.value in params:
+                items[n.target.value] = n.iter.value
+        found = set()
+        for n in _descendants(d.body):
+            if isinstance(n, cst.Attribute) and n.attr.value == "grad":
+                base = n.value.value if isinstance(n.value, cst.Subscript) else n.value
+                if isinstance(base, cst.Name):
+                    found.add(items.get(base.value, base.value) if base is n.value else base.value)
+            elif isinstance(n, cst.Call) and _optimizer_call(n) and n.args and isinstance(n.args[0].value, cst.Name):
+                found.add(n.args[0].value.value)
+        trains[d] = found & params
+    for _ in range(2):  # handed on: `sgd(params, lr, batch_size)` in the training loop
+        for d in defs:
+            for n in _descendants(d.body):
+                if isinstance(n, cst.Call):
+                    for name in _given_to_trainers(n, by_name, trains):
+                        if name in named_params(d):
+                            trains[d] = trains[d] | {name}
+    lists = {}  # name -> the names of the list literal bound to it (`params = [W1, b1, W2, b2]`)
+    for n in _descendants(module):
+        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) \
+                and isinstance(n.value, (cst.List, cst.Tuple)):
+            lists[n.targets[0].target.value] = _names_in(n.value)
+    out: set = set()
+    for n in _descendants(module):
+        if isinstance(n, cst.Call):
+            for given in _given_to_trainers(n, by_name, trains, values=True):
+                if isinstance(given, (cst.List, cst.Tuple)):
+                    out.update(_names_in(given))
+                elif isinstance(given, cst.Name):
+                    out.update(lists.get(given.value, ()))
+    return frozenset(out)
+
+
+def _descendants(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _optimizer_call(call: cst.Call) -> bool:
+    """`torch.optim.SGD(...)`, `optim.Adam(...)`: an optimizer built over its first argument."""
+    func = call.func
+    return isinstance(func, cst.Attribute) and func.attr.value[:1].isupper() and dotted(func.value) in (
+        "optim", "torch.optim")
+
+
+def _names_in(seq) -> set:
+    return {e.value.value for e in seq.elements if isinstance(e.value, cst.Name)}
+
+
+def _given_to_trainers(call: cst.Call, by_name: dict, trains: dict, values: bool = False) -> list:
+    """The arguments of a call of a function of the file (one definition of that name) given for a
+    parameter whose items it trains: their names (or, with `values`, the argument expressions)."""
+    if not isinstance(call.func, cst.Name) or len(by_name.get(call.func.value, ())) != 1:
+        return []
+    d = by_name[call.func.value][0]
+    trained = trains.get(d, set())
+    if not trained:
+        return []
+    ps = d.params
+    positional = [p.name.value for p in (*ps.posonly_params, *ps.params)]
+    out = []
+    for i, a in enumerate(x for x in call.args if x.keyword is None and not x.star):
+        if i < len(positional) and positional[i] in trained:
+            out.append(a.value)
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value in trained:
+            out.append(a.value)
+    if values:
+        return out
+    return [v.value for v in out if isinstance(v, cst.Name)]
+
+
 def imported_names(module: cst.Module) -> frozenset:
     """The names the file's top-level imports bind (`np`, `pd`, `Variable`): libraries, not values."""
     names = set()

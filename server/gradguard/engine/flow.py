@@ -36,7 +36,7 @@ from gradguard.engine.model import (
     Store,
 )
 from gradguard.engine.places import Places
-from gradguard.engine.sinks import Sinks
+from gradguard.engine.sinks import DISPLAYED, Sinks
 from gradguard.engine.summaries import MAX_ANALYSES_PER_FUNCTION, Functions
 from gradguard.engine.typequestions import TypeQuestions
 from gradguard.engine.values import (
@@ -72,6 +72,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.module = module
         self.source = source  # the text, for evidence searches that need no tree walk
         self.cell_starts: tuple = ()  # a notebook's joined program: the line each code cell starts on
+        self._cell_lasts: Optional[set] = None  # ids of the module-level statements that end a cell (_displayed)
         # strict: a call of something unknown whose arguments carry a graph is taken to
         # return one too (likely, not proven: off by default, precision first).
         self.strict = strict
@@ -264,9 +265,11 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self._dispatch(s)
         t = type(s)
         if t is cst.Expr:
-            self._eval(s.value)
+            v = self._eval(s.value)
             if isinstance(s.value, cst.Call):
                 self._statement_call(s.value)
+            if self.cell_starts and self.function is None and self._displayed(s):
+                self._sink(s.value, [v], DISPLAYED)
         elif t is cst.Assign:
             v = self._eval(s.value)
             for target in s.targets:
@@ -294,6 +297,24 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
                 if isinstance(child, cst.BaseExpression):
                     self._eval(child)
         self._leave(s)
+
+    def _displayed(self, s: cst.Expr) -> bool:
+        """Is `s` the expression a notebook shows as its cell's output: the last statement of a code
+        cell, at the top level, with no `;` after it (IPython displays its value, a look at it)?"""
+        if self._cell_lasts is None:
+            self._cell_lasts = set()
+            module, line = self.module, 1 + len(self.module.header)
+            starts = []
+            for top in module.body:
+                line += len(getattr(top, "leading_lines", ()))
+                starts.append((top, max((k for k, at in enumerate(self.cell_starts) if at <= line), default=0)))
+                line += module.code_for_node(top).count("\n") - len(getattr(top, "leading_lines", ()))
+            for (top, cell), (_, following) in zip(starts, [*starts[1:], (None, -1)]):
+                if cell != following:
+                    self._cell_lasts.add(id(top))
+        stmt = self.statement
+        return (id(stmt) in self._cell_lasts and isinstance(stmt, cst.SimpleStatementLine) and stmt.body[-1] is s
+                and not isinstance(s.semicolon, cst.Semicolon))
 
     def _if(self, node: cst.If) -> None:
         self._eval(node.test)

@@ -26,6 +26,8 @@ SINK_METHODS = frozenset(
 # Library namespaces whose functions look at tensors without training on them.
 SINK_LIBRARIES = ("numpy.", "matplotlib.", "PIL.", "cv2.", "torchvision.utils.save_image", "torchvision.utils.make_grid",
                   "sklearn.", "scipy.", "pandas.", "wandb.", "imageio.", "logging.")
+# What a notebook cell's last expression is: IPython shows its value (a look at it, as `print` is).
+DISPLAYED = "the cell's displayed value"
 # Builtins that turn a tensor into a Python value or text.
 SINK_BUILTINS = frozenset("float int bool str repr print format round".split())  # (`list(x)` keeps the graphs)
 

@@ -23,6 +23,7 @@ from gradguard.engine.model import (
 )
 from gradguard.engine.values import (
     NUMBER,
+    Evidence,
     UNKNOWN,
     Grad,
     Kind,
@@ -287,6 +288,8 @@ class Functions:
         if fn.makes_graph and self.function is not None:
             self.function.makes_graph = True
         returns = _rebased(fn.returns, fn.bound, params)
+        if returns.grad is Grad.UNKNOWN and mode is GradMode.ON and returns.kind is Kind.TENSOR:
+            returns = self._computed_from_graph(fn, call, params, returns)
         if fn.context is not None and mode is not fn.context[0]:
             # The body was last walked in another grad mode (a loss function called under no_grad
             # for evaluation, then to train - LLMs-from-scratch's DPO): the graphs it returned
@@ -302,6 +305,33 @@ class Functions:
         if own and returns.has_graph and mode is GradMode.ON:
             returns = returns.but(origins=returns.origins | {call})
         return returns
+
+    def _computed_from_graph(self, fn: FunctionInfo, call: cst.Call, params: dict, returns: Value) -> Value:
+        """What a straight-line tensor function returns at this call, when its analysis (with what every
+        call gives it joined: no graph from one, a graph from another) could not say: computed by known
+        torch operations from a parameter given a graph here, it carries that graph (`def softmax(X):
+        X_exp = X.exp(); return X_exp / X_exp.sum(1, keepdim=True)`, first called on a plain tensor to
+        show it, then by a hand-written model). An operation that never carries a graph (`argmax`,
+        `.detach()`, `.item()`) says so whatever its input; an unknown callable, a branch, a loop, a
+        grad-mode block, a store or a backward in the body leaves the result unknown."""
+        given = [p for p, v in params.items() if v.has_graph and p in fn.bound and fn.bound[p].origins & returns.origins]
+        if not given or fn.backwards or fn.kept or fn.yields is not None:
+            return returns
+        body = fn.node.body
+        if not isinstance(body, cst.IndentedBlock) or not all(isinstance(st, cst.SimpleStatementLine) for st in body.body):
+            return returns
+        for st in body.body:
+            for small in st.body:
+                if not isinstance(small, (cst.Assign, cst.Return, cst.Expr)) or isinstance(small, cst.Expr) and not (
+                        isinstance(small.value, cst.SimpleString) and st is body.body[0]):
+                    return returns  # (a docstring only)
+        for node in evidence._descendants(body):
+            if isinstance(node, (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.DictComp, cst.SetComp)):
+                return returns
+            if isinstance(node, cst.Call) and self.values.get(node, UNKNOWN).kind is not Kind.TENSOR:
+                return returns  # a call of something that is not a torch operation on tensors
+        why = Evidence(call, f"from `{self._short(call)}`, computed from the graph given to `{given[0]}`")
+        return returns.but(grad=Grad.YES, why=why)
 
     def _give(self, fn: FunctionInfo, params: dict) -> None:
         """What this call gives `fn`'s parameters, joined with what the other calls give: each caller's

@@ -9,7 +9,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.knowledge import FUNCTIONAL_LOSSES, forward_like
 from gradguard.engine.evidence import named_params
-from gradguard.engine.sinks import Use
+from gradguard.engine.sinks import DISPLAYED, Use
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
 from gradguard.engine.steps import backpropagates_in, step_of
 from gradguard.engine.syntax import SELF_PREFIX, place_key
@@ -170,10 +170,12 @@ class EvalWithoutNoGrad(Rule):
     returns no graph (DBFace's `detect(model, image)`). The
     model may be a parameter: `model.eval()` or `model.parameters()` on it, or a
     loss taking its output as a prediction (`criterion(model(x), y)`), says it
-    is one, and its own methods (`model.encode(x)`) are forward passes too.
+    is one, and its own methods (`model.encode(x)`) are forward passes too, as
+    is `model.forward(x)`.
     Wherever it runs, a forward whose outputs reach only non-differentiable uses
     (`.item()`, `.tolist()`, `.numpy()`, a read through `.data`, `argmax`, a
-    comparison, `print`, a distribution's `sample()`; a loss or metric the
+    comparison, `print`, a distribution's `sample()`, a notebook cell's shown
+    value - its last expression - for a model the notebook trained before; a loss or metric the
     outputs are given as a prediction, in a file that never trains, whose
     result is read at once with `.item()`: `self.criterion(out, y).item()`) and
     no backward is one too - kept where they outlive the call only if the file
@@ -283,6 +285,7 @@ class EvalWithoutNoGrad(Rule):
         self._method_of: dict = {}  # forward call -> the FunctionInfo of the model's method it runs (None: unknown)
         self._untrained: dict = {}  # a method call of a model the file built and never visibly trains -> its class
         self._top_lines = None  # id of a module-level statement -> the line it starts on (notebooks, on first need)
+        self._trained_model: set = set()  # forwards of a model this scope back-propagated through before they ran
 
     def visit_For(self, node) -> None:
         self._tick += 1
@@ -339,6 +342,8 @@ class EvalWithoutNoGrad(Rule):
             ):
                 # (a method of another file's model that returns its graph is known not to turn grad off)
                 callee, elsewhere = receiver, receiver.cls is None and func.attr.value not in receiver.forwards
+            elif receiver.kind is Kind.MODULE and receiver.cls is None and func.attr.value == "forward":
+                callee = receiver  # `model.forward(x)`: the module's call itself (`model(x)` without its hooks)
         graph = node  # the forward whose graph the call's outputs carry
         inner = self._helper_forward(callee, node)
         if inner is not None:
@@ -392,6 +397,8 @@ class EvalWithoutNoGrad(Rule):
                                                       and func.attr.value in model.methods else "forward")
         if volatile is not None:
             self._volatile[node] = volatile
+        if why == "sinks" and self._trained_before(fn, ran, callee):
+            self._trained_model.add(node)
         self._calls.append((node, fn, after_eval, why, self.flow.frame.loops, self.flow.statement, model, self.stamp(), graph))
 
     def _argument_run(self, helper, inner: cst.Call, call: cst.Call) -> Optional[str]:
@@ -430,7 +437,7 @@ class EvalWithoutNoGrad(Rule):
         if not isinstance(fn, FunctionInfo) or fn.cls is not None or not self.flow.value(node).has_graph:
             return False
         if self._trained is None:
-            self._trained = evidence.trained_leaves(self.flow.source)
+            self._trained = evidence.trained_leaves(self.flow.source) | evidence.trained_through_calls(self.flow.module)
         if any(self.flow.value(a.value).has_graph for a in node.args):
             return False
         if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and self.flow.value(a.value).leaf
@@ -643,6 +650,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             if why == "sinks" and self._loss_unread(graph, fn):
                 continue
+            if why == "sinks" and node not in self._trained_model and self._only_displayed(graph):
+                continue  # only shown as a notebook cell's value: a look at a layer, unless the model was trained
             if why == "sinks" and fn is not None and fn.cls is not None and fn.cls.module_like and not _returns_values(fn):
                 continue  # a model's own encode()/decode() hands its graph to its caller; a weight merge returns nothing
             passed.add(node)
@@ -652,6 +661,11 @@ class EvalWithoutNoGrad(Rule):
         # One finding per evaluation block: one `with torch.no_grad():` fixes them all.
         for calls in self._join_statements(list(blocks.values())):
             self._report(*calls[0], more=len(calls) - 1, others=[c[0] for c in calls[1:]])
+
+    def _only_displayed(self, graph: cst.Call) -> bool:
+        """Are the outputs of `graph` only shown as a notebook cell's value (its last expression)?"""
+        ends = self._sinks_of(graph)
+        return bool(ends) and all(u.what == DISPLAYED for u in ends)
 
     def _loss_unread(self, graph: cst.Call, fn) -> bool:
         """Are the outputs of `graph` handed to a loss, in code that back-propagates, whose value no sink
@@ -965,6 +979,96 @@ class EvalWithoutNoGrad(Rule):
         self.report(node, message, fixes=fixes, related=related)
 
     VALID = [
+        Valid(
+            """
+import torch
+
+W = torch.randn(4, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+
+
+def softmax(X):
+    X_exp = X.exp()
+    return X_exp.detach() / X_exp.sum(dim=1, keepdim=True).detach()
+
+
+def net(X):
+    return softmax(X @ W + b)
+
+
+print(softmax(torch.rand(2, 3)).sum(dim=1))
+X = torch.randn(8, 4)
+for _ in range(3):
+    loss = (X @ W + b).pow(2).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+
+probs = net(X)
+print(probs.argmax(dim=1))
+""",
+            runtime="assert not probs.requires_grad",
+            note="the same helper shown on a plain tensor and called by the hand-written model, but it detaches what it computes: `net(X)` returns no graph, nothing is recorded for the prediction",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.rand(32, 1)
+y = 5 * x + 7
+for _ in range(100):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model.forward(x), y)
+    loss.backward()
+    optimizer.step()
+    print(loss.item())
+""",
+            runtime="assert model.weight.grad is not None",
+            note="`model.forward(x)` is the module's call: here its output is the prediction of a loss that is back-propagated every step",
+        ),
+        Valid(
+            """
+import torch
+
+W = torch.randn(3, 1)
+b = torch.zeros(1)
+W.requires_grad_(True)
+b.requires_grad_(True)
+
+
+def net(X):
+    return X @ W + b
+
+
+def sgd(params, lr):
+    for param in params:
+        param.data -= lr * param.grad
+        param.grad.data.zero_()
+
+
+def train(net, X, y, params, lr):
+    for _ in range(5):
+        loss = ((net(X) - y) ** 2).mean()
+        loss.backward()
+        sgd(params, lr)
+
+
+X = torch.randn(20, 3)
+y = X @ torch.tensor([[1.0], [-2.0], [0.5]])
+train(net, X, y, [W, b], 0.1)
+x = torch.ones(1, 3, requires_grad=True)
+net(x).sum().backward()
+print("input gradient:", x.grad)
+""",
+            runtime="assert x.grad is not None and W.grad is not None",
+            note="the hand-written model `net` (its leaves trained through `train()` and `sgd()`) run on an input that requires grad, whose output is back-propagated: an input gradient, the graph is used",
+        ),
         Valid(
             """
 import torch
@@ -3365,6 +3469,112 @@ print("prediction:", pred.item())
             ),
             note='a hand-written model: `net` computes from `W` and `b`, leaves that require grad and that the code trains by hand (it reads their `.grad`); the one-off prediction after training reaches only `.item()`',
             runtime='assert has_graph(pred)',
+        ),
+        Invalid(
+            """
+import torch
+
+W = torch.randn(3, 1)
+b = torch.zeros(1)
+W.requires_grad_(True)
+b.requires_grad_(True)
+
+
+def net(X):
+    return X @ W + b
+
+
+def sgd(params, lr):
+    for param in params:
+        param.data -= lr * param.grad
+        param.grad.data.zero_()
+
+
+def train(net, X, y, params, lr):
+    for _ in range(5):
+        loss = ((net(X) - y) ** 2).mean()
+        loss.backward()
+        sgd(params, lr)
+
+
+X = torch.randn(20, 3)
+y = X @ torch.tensor([[1.0], [-2.0], [0.5]])
+train(net, X, y, [W, b], 0.1)
+pred = net(torch.ones(1, 3))
+print("prediction:", pred.item())
+""",
+            range=(30, 7, 30, 28),
+            message='`net(torch.ones(1, 3))` runs with grad enabled and its outputs reach only `.item()` (line 31), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\nW = torch.randn(3, 1)\nb = torch.zeros(1)\nW.requires_grad_(True)\nb.requires_grad_(True)\n\n\ndef net(X):\n    return X @ W + b\n\n\ndef sgd(params, lr):\n    for param in params:\n        param.data -= lr * param.grad\n        param.grad.data.zero_()\n\n\ndef train(net, X, y, params, lr):\n    for _ in range(5):\n        loss = ((net(X) - y) ** 2).mean()\n        loss.backward()\n        sgd(params, lr)\n\n\nX = torch.randn(20, 3)\ny = X @ torch.tensor([[1.0], [-2.0], [0.5]])\ntrain(net, X, y, [W, b], 0.1)\nwith torch.no_grad():\n    pred = net(torch.ones(1, 3))\nprint("prediction:", pred.item())\n',
+            ),
+            note="d2l's softmax regression from scratch: the file trains `W` and `b` through its own functions - `[W, b]` is given to `train()` for the parameter whose items `sgd()` updates by their `.grad` - so `net`, which computes from them, is a hand-written model; the prediction after training reaches only `.item()`",
+            runtime='assert has_graph(pred)',
+        ),
+        Invalid(
+            """
+import torch
+
+W = torch.randn(4, 3, requires_grad=True)
+b = torch.zeros(3, requires_grad=True)
+
+
+def softmax(X):
+    X_exp = X.exp()
+    return X_exp / X_exp.sum(dim=1, keepdim=True)
+
+
+def net(X):
+    return softmax(X @ W + b)
+
+
+print(softmax(torch.rand(2, 3)).sum(dim=1))
+X, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+for _ in range(3):
+    loss = -torch.log(net(X)[range(8), y]).mean()
+    loss.backward()
+    with torch.no_grad():
+        W -= 0.1 * W.grad
+        b -= 0.1 * b.grad
+        W.grad.zero_()
+        b.grad.zero_()
+
+probs = net(X)
+print(probs.argmax(dim=1))
+""",
+            range=(28, 8, 28, 14),
+            message='`net(X)` runs with grad enabled and its outputs reach only `.argmax()` (line 29), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\n\nW = torch.randn(4, 3, requires_grad=True)\nb = torch.zeros(3, requires_grad=True)\n\n\ndef softmax(X):\n    X_exp = X.exp()\n    return X_exp / X_exp.sum(dim=1, keepdim=True)\n\n\ndef net(X):\n    return softmax(X @ W + b)\n\n\nprint(softmax(torch.rand(2, 3)).sum(dim=1))\nX, y = torch.randn(8, 4), torch.randint(0, 3, (8,))\nfor _ in range(3):\n    loss = -torch.log(net(X)[range(8), y]).mean()\n    loss.backward()\n    with torch.no_grad():\n        W -= 0.1 * W.grad\n        b -= 0.1 * b.grad\n        W.grad.zero_()\n        b.grad.zero_()\n\nwith torch.no_grad():\n    probs = net(X)\nprint(probs.argmax(dim=1))\n',
+            ),
+            note="d2l's softmax from scratch: `softmax()` is first shown on a plain tensor, then called by the hand-written model on a graph; what it returns is computed by torch operations from what it is given, so `net(X)` carries the graph whichever call came first, and the prediction reaches only `argmax`",
+            runtime='assert has_graph(probs)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+model = nn.Linear(1, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.rand(32, 1)
+y = 5 * x + 7
+for _ in range(100):
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+
+predicted = model.forward(x).data.numpy()
+print(predicted[:3])
+""",
+            range=(15, 12, 15, 28),
+            message='`model.forward(x)` runs with grad enabled and its outputs reach only `.data` (line 15), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=(
+                '\nimport torch\nfrom torch import nn\n\nmodel = nn.Linear(1, 1)\noptimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nx = torch.rand(32, 1)\ny = 5 * x + 7\nfor _ in range(100):\n    optimizer.zero_grad()\n    loss = nn.functional.mse_loss(model(x), y)\n    loss.backward()\n    optimizer.step()\n\nwith torch.no_grad():\n    predicted = model.forward(x).data.numpy()\nprint(predicted[:3])\n',
+            ),
+            note="a tutorial's prediction after training through the layer's own `forward()`: `model.forward(x)` is the module's call (without its hooks), and its output reaches only `.data` for a plot",
+            runtime='assert has_graph(model.forward(x))',
         ),
         Invalid(
             """
