@@ -82,20 +82,19 @@ class Uses:
 
     def module_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` is an nn.Module, if any."""
-        methods = self.module_calls.get(key)
-        if not methods:
-            # `out, hidden = rnn(x, hidden)` in a loop of a scope that back-propagates: a model
-            # fed its own state back (truncated BPTT), whatever built it.
-            found = self.recurrent.get(key) if self.backpropagates else None
-            if found is None:
-                found = self.predicts.get(key)
-            return found if found is not None else self.feeders.get(key, (None,))[0]
+        methods = self.module_calls.get(key) or {}
         for name, call in methods.items():
             if name in MODULE_ONLY_METHODS:
                 return call
-        if key in self.called:  # the strongest first: train() says more than state_dict()
+        if methods and key in self.called:  # the strongest first: train() says more than state_dict()
             return next(methods[name] for name in ("train", "zero_grad", "state_dict", "load_state_dict") if name in methods)
-        return None
+        # `out, hidden = rnn(x, hidden)` in a loop of a scope that back-propagates: a model fed its own
+        # state back (truncated BPTT), whatever built it - also where a helper of the file makes the call
+        # for it and a method (`rnn.train()`) says nothing by itself.
+        found = self.recurrent.get(key) if self.backpropagates else None
+        if found is None:
+            found = self.predicts.get(key)
+        return found if found is not None else self.feeders.get(key, (None,))[0]
 
     def graph_evidence(self, key: str) -> Optional[cst.Call]:
         """The call that shows `key` carried an autograd graph (backward would raise otherwise), on it

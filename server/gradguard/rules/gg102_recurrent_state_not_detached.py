@@ -768,6 +768,39 @@ def greedy(steps):
         Invalid(
             """
 import torch
+
+
+def train_tbptt(model, chunks, optimizer, criterion):
+    model.train()
+    hidden = None
+    for x, y in chunks:
+        optimizer.zero_grad()
+        out, hidden = run_chunk(model, x, hidden)
+        loss = criterion(out, y)
+        loss.backward()
+        optimizer.step()
+
+
+def run_chunk(model, x, hidden):
+    out, hidden = model(x, hidden)
+    return out, hidden
+""",
+            range=(10, 42, 10, 48),
+            message='`hidden` carries the previous iteration\'s graph into `run_chunk(model, x, hidden)`: without `hidden.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=('\nimport torch\n\n\ndef train_tbptt(model, chunks, optimizer, criterion):\n    model.train()\n    hidden = None\n    for x, y in chunks:\n        if isinstance(hidden, tuple):\n            hidden = type(hidden)(*(s.detach() for s in hidden)) if hasattr(hidden, "_fields") else tuple(s.detach() for s in hidden)\n        elif hidden is not None:\n            hidden = hidden.detach()\n        optimizer.zero_grad()\n        out, hidden = run_chunk(model, x, hidden)\n        loss = criterion(out, y)\n        loss.backward()\n        optimizer.step()\n\n\ndef run_chunk(model, x, hidden):\n    out, hidden = model(x, hidden)\n    return out, hidden\n',),
+            note="the call is made by a helper of the file (issue 33's extract variants): `model` is fed its own state there, "
+                 "and `model.train()` alone says nothing either way",
+            runtime='rnn, head = torch.nn.LSTM(3, 4), torch.nn.Linear(4, 1)\n'
+                    'model = lambda x, h: (lambda o, s: (head(o), s))(*rnn(x, h))\n'
+                    'model.train = lambda: None\n'
+                    'opt = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=0.1)\n'
+                    'try:\n    train_tbptt(model, [(torch.randn(5, 2, 3), torch.randn(5, 2, 1)) for _ in range(2)], opt, torch.nn.MSELoss())\n'
+                    'except RuntimeError as e:\n    assert "backward through the graph a second time" in str(e)\n'
+                    'else:\n    raise AssertionError("no error")',
+        ),
+        Invalid(
+            """
+import torch
 from torch import nn
 
 rnn = nn.RNN(3, 5)
