@@ -8,6 +8,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import dotted
+from gradguard.engine.handing import names_in
 from gradguard.engine.model import Backward, GradMode
 from gradguard.engine.sinks import SINK_BUILTINS, SINK_LIBRARIES
 from gradguard.engine.summaries import (
@@ -314,7 +315,7 @@ class Calls:
         """`for phase, module, opt in (("G", G, opt_G), ("D", D, opt_D)): module.requires_grad_(True)`:
         the loop variable may be any model the literal it iterates names, so none of them stays frozen
         (a GAN's phases unfreeze each network in turn)."""
-        for n in _names_in(self.loop_literals.get(name)):
+        for n in names_in(self.loop_literals.get(name)):
             held = self.lookup(n)
             if held is not None and held.value.kind is Kind.MODULE and held.value.frozen:
                 self._rebind_mutated(n, held.value.but(frozen=False, parameterized=True))
@@ -744,15 +745,3 @@ class Calls:
             return vals[0].but(alias=None)
         return UNKNOWN
 
-
-def _names_in(node) -> list[str]:
-    """The names a literal tuple or list holds, through nested literals (`(("G", G), ("D", D))`)."""
-    if not isinstance(node, (cst.Tuple, cst.List)):
-        return []
-    out = []
-    for e in node.elements:
-        if isinstance(e.value, cst.Name):
-            out.append(e.value.value)
-        else:
-            out.extend(_names_in(e.value))
-    return out

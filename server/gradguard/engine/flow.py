@@ -25,6 +25,7 @@ from gradguard.engine.expressions import Expressions
 from gradguard.engine.from_use import FromUse
 from gradguard.engine.function_facts import FunctionFacts, function_facts
 from gradguard.engine.gradmodes import GradModes
+from gradguard.engine.handing import names_in
 from gradguard.engine.outside import LIBRARIES, Border
 from gradguard.engine.model import (
     Backward,
@@ -405,7 +406,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         over = isinstance(node.target, cst.Name) and isinstance(node.iter, cst.Name)
         if over:  # `for p in parameters:` - what `p.requires_grad = True` sets
             self.loop_items[node.target.value] = node.iter.value
-        literal = [n for n in _target_names(node.target) if n not in self.loop_literals] \
+        literal = [n for n in names_in(node.target) if n not in self.loop_literals] \
             if isinstance(node.iter, (cst.Tuple, cst.List)) else []
         self.loop_literals.update((n, node.iter) for n in literal)
 
@@ -542,11 +543,3 @@ FlowAnalysis._EVAL = {
     cst.Ellipsis: FlowAnalysis._e_literal,
 }
 
-
-def _target_names(target: cst.BaseExpression) -> list[str]:
-    """The names a for loop's target binds (`phase, (module, opt)`)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _target_names(e.value)]
-    return []

@@ -138,10 +138,10 @@ def returned_callee(fn: cst.FunctionDef) -> Optional[str]:
     for n in nodes:
         if isinstance(n, cst.Assign):
             for t in n.targets:
-                for name in _names_in(t.target):
+                for name in names_in(t.target):
                     made[name] = None if name in made or not isinstance(n.value, cst.Call) else n.value
         elif isinstance(n, (cst.AugAssign, cst.AnnAssign, cst.For, cst.WithItem)):
-            for name in _names_in(getattr(n, "target", None) or getattr(getattr(n, "asname", None), "name", None)):
+            for name in names_in(getattr(n, "target", None) or getattr(getattr(n, "asname", None), "name", None)):
                 made[name] = None
     found = None
     for r in (n for n in nodes if type(n) is cst.Return):
@@ -159,11 +159,12 @@ def returned_callee(fn: cst.FunctionDef) -> Optional[str]:
     return found
 
 
-def _names_in(target: cst.BaseExpression) -> list:
+def names_in(target: cst.BaseExpression) -> list:
+    """The names a target binds, or a literal tuple or list holds, through nested ones (`phase, (module, opt)`)."""
     if isinstance(target, cst.Name):
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for e in target.elements for n in _names_in(e.value)]
+        return [n for e in target.elements for n in names_in(e.value)]
     return []
 
 
