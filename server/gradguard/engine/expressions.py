@@ -291,16 +291,13 @@ class Expressions:
 
     def _e_ifexp(self, node: cst.IfExp) -> Value:
         """`torch.tensor(w) if not isinstance(w, torch.Tensor) else w`: a tensor guard holds in its branch
-        (as for an `if` statement: flow._if)."""
+        (flow._enter_branch, as for an `if` statement)."""
         self._eval(node.test)
         guard = self._tensor_guard(node.test)  # (name, is a tensor in the body?)
-        depth = len(self.not_tensors)
-        if guard is not None and not guard[1]:
-            self.not_tensors.append(guard[0])
+        depth = self._enter_branch(guard, body=True, rebind=False)
         body = self._eval(node.body)
         del self.not_tensors[depth:]
-        if guard is not None and guard[1]:
-            self.not_tensors.append(guard[0])
+        self._enter_branch(guard, body=False, rebind=False)
         orelse = self._eval(node.orelse)
         del self.not_tensors[depth:]
         return merge(body, orelse)

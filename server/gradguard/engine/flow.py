@@ -325,16 +325,13 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         # a name proved a tensor (a loss computed with a graph) takes only the branch where it is one: `if isinstance(value, torch.Tensor): value = value.clone()` keeps
         # the graph on every path that runs (the other branch is still walked, without the tensor)
         dead = (not guard[1]) if guard is not None and self._proved_tensor(guard[0]) else None
-        depth = len(self.not_tensors)
-        if guard is not None and not guard[1]:
-            self._not_a_tensor(guard[0])
+        depth = self._enter_branch(guard, body=True, rebind=True)
         self._block(node.body)
         del self.not_tensors[depth:]
         after_body = dict(env)
         env.clear()
         env.update(before)
-        if guard is not None and guard[1]:
-            self._not_a_tensor(guard[0])
+        self._enter_branch(guard, body=False, rebind=True)
         if node.orelse is not None:
             if isinstance(node.orelse, cst.If):
                 self._stmt(node.orelse)
@@ -375,6 +372,19 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
             if positive and all(n in K.NOT_TENSOR_TYPES for n in names):
                 return name, False  # `isinstance(x, (np.ndarray, np.generic))`: not a tensor in the body
         return None
+
+    def _enter_branch(self, guard: Optional[tuple[str, bool]], body: bool, rebind: bool) -> int:
+        """Enter the body (or the other branch) of a test that is a tensor guard (`_tensor_guard`): where
+        the guard says its name is no tensor there, it is not one. An `if` statement also rebinds the
+        name for its branch (`rebind`); a conditional expression cannot. Returns the depth of
+        `not_tensors` to restore when leaving the branch."""
+        depth = len(self.not_tensors)
+        if guard is not None and guard[1] != body:
+            if rebind:
+                self._not_a_tensor(guard[0])
+            else:
+                self.not_tensors.append(guard[0])
+        return depth
 
     def _not_a_tensor(self, name: str) -> None:
         """In this branch `name` is not a tensor, whatever it was before."""

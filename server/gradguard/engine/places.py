@@ -512,7 +512,7 @@ class Places:
 
 def _names_in(node: cst.BaseExpression) -> set:
     """The names an expression reads (`stats` and `k` in `zip(stats.items(), k)`)."""
-    return {n.value for n in [node, *descendants(node)] if isinstance(n, cst.Name)}
+    return {n.value for n in descendants(node) if isinstance(n, cst.Name)}
 
 
 def _given(v: Value) -> frozenset:

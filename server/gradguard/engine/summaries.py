@@ -31,6 +31,7 @@ from gradguard.engine.values import (
     holds_graph,
     merge,
 )
+from gradguard.engine.walk import descendants
 
 
 MAX_ANALYSES_PER_FUNCTION = 3
@@ -325,7 +326,7 @@ class Functions:
                 if not isinstance(small, (cst.Assign, cst.Return, cst.Expr)) or isinstance(small, cst.Expr) and not (
                         isinstance(small.value, cst.SimpleString) and st is body.body[0]):
                     return returns  # (a docstring only)
-        for node in evidence._descendants(body):
+        for node in descendants(body):
             if isinstance(node, (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.DictComp, cst.SetComp)):
                 return returns
             if isinstance(node, cst.Call) and self.values.get(node, UNKNOWN).kind is not Kind.TENSOR:
