@@ -1047,46 +1047,49 @@ def trained_through_calls(module: cst.Module) -> frozenset:
     `params[0].grad`), gives them to an optimizer, or hands them on to a function of the file that
     does (`sgd(params, lr)`). What the leaves of a hand-written model are, where the file passes them
     to its training function instead of reading their `.grad` itself."""
-    defs = [n for n in descendants(module) if isinstance(n, cst.FunctionDef)]
+    everything = descendants(module)
+    defs = [n for n in everything if type(n) is cst.FunctionDef]
     by_name: dict = {}
     for d in defs:
         by_name.setdefault(d.name.value, []).append(d)
+    nodes = {d: descendants(d.body) for d in defs}
     trains: dict = {}  # function node -> the names of its parameters whose items it trains
     for d in defs:
         params = set(named_params(d))
         items = {}  # loop variable -> the parameter it runs over (`for p in params`)
-        for n in descendants(d.body):
-            if isinstance(n, cst.For) and isinstance(n.target, cst.Name) and isinstance(n.iter, cst.Name) \
-                    and n.iter.value in params:
+        for n in nodes[d]:
+            if type(n) is cst.For and type(n.target) is cst.Name and type(n.iter) is cst.Name and n.iter.value in params:
                 items[n.target.value] = n.iter.value
         found = set()
-        for n in descendants(d.body):
-            if isinstance(n, cst.Attribute) and n.attr.value == "grad":
-                base = n.value.value if isinstance(n.value, cst.Subscript) else n.value
-                if isinstance(base, cst.Name):
+        for n in nodes[d]:
+            if type(n) is cst.Attribute and n.attr.value == "grad":
+                base = n.value.value if type(n.value) is cst.Subscript else n.value
+                if type(base) is cst.Name:
                     found.add(items.get(base.value, base.value) if base is n.value else base.value)
-            elif isinstance(n, cst.Call) and _optimizer_call(n) and n.args and isinstance(n.args[0].value, cst.Name):
+            elif type(n) is cst.Call and _optimizer_call(n) and n.args and type(n.args[0].value) is cst.Name:
                 found.add(n.args[0].value.value)
         trains[d] = found & params
+    if not any(trains.values()):
+        return frozenset()  # (most files: no function of the file trains what it is given)
     for _ in range(2):  # handed on: `sgd(params, lr, batch_size)` in the training loop
         for d in defs:
-            for n in descendants(d.body):
-                if isinstance(n, cst.Call):
+            for n in nodes[d]:
+                if type(n) is cst.Call:
                     for name in _given_to_trainers(n, by_name, trains):
                         if name in named_params(d):
                             trains[d] = trains[d] | {name}
     lists = {}  # name -> the names of the list literal bound to it (`params = [W1, b1, W2, b2]`)
-    for n in descendants(module):
-        if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) \
-                and isinstance(n.value, (cst.List, cst.Tuple)):
+    for n in everything:
+        if type(n) is cst.Assign and len(n.targets) == 1 and type(n.targets[0].target) is cst.Name \
+                and type(n.value) in (cst.List, cst.Tuple):
             lists[n.targets[0].target.value] = set(names_in(n.value))
     out: set = set()
-    for n in descendants(module):
-        if isinstance(n, cst.Call):
+    for n in everything:
+        if type(n) is cst.Call:
             for given in _given_to_trainers(n, by_name, trains, values=True):
-                if isinstance(given, (cst.List, cst.Tuple)):
+                if type(given) in (cst.List, cst.Tuple):
                     out.update(names_in(given))
-                elif isinstance(given, cst.Name):
+                elif type(given) is cst.Name:
                     out.update(lists.get(given.value, ()))
     return frozenset(out)
 

@@ -238,20 +238,31 @@ def uncalled_mentions(module: cst.Module) -> tuple[frozenset, frozenset]:
     definition or a call is no such mention."""
     nodes = descendants(module)
     skip = set()
-    for n in nodes:
-        if isinstance(n, cst.Call):
+    names, attributes = [], []
+    for n in nodes:  # (exact types: a failed isinstance on libcst's abstract classes is slow)
+        t = type(n)
+        if t is cst.Name:
+            names.append(n)
+        elif t is cst.Attribute:
+            attributes.append(n)
+            skip.add(id(n.attr))
+        elif t is cst.Call:
             skip.add(id(n.func))
-        elif isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+        elif t in _DEFINING:
             skip.add(id(n.name))
-        elif isinstance(n, cst.Arg) and n.keyword is not None:
+        elif t is cst.Arg and n.keyword is not None:
             skip.add(id(n.keyword))
-        elif isinstance(n, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
+        elif t in _TARGETS:
             skip.add(id(n.target))
-        elif isinstance(n, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+        elif t in _IMPORTING:
             skip.update(id(m) for m in descendants(n))
-    attrs = {id(n.attr) for n in nodes if type(n) is cst.Attribute}
-    return (frozenset(n.value for n in nodes if type(n) is cst.Name and id(n) not in skip and id(n) not in attrs),
-            frozenset(n.attr.value for n in nodes if type(n) is cst.Attribute and id(n) not in skip))
+    return (frozenset(n.value for n in names if id(n) not in skip),
+            frozenset(n.attr.value for n in attributes if id(n) not in skip))
+
+
+_DEFINING = (cst.FunctionDef, cst.ClassDef, cst.Param)
+_TARGETS = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)
+_IMPORTING = (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
 
 
 class FileHelpers:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from functools import lru_cache
 from typing import Optional
 
 import libcst as cst
@@ -502,12 +503,7 @@ class EvalWithoutNoGrad(Rule):
     def _never_trained(self, name: str) -> bool:
         """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
         it to anything (a trainer, an optimizer, a function that might train it)?"""
-        # (a submodule's too: `model.fc.parameters()` for an optimizer that trains the head; parameters
-        # listed for one: `SGD(params=[net.weight], ...)`)
-        pattern = rf"(?<![\w.]){re.escape(name)}(?:\s*\.\s*\w+)*\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
-                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]" \
-                  rf"|\[\s*{re.escape(name)}(?:\s*\.\s*\w+)+\s*[,\]]"  # `print(model)` hands on nothing
-        return re.search(pattern, self.flow.source) is None
+        return _never_trained_in(self.flow.source, name)
 
     def _constructs(self, node: cst.Call) -> bool:
         """`Net(...)`, `build_model(cfg)`, `Net(...).cuda()`, `Net().to(device).eval()`: a module made
@@ -4569,3 +4565,29 @@ def _frozen_in(code: str, target: str) -> bool:
         or re.search(rf"\b{t}\s*\.\s*(?:parameters|named_parameters)\s*\(", code) and re.search(r"requires_grad\s*=\s*False", code)
     )
 
+
+@lru_cache(maxsize=512)
+def _never_trained_in(source: str, name: str) -> bool:
+    """GG103._never_trained's reading of the text, once per file and name: no mention of `name` (not
+    after a word or a dot) that loads weights into it or takes its parameters (a submodule's too:
+    `model.fc.parameters()` for an optimizer that trains the head), or that hands it on as an
+    argument or a list item (`SGD(params=[net.weight], ...)`; `print(model)` hands on nothing)."""
+    for m in re.finditer(rf"(?<![\w.]){re.escape(name)}", source):
+        end = m.end()
+        if _TRAINED_AFTER.match(source, end):
+            return False
+        before = m.start() - 1
+        while before >= 0 and source[before].isspace():
+            before -= 1
+        opener = source[before] if before >= 0 else ""
+        if opener in "(," and opener and not source.endswith(("print", "str", "repr", "type", "len"), 0, before) \
+                and _HANDED_AFTER.match(source, end):
+            return False
+        if opener == "[" and _ITEM_AFTER.match(source, end):
+            return False
+    return True
+
+
+_TRAINED_AFTER = re.compile(r"(?:\s*\.\s*\w+)*\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(")
+_HANDED_AFTER = re.compile(r"\s*[,)]")
+_ITEM_AFTER = re.compile(r"(?:\s*\.\s*\w+)+\s*[,\]]")
