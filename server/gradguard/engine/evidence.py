@@ -427,7 +427,17 @@ def _handed_receivers(source: str, end: int) -> list:
     r = _receiver_before(source, end)
     if r is None or r[1] or "." in r[0]:
         return []
-    return [w for m in _ITERATED.finditer(source) if m.group(1) == r[0] for w in _PLAIN_ARGUMENT.findall(m.group(2))]
+    return _iterated_arguments(source).get(r[0], [])
+
+
+@lru_cache(maxsize=8)
+def _iterated_arguments(source: str) -> dict:
+    """Loop variable -> the plain names given to the calls of the loop's iterable (`value` ->
+    [`rnn`, `x`, `h`] of `for key, value in as_dict(rnn(x, h)).items():`), read once per file."""
+    found: dict = {}
+    for m in _ITERATED.finditer(source):
+        found.setdefault(m.group(1), []).extend(_PLAIN_ARGUMENT.findall(m.group(2)))
+    return found
 
 
 def mentioned(source: str) -> frozenset:
