@@ -518,6 +518,11 @@ class Calls:
             part = t.but(alias=self._view_alias(t, func.value, node), fresh=False, leaf=False)
             return Value(kind=Kind.CONTAINER, grad=t.grad, item=self._made(part, node), origins=t.origins, why=t.why)
         if K.is_inplace_method(name):
+            if name in K.ACCUMULATING_INPLACE and self.frame.mode is not GradMode.OFF:
+                for a, v in args:  # `running.add_(loss)`: a running sum kept in place, as `running += loss`
+                    if v.has_graph and a.keyword is None:
+                        self._store(func.value, a.value, v, "accumulate")
+                        break
             g, why, origins = join_grad([t] + vals)
             new = t.but(grad=g, why=why if g is Grad.YES and t.grad is not Grad.YES else t.why, origins=origins)
             new = self._made(new, node) if t.grad is not Grad.YES else new

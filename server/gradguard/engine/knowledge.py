@@ -233,6 +233,11 @@ ARITHMETIC_INPLACE = frozenset(
 NON_WRITING_INPLACE = frozenset({"requires_grad_", "detach_", "share_memory_", "retain_grad_"})
 
 
+# In-place methods that fold their tensor operand into the receiver and keep its graph on it: the
+# method form of `total += loss` (`total.add_(loss)`, an EMA's `avg.lerp_(loss, 0.1)`).
+ACCUMULATING_INPLACE = frozenset({"add_", "sub_", "lerp_", "addcmul_", "addcdiv_"})
+
+
 def is_inplace_method(name: str) -> bool:
     """`add_`, `mul_`, `copy_` ... (rules.md: any `*_` method that writes); not dunders."""
     return name.endswith("_") and not name.startswith("_") and name not in NON_WRITING_INPLACE

@@ -1561,6 +1561,26 @@ for step in range(3):
             note='a negated guard: the branch for what is not a tensor never runs for the loss, the tensor branch keeps a number',
             runtime='assert all(isinstance(v, float) for v in recorder.kept["loss"])',
         ),
+        Valid(
+            """
+import torch
+import torch.nn as nn
+
+
+def train(model, optimizer, batches):
+    running = torch.zeros(())
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            running.add_(loss)
+    return running
+""",
+            note="the in-place add under no_grad adds the number only (a sync-free device-side running loss)",
+            runtime='model = nn.Linear(3, 1)\nr = train(model, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(3)])\nassert not r.requires_grad and r.item() > 0',
+        ),
     ]
 
     INVALID = [
@@ -2890,6 +2910,29 @@ for step in range(3):
             severity=Severity.WARNING,
             note='issue 33 (pytorch-pfn-extras#49): the recorder clones what it is given under an isinstance(value, torch.Tensor) guard; the argument carries a graph, so only the branch where it is a tensor runs, and the clone keeps that graph',
             runtime='assert has_graph(recorder.kept["loss"][0]) and len(recorder.kept["loss"]) == 3',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn as nn
+
+
+def train(model, optimizer, batches):
+    running = torch.zeros(())
+    for x, y in batches:
+        loss = nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        running.add_(loss)
+    return running
+""",
+            range=(13, 21, 13, 25),
+            message="`loss` carries an autograd graph; `.backward()` on line 11 freed its activations, but storing it in `running` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=('\nimport torch\nimport torch.nn as nn\n\n\ndef train(model, optimizer, batches):\n    running = torch.zeros(())\n    for x, y in batches:\n        loss = nn.functional.mse_loss(model(x), y)\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        running.add_(loss.detach())\n    return running\n', '\nimport torch\nimport torch.nn as nn\n\n\ndef train(model, optimizer, batches):\n    running = torch.zeros(())\n    for x, y in batches:\n        loss = nn.functional.mse_loss(model(x), y)\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        running.add_(loss.detach().item())\n    return running\n'),
+            note="issue 33 (NVIDIA DeepLearningExamples#1102, corpus b35): `running.add_(loss)` is the method form of `running += loss` - the in-place add keeps each step's graph on the running sum",
+            runtime='def run(n):\n    model = nn.Linear(3, 1)\n    return train(model, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(n)])\none, three = run(1), run(3)\nassert has_graph(three) and graph_size(three) > graph_size(one)',
         ),
     ]
 
