@@ -138,9 +138,11 @@ class Places:
                 parts = [Value(grad=Grad.NO, why=v.why)] * len(elems)  # unpacked from a call under no_grad
             else:
                 parts = [UNKNOWN] * len(elems)
-            for e, part in zip(elems, parts):
+            for i, (e, part) in enumerate(zip(elems, parts)):
                 if isinstance(e, cst.StarredElement):
                     e = e.value
+                elif type(rhs) is cst.Call and type(e) is cst.Name and part.kind is Kind.UNKNOWN:
+                    self.unpacked_from[e] = (rhs, i)
                 self._assign(e, part, None)
         elif t is cst.Attribute:
             base = self._eval(target.value)
