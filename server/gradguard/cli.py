@@ -29,7 +29,7 @@ from gradguard.docs import rule_markdown
 from gradguard.engine import Incremental, analyze, mentions_torch
 from gradguard.engine.fixes import chosen_fix, fix_source
 from gradguard.engine.model import GradMode
-from gradguard.engine.outside import Builds, Call, Keeps, Returns
+from gradguard.engine.outside import Builds, Call, Gives, Keeps, Returns
 from gradguard.engine.parsing import ParseError
 from gradguard.findings import Finding
 from gradguard.rules import all_rules, rule_by_code
@@ -404,6 +404,8 @@ def _summary_data(summary) -> list:
         return ["keeps", list(summary.params), [list(p) for p in summary.kept]]
     if isinstance(summary, Returns):
         return ["returns", summary.name, summary.scalar, summary.backward]
+    if isinstance(summary, Gives):
+        return ["gives", summary.shape]
     return ["builds", summary.parameterized, summary.where, list(summary.forwards)]
 
 
@@ -413,6 +415,8 @@ def _summary(data: list):
         return Keeps(tuple(data[1]), tuple(map(tuple, data[2])))
     if data[0] == "returns":
         return Returns(data[1], data[2], data[3])
+    if data[0] == "gives":
+        return Gives(_tuples(data[1]))
     return Builds(data[1], data[2], tuple(data[3]))
 
 
@@ -572,7 +576,7 @@ def _told(indexes: dict, members: dict, texts: dict, first: list, resolver: Reso
         unread = frozenset().union(*(project.called_names(texts[os.path.abspath(p)])
                                      for p in mine if not mentions_torch(texts[os.path.abspath(p)])
                                      and os.path.abspath(p) not in torch_code))
-        outside.update(outside_by_file(index, mine, unread))
+        outside.update(outside_by_file(index, mine, unread, summaries))
         for path in summaries_wanted(index, mine) - summaries.keys():  # a model or a meter in a module not given
             summaries[path] = analyze(texts[path], resolver.for_path(path).settings_for(path), summarize=True).summaries
         callees.update(callees_by_file(index, mine, summaries))

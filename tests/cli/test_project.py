@@ -992,3 +992,85 @@ def test_runtime_truth_of_the_returned_graph(tmp_path):
     fit = tmp_path / "fit.py"
     fit.write_text(fit.read_text().replace("one_step(net, opt, x, y))", "one_step(net, opt, x, y).detach())"))
     assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout == "False True True\n"
+
+
+# A function of another file returns a dict (or tuple) whose items hold graphs it made (its summary:
+# outside.Gives); the caller hands one item back to a function of that file, which converts it.
+CURVES_ENGINE = """\
+import numpy as np
+import torch
+from torch import nn
+
+
+def train(data, epochs):
+    net = nn.Linear(4, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    history = {"loss": [], "epoch": []}
+    for epoch in range(epochs):
+        for x, y in data:
+            loss = ((net(x) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        history["loss"].append(loss)
+        history["epoch"].append(epoch)
+    return net, history
+
+
+def curve(losses):
+    return np.log10(losses)
+"""
+CURVES_MAIN = """\
+from engine import curve, train
+
+
+def main(data):
+    net, history = train(data, 2)
+    return curve(history["loss"])
+"""
+CURVES_KEPT = (
+    "engine.py:16:32: warning: GG101 `loss` carries an autograd graph; `.backward()` on line 14 freed its activations, "
+    "but storing it in `history[\"loss\"]` keeps the graph's nodes alive across iterations\n"
+)
+CURVES_CONVERTED = (
+    "engine.py:22:12: warning: GG401 `losses` holds tensors that require grad when `curve()` runs with grad enabled; "
+    "`np.log10()` on it then raises \"Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+    "instead.\"\n"
+)
+
+
+def test_an_item_of_what_another_files_function_returns_tells_the_parameter_it_is_passed_to(gradguard, tmp_path):
+    """`history["loss"]` of `net, history = train(...)`: the list of losses `train()` returns in its dict
+    (engine.py's summary), passed back to `curve()`; one file alone cannot tell what `curve()` is given."""
+    _write(tmp_path, {"engine.py": CURVES_ENGINE, "main.py": CURVES_MAIN})
+    assert gradguard("check", "--no-cache", ".").stdout == (
+        CURVES_KEPT + CURVES_CONVERTED + "Found 2 findings (1 fixable with --fix). 2 files checked.\n")
+    assert gradguard("check", "--no-cache", "--no-project", ".").stdout == (
+        CURVES_KEPT + "Found 1 finding (1 fixable with --fix). 2 files checked.\n")
+
+
+@pytest.mark.parametrize("engine, main", [
+    (CURVES_ENGINE.replace("history[\"loss\"].append(loss)", "history[\"loss\"].append(loss.item())"), CURVES_MAIN),
+    (CURVES_ENGINE, CURVES_MAIN.replace("history[\"loss\"]", "history[\"epoch\"]")),
+    (CURVES_ENGINE, CURVES_MAIN.replace("    return curve(", "    history = {\"loss\": [1.0]}\n    return curve(")),
+], ids=["numbers-kept", "the-other-key", "rebound"])
+def test_an_item_of_another_files_result_without_graphs_tells_nothing_wrong(gradguard, tmp_path, engine, main):
+    _write(tmp_path, {"engine.py": engine, "main.py": main})
+    assert CURVES_CONVERTED not in gradguard("check", "--no-cache", ".").stdout
+
+
+def test_runtime_truth_of_the_returned_curves(tmp_path):
+    """`curve()` raises on what `train()` returned; with `.item()` it returns the curve."""
+    _write(tmp_path, {"engine.py": CURVES_ENGINE, "main.py": CURVES_MAIN})
+    check = (
+        "import torch\n"
+        "from main import main\n"
+        "data = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(2)]\n"
+        "try:\n    main(data)\nexcept RuntimeError as e:\n    print(\"Can't call numpy() on Tensor that requires grad\" in str(e))\n"
+        "else:\n    print('no error')\n"
+    )
+    run = [sys.executable, "-c", check]
+    assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout == "True\n"
+    engine = tmp_path / "engine.py"
+    engine.write_text(engine.read_text().replace("history[\"loss\"].append(loss)", "history[\"loss\"].append(loss.item())"))
+    assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout == "no error\n"

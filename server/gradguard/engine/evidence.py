@@ -480,10 +480,13 @@ def mentioned(source: str) -> frozenset:
         # what a backward's value was computed from (backprop.py): assigned names, and the callables
         # and predictions they were computed with
         keys.update(m.group(1) for m in _ASSIGNED.finditer(source))
+        for m in _UNPACKED.finditer(source):  # `loss, loss_chords = compute_loss(...)` (items_through_helpers)
+            keys.update(n.strip() for n in m.group(1).split(","))
         keys.update(re.sub(r"\s+", "", m.group(1)) for m in _CALLED.finditer(source))
     return frozenset(keys)
 
 
+_UNPACKED = re.compile(r"^[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*,?[ \t]*=(?!=)", re.M)
 _ASSIGNED = re.compile(r"^[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?[-+*/]?=(?!=)", re.M)
 _CALLED = re.compile(r"(?<![\w.])((?:self\s*\.\s*)?[A-Za-z_]\w*)\s*\(\s*(?=[A-Za-z_])")  # (a lookahead: `loss(net(x)` names both)
 
@@ -1161,11 +1164,67 @@ def uses_of(scope_node: cst.CSTNode, imported: frozenset = frozenset(), helpers=
         # (a function's names, not a module's: a script or notebook rebinds `images`, `output` from
         # cell to cell, and what one cell back-propagates says nothing of another's)
         chains = Chains(scope_node, uses.backwards, finder.params, imported)
+        items = items_through_helpers(uses, {**chains.graphs, **uses.backwards}, helpers, imported)
+        if items:  # the other items of a helper's tuple, terms of the item back-propagated here
+            chains = Chains(scope_node, {**items, **uses.backwards}, finder.params, imported)
+            chains.graphs.update((k, v) for k, v in items.items() if k not in chains.graphs)
         uses.fed = {k: v for k, v in chains.graphs.items() if k not in uses.backwards}
         uses.feeders = {k: (call, chains.graphs.get(k)) for k, call in chains.models.items()}
         uses.zero_dim = chains.zero_dim
         uses.losses = chains.losses
     return uses
+
+
+def _tuple_returns(fn: cst.FunctionDef) -> Optional[list]:
+    """The items of every `return a, b, c` of a function, by position: [[a, ...], [b, ...], ...];
+    None unless every return gives a tuple of one length."""
+    returns = _returns(fn.body)
+    if not returns or not all(isinstance(r.value, cst.Tuple) for r in returns):
+        return None
+    lengths = {len(r.value.elements) for r in returns}
+    if len(lengths) != 1 or any(isinstance(e, cst.StarredElement) for r in returns for e in r.value.elements):
+        return None
+    return [[r.value.elements[i].value for r in returns] for i in range(lengths.pop())]
+
+
+def items_through_helpers(uses: Uses, graphs: dict, helpers, imported: frozenset) -> dict:
+    """`loss, loss_chords, _ = compute_loss(model, data)` and then `loss.backward()`, where the file's
+    `compute_loss` returns `loss_total, loss_chords, acc` with `loss_total = loss_chords + loss_melody`:
+    the backward proves the item it back-propagates carried a graph, and so (backprop.Chains, in the
+    helper's own body) what that item was computed from - the caller's names for those other items
+    carry a graph too. Read through the helper's code, whatever anything is called: name -> the backward."""
+    found: dict = {}
+    if helpers is None:
+        return found
+    for call, names in uses.unpacked.items():
+        proved = [(i, graphs[n]) for i, n in enumerate(names) if n is not None and n in graphs]
+        if not proved:
+            continue
+        func = call.func
+        if isinstance(func, cst.Name):
+            fn = helpers.defs.get(func.value)
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            fn = helpers.methods.get(func.attr.value)
+        else:
+            fn = None
+        items = _tuple_returns(fn) if isinstance(fn, cst.FunctionDef) else None
+        if items is None or len(items) != len(names):
+            continue
+        seeds = {}
+        for i, proof in proved:
+            for item in items[i]:
+                if isinstance(item, cst.Name):
+                    seeds.setdefault(item.value, proof)
+        if not seeds:
+            continue
+        inner = Chains(fn, seeds, frozenset(named_params(fn)), imported)
+        for j, name in enumerate(names):
+            if name is None or name in graphs:
+                continue
+            # every return gives at that place a name the helper's backward chain reaches
+            if all(isinstance(e, cst.Name) and e.value in inner.graphs for e in items[j]):
+                found.setdefault(name, inner.graphs[items[j][0].value])
+    return found
 
 
 def class_uses(node: cst.ClassDef, helpers=None) -> Uses:

@@ -122,6 +122,10 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.outgoing: Optional[list] = [] if export_calls else None
         self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
         self.asked: Optional[set] = set() if export_calls else None  # what the walk read of `outside` (outside_of)
+        # a name bound by unpacking a call's result -> (the call, the item's position): `losses` of
+        # `grads, losses = sweep(x, y)`, for a call of another file's function (outside.Border._passed)
+        self.unpacked_from: dict = {}
+        self.border_results: dict = {}  # a call of another file's function, run with grad on -> its target
         self.foreign: dict = {}  # module-level statement joined from another file (neighbours) -> that file
         self.foreign_names: dict = {}  # a joined class's name -> the qualname of the import it stands for
         # `from models import *` of a module that may be the project's: a name the file reads but never
@@ -171,7 +175,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
             vars(info).clear()
         for container in (self.values, self.stores, self.backwards, self.functions, self.top_of, self.hooks, self.on_drop,
                           self.sinks, self.escapes, self.cut_from, self.function_facts,
-                          self.uses, self.evidences):
+                          self.uses, self.evidences, self.unpacked_from, self.border_results):
             container.clear()
 
     @property

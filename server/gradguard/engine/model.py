@@ -51,6 +51,8 @@ class Frame:
     inference: Optional[cst.CSTNode] = None  # the `torch.inference_mode()` in force (a `with` item or decorator)
     inert: Optional[cst.CSTNode] = None  # a `torch.enable_grad()` that inference mode keeps from recording
     fresh_attrs: set = field(default_factory=set)  # `self.x` made a new empty container by this call (Places)
+    # `reporter.observation` -> the loop whose every iteration makes it a new empty container first (Places)
+    reset_in_loop: dict = field(default_factory=dict)
 
     @property
     def mode(self) -> GradMode:

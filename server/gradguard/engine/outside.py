@@ -17,6 +17,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from gradguard.engine import evidence
+from gradguard.engine.handing import constant_index
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
 from gradguard.engine.model import Backward, FunctionInfo, GradMode, Store, forward_code
 from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, all_origins
@@ -106,6 +107,51 @@ class Returns:
     scalar: bool
     backward: int = 0  # 0: nothing back-propagated it yet
     path: str = ""  # its file, relative to the project root (set when handed to a caller)
+
+
+@dataclass(frozen=True)
+class Gives:
+    """A module-level function of the project that returns a tuple, or a dict with constant keys, whose
+    items it makes itself and this file knows (`return grad_norms, losses`, `losses` a list of lists of
+    losses with their graphs): what another file's `losses` of `grads, losses = sweep(x, y)` holds,
+    and so what that file passes on when it gives it back to a function of the project
+    (callers._params). `shape`: `shape_of`."""
+
+    shape: tuple
+
+
+def shape_of(v: Value, given: frozenset) -> Optional[tuple]:
+    """A returned value for `Gives`: ("tuple", (each item's shape or None, ...)), ("keyed", ((constant
+    key, shape), ...)), or `describe` - only for a graph the function made itself, not one an argument
+    brought (`given`: the origins of its parameters' values), which another caller's arguments decide."""
+    if v.guessed:
+        return None
+    if v.elements is not None:
+        parts = tuple(shape_of(e, given) for e in v.elements)
+        return ("tuple", parts) if any(p is not None for p in parts) else None
+    if v.kind is Kind.CONTAINER and v.keyed:
+        parts = tuple((k, p) for k, e in v.keyed if isinstance(k, str) and (p := shape_of(e, given)) is not None)
+        return ("keyed", parts) if parts else None
+    inner = v
+    while inner.kind is Kind.CONTAINER and inner.item is not None and not inner.keyed and inner.elements is None:
+        inner = inner.item
+    if inner.has_graph and not any(o not in given and not isinstance(o, cst.Param) for o in inner.origins):
+        return None
+    return describe(v)
+
+
+def shape_at(shape: Optional[tuple], path: tuple) -> Optional[tuple]:
+    """The shape of the item at `path` (positions of tuples, keys of dicts) in a `Gives.shape`."""
+    for step in path:
+        if shape is None:
+            return None
+        if shape[0] == "tuple" and isinstance(step, int) and 0 <= step < len(shape[1]):
+            shape = shape[1][step]
+        elif shape[0] == "keyed" and isinstance(step, str):
+            shape = next((p for k, p in shape[1] if k == step), None)
+        else:
+            return None
+    return shape
 
 
 def describe(v: Value) -> Optional[tuple]:
@@ -253,6 +299,13 @@ class Border:
         if what[0] == "items":
             inner = self._described(what[1], param, why)
             return self._container([inner]) if inner is not None else None
+        if what[0] == "tuple":  # (Gives: what another file's function returned, passed back whole)
+            parts = [self._described(p, param, why) if p is not None else UNKNOWN for p in what[1]]
+            return self._container(parts, elements=tuple(parts))
+        if what[0] == "keyed":
+            entries = [(k, self._described(p, param, why)) for k, p in what[1]]
+            entries = [(k, e) for k, e in entries if e is not None]
+            return self._container([e for _, e in entries]).but(keyed=tuple(entries)) if entries else None
         return None
 
     def _border_call(self, node: cst.Call, fv, args: list) -> Optional[Value]:
@@ -262,6 +315,8 @@ class Border:
         if found is None:
             return None
         target, by_name = found
+        if not by_name and self.frame.mode is GradMode.ON:
+            self.border_results[node] = target
         if self.outgoing is not None:
             in_loop = bool(self.frame.loops) and any(v.has_graph for _, v in args)
             named = not by_name and self._named(node)
@@ -302,9 +357,34 @@ class Border:
             positional += a.keyword is None
             made = self._built_by(a.value) or self._built_here(a.value)
             found = ("built", made) if made else describe(v)
+            if found is None and v.kind is Kind.UNKNOWN:
+                found = self._result_of(a.value)
             if found is not None:
                 out.append((key, found))
         return tuple(out)
+
+    def _result_of(self, expr: cst.BaseExpression) -> Optional[tuple]:
+        """("result", target, path) for a name bound to what a call of another file's function returned,
+        run with grad on (`results = train(...)`), or to one item of it (`losses` of `grads, losses =
+        sweep(...)`, `results["loss"]`): what that file's summary (Gives) says it is, read where the calls
+        are gathered."""
+        path = ()
+        while isinstance(expr, cst.Subscript):
+            key = constant_index(expr)
+            if key is None:
+                return None
+            path, expr = (key,) + path, expr.value
+        if not isinstance(expr, cst.Name):
+            return None
+        b = self.lookup(expr.value)
+        if b is None:
+            return None
+        call = b.node
+        if isinstance(call, cst.Name):
+            call, at = self.unpacked_from.get(call, (None, 0))
+            path = (at,) + path
+        target = self.border_results.get(call) if isinstance(call, cst.Call) else None
+        return ("result", target, path) if target is not None else None
 
     def _built_here(self, expr: cst.BaseExpression) -> Optional[str]:
         """The imported class whose call makes `expr` (`InMemoryLogger()`, `Net(cfg).to(device)`)."""
@@ -444,6 +524,12 @@ class Border:
                 graph = fn.returns.origins
                 done = next((b for b in fn.backwards if b.origins & graph), None)
                 out[symbol] = Returns(fn.name, fn.returns.scalar, line_of(done.at) if done is not None else 0)
+            elif fn.cls is None and symbol is not None and fn.node not in self.foreign \
+                    and (fn.returns.elements is not None or fn.returns.keyed):
+                given = frozenset().union(*(all_origins(v) for v in fn.param_values.values()))
+                shape = shape_of(fn.returns, given)
+                if shape is not None and shape[0] in ("tuple", "keyed") and "'tensor'" in repr(shape):
+                    out[symbol] = Gives(shape)  # (a tuple of numbers says nothing another file needs)
         for fn in self.functions:
             symbol = symbol_of(fn)
             if fn.cls is None or fn.cls.is_module or symbol is None or "." not in symbol or fn.cls.node in self.foreign:

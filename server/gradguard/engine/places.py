@@ -59,6 +59,16 @@ def _same_place(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
     return key is not None and key == place_key(b)
 
 
+
+def _starts_afresh(rhs) -> bool:
+    """`{}`, `[]`, `dict()`, `defaultdict(list)`, `0`, `None`: a place (re)started empty."""
+    if isinstance(rhs, (cst.List, cst.Dict)):
+        return not rhs.elements
+    if isinstance(rhs, (cst.Integer, cst.Float)) or isinstance(rhs, cst.Name) and rhs.value == "None":
+        return True  # `self.loss = 0` before the decoding steps add to it
+    func = dotted(rhs.func) if isinstance(rhs, cst.Call) else None  # `dict()`, `defaultdict(list)`: no items given
+    return func in _EMPTY_CONTAINERS and (not rhs.args or func.endswith("defaultdict"))
+
 class Places:
     """Assignment and stores."""
 
@@ -85,6 +95,8 @@ class Places:
         iteration, return (its code, an identity token); else None."""
         if not self.frame.loops:
             return None
+        if self.frame.reset_in_loop and not isinstance(target, cst.Name) and self.reset_each_iteration(self.code_for(target)):
+            return None  # made afresh first in every iteration (`reporter.observation = {}`)
         loop = self.frame.loops[-1]
         base, b, local = self._root(target)
         if isinstance(base, cst.Attribute):  # self.<attr>: lives on the object
@@ -138,9 +150,11 @@ class Places:
                 parts = [Value(grad=Grad.NO, why=v.why)] * len(elems)  # unpacked from a call under no_grad
             else:
                 parts = [UNKNOWN] * len(elems)
-            for e, part in zip(elems, parts):
+            for i, (e, part) in enumerate(zip(elems, parts)):
                 if isinstance(e, cst.StarredElement):
                     e = e.value
+                elif type(rhs) is cst.Call and type(e) is cst.Name and part.kind is Kind.UNKNOWN:
+                    self.unpacked_from[e] = (rhs, i)
                 self._assign(e, part, None)
         elif t is cst.Attribute:
             base = self._eval(target.value)
@@ -163,6 +177,7 @@ class Places:
                 # (a scratch or fresh `self.x` is rebound like a local name: the previous graph is dropped)
                 v = self._slot(self._store(target, rhs, v, "assign"), v)
             self._note_fresh_attribute(target, rhs)
+            self._note_reset_in_loop(target, rhs)
             self._set_attribute(target, v)
             if is_self_attribute(target) and self.function is not None:
                 # what this method reads of `self.x` from here on (merged over branches like a name); the
@@ -269,19 +284,33 @@ class Places:
         if not (is_self_attribute(target) and fn is not None):
             return
         name = target.attr.value
-        if isinstance(rhs, (cst.List, cst.Dict)):
-            fresh = not rhs.elements
-        elif isinstance(rhs, (cst.Integer, cst.Float)) or isinstance(rhs, cst.Name) and rhs.value == "None":
-            fresh = True  # `self.loss = 0` before the decoding steps add to it
-        else:  # `dict()`, `defaultdict(list)`: no items given
-            func = dotted(rhs.func) if isinstance(rhs, cst.Call) else None
-            fresh = func in _EMPTY_CONTAINERS and (not rhs.args or func.endswith("defaultdict"))
+        fresh = _starts_afresh(rhs)
         top = any(isinstance(st, cst.SimpleStatementLine) and any(
             isinstance(small, cst.Assign) and small.value is rhs for small in st.body) for st in fn.node.body.body)
         if fresh and top and not self.frame.loops:
             self.frame.fresh_attrs.add(name)
         else:
             self.frame.fresh_attrs.discard(name)
+
+    def _note_reset_in_loop(self, target: cst.Attribute, rhs) -> None:
+        """`reporter.observation = {}` as a statement of a loop's own body (not under an `if`): every
+        iteration starts the place afresh, so what the iteration stores there (`reporter.report(...)`
+        writing `self.observation[key]`) is dropped by the next one - one graph at a time, not a pile."""
+        code = self.code_for(target)
+        loop = self.frame.loops[-1] if self.frame.loops else None
+        body = getattr(getattr(loop, "body", None), "body", ())
+        if loop is not None and _starts_afresh(rhs) and any(s is self.statement for s in body):
+            self.frame.reset_in_loop[code] = loop
+        else:
+            self.frame.reset_in_loop.pop(code, None)
+
+    def reset_each_iteration(self, where: str) -> bool:
+        """Is the place `where` (`reporter.observation`, `reporter.observation["loss"]`) made afresh
+        by every iteration of the innermost loop running (_note_reset_in_loop)?"""
+        if not self.frame.loops or not self.frame.reset_in_loop:
+            return False
+        code = where.split("[", 1)[0]
+        return self.frame.reset_in_loop.get(code) is self.frame.loops[-1]
 
     def _fresh_attribute(self, base: cst.BaseExpression) -> bool:
         """`self.x` made afresh by this call (`self.x = {}` at the top) or only this method's scratch

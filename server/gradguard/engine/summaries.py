@@ -599,6 +599,8 @@ class Functions:
             where, token = place
             if suffix:
                 where, token = f"{where}{suffix}", ("attr", token, suffix)
+            if self.reset_each_iteration(where):
+                continue  # `reporter.observation = {}` first in every iteration: one graph at a time
             # a place of this scope (`norms` made afresh each call of the caller) lives as a local does
             base, _, local = self._root(target)
             s = Store(stored, kept.value, where, token, self.frame.loops[-1], kept.how, self.function, loops=self.frame.loops,

@@ -119,8 +119,9 @@ def outside(root: str, entries: dict[str, Entry]) -> dict[str, tuple]:
     users = text_index.torch_code_users(index, lambda p: p in entries and entries[p].torch, lambda p: entries[p].unread)
     unread = frozenset().union(*(e.unread for p, e in entries.items() if p not in users))
     calls = {p: list(e.calls) for p, e in entries.items() if e.calls and (e.torch or p in users)}
-    told = outside_by_file(index, calls, unread)
-    uses = callees_by_file(index, calls, {p: dict(e.summaries) for p, e in entries.items() if e.summaries})
+    summaries = {p: dict(e.summaries) for p, e in entries.items() if e.summaries}
+    told = outside_by_file(index, calls, unread, summaries)
+    uses = callees_by_file(index, calls, summaries)
     # (every class a file may work with: its text is not kept here to choose those it can use)
     near = {p: found for p in entries if (found := neighbours(index, p, None, lambda q: entries[q].shape if q in entries else None))}
     # (a file of `users` never mentions torch: its own analysis runs as in a file that does - Settings.torch_code)

@@ -17,15 +17,16 @@ from dataclasses import replace
 from typing import Optional
 
 from gradguard.engine.model import GradMode
-from gradguard.engine.outside import At, Builds, Call, Keeps, Outside, Returns
+from gradguard.engine.outside import At, Builds, Call, Gives, Keeps, Outside, Returns, shape_at
 from gradguard.project.index import ProjectIndex
 
 
-def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: frozenset = frozenset()
-                    ) -> dict[str, dict[str, Outside]]:
+def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: frozenset = frozenset(),
+                    summaries: Optional[dict] = None) -> dict[str, dict[str, Outside]]:
     """path -> {symbol ("f", "C.m") -> Outside}, for the callees the other files agree on.
     `unread`: names called in files the engine does not analyse (they never mention torch): a
-    function or method of such a name may be called there in any grad mode."""
+    function or method of such a name may be called there in any grad mode. `summaries`: absolute
+    path -> {symbol: summary}, for what a caller passes back of another function's result (Gives)."""
     uses: dict = defaultdict(list)  # (path, symbol) -> [(caller path, Call)]
     for caller, made in calls.items():
         caller = os.path.abspath(caller)
@@ -45,7 +46,7 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: f
         if symbol.rsplit(".", 1)[-1] in unread:
             continue
         agreed = _agreed(index, found)
-        params = _params(index, path, found)
+        params = _params(index, path, found, summaries or {})
         if params:
             told = Outside(None, False, "", params=params, where=_where(index, found), at=_at(found))
             if "." not in symbol:  # a class's call passes its constructor's arguments; a function's, its own
@@ -56,10 +57,11 @@ def outside_by_file(index: ProjectIndex, calls: dict[str, list[Call]], unread: f
     return {p: found for p, found in out.items() if found}
 
 
-def _params(index: ProjectIndex, path: str, found: list) -> tuple:
+def _params(index: ProjectIndex, path: str, found: list, summaries: dict) -> tuple:
     """((position or keyword, what is passed), ...) where every call of the callee passes the same
     there: a kind of value (engine.outside.describe), or ("instance", a class of the callee's own
-    file) for an object a caller built (`InMemoryLogger()`)."""
+    file) for an object a caller built (`InMemoryLogger()`), or what a function of the project
+    returned there, as its summary says (`losses` of `grads, losses = sweep(x, y)`: Gives)."""
     if any(call.by_name for _, call in found):
         return ()
     agreed = None
@@ -68,12 +70,35 @@ def _params(index: ProjectIndex, path: str, found: list) -> tuple:
         for key, what in call.args:
             if what[0] == "built":
                 made = index.resolve(os.path.abspath(caller), what[1])
-                if made is None or made[0] != path:
+                if made is None:
                     continue
-                what = ("instance", made[1])
+                summary = summaries.get(made[0], {}).get(made[1])
+                if isinstance(summary, Gives):  # `results = train(...)`: what the function returned, whole
+                    what = _returned(index, caller, ("result", what[1], ()), summaries)
+                    if what is None:
+                        continue
+                elif made[0] != path:
+                    continue
+                else:
+                    what = ("instance", made[1])
+            elif what[0] == "result":
+                what = _returned(index, caller, what, summaries)
+                if what is None:
+                    continue
             passed[key] = what
         agreed = passed if agreed is None else {k: v for k, v in agreed.items() if passed.get(k) == v}
     return tuple(sorted(agreed.items(), key=lambda kv: str(kv[0]))) if agreed else ()
+
+
+def _returned(index: ProjectIndex, caller: str, what: tuple, summaries: dict) -> Optional[tuple]:
+    """What ("result", target, path) is: the item at `path` of what the project's function `target`
+    returns, as its file's summary (Gives) describes it; None where nothing says."""
+    made = index.resolve(os.path.abspath(caller), what[1])
+    summary = summaries.get(made[0], {}).get(made[1]) if made is not None else None
+    if not isinstance(summary, Gives):
+        return None
+    found = shape_at(summary.shape, tuple(what[2]))
+    return found if found is not None and found[0] != "tuple" else None
 
 
 def _agreed(index: ProjectIndex, found: list) -> Outside | None:

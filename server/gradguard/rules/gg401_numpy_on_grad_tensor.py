@@ -186,6 +186,64 @@ class NumpyOnGradTensor(Rule):
             """
 import numpy as np
 import torch
+
+
+def compute_loss(model, x, y):
+    pred = model(x)
+    mse = ((pred - y) ** 2).mean()
+    total = mse + 0.1 * pred.abs().mean()
+    mse = mse.detach()
+    return total, mse
+
+
+def fit(model, data, optimizer):
+    curve = []
+    for x, y in data:
+        loss, mse = compute_loss(model, x, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        curve.append(mse)
+    return np.array(curve)
+""",
+            note="the helper's second item is a term of the back-propagated one, but it is detached before the return",
+            runtime='model = torch.nn.Linear(3, 1)\n'
+                    'opt = torch.optim.SGD(model.parameters(), lr=0.1)\n'
+                    'fit(model, [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(2)], opt)',
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+
+def compute_loss(model, x, y):
+    pred = model(x)
+    total = ((pred - y) ** 2).mean()
+    with torch.no_grad():
+        mae = (pred - y).abs().mean()
+    return total, mae
+
+
+def fit(model, data, optimizer):
+    curve = []
+    for x, y in data:
+        loss, mae = compute_loss(model, x, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        curve.append(mae)
+    return np.array(curve)
+""",
+            note="the helper's second item is computed under `torch.no_grad()`, not a term of the back-propagated one",
+            runtime='model = torch.nn.Linear(3, 1)\n'
+                    'opt = torch.optim.SGD(model.parameters(), lr=0.1)\n'
+                    'fit(model, [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(2)], opt)',
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
 from torch import nn
 
 
@@ -480,6 +538,39 @@ def f2(cs):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import numpy as np
+import torch
+
+
+def compute_loss(model, x, y):
+    pred = model(x)
+    mse = ((pred - y) ** 2).mean()
+    total = mse + 0.1 * pred.abs().mean()
+    return total, mse
+
+
+def fit(model, data, optimizer):
+    curve = []
+    for x, y in data:
+        loss, mse = compute_loss(model, x, y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        curve.append(mse)
+    return np.array(curve)
+""",
+            range=(21, 11, 21, 26),
+            message='`curve` holds tensors that require grad (`loss.backward()` back-propagates what `mse` is part of on line 18); `np.array()` on it raises "Can\'t call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."',
+            note="`model` is a parameter nothing types: the backward of the helper's first item proves it had a graph, and "
+                 "so (in the helper's own code) `mse`, a term of it - the caller's name for the helper's second item",
+            runtime='model = torch.nn.Linear(3, 1)\n'
+                    'opt = torch.optim.SGD(model.parameters(), lr=0.1)\n'
+                    'try:\n    fit(model, [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(2)], opt)\n'
+                    'except RuntimeError as e:\n    assert "Can\'t call numpy() on Tensor that requires grad" in str(e)\n'
+                    'else:\n    raise AssertionError("no error")',
+        ),
         Invalid(
             """
 import numpy as np
