@@ -260,7 +260,7 @@ class Functions:
         params = self._bind_params(fn, call, args, bound_self)
         mode = self.frame.mode
         if self.function is not None:
-            fn.callers.add(self.function)
+            fn.callers[self.function] = None
         else:
             fn.called_at_top = True
         fn.call_modes.add(mode)
