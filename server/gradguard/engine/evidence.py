@@ -426,7 +426,17 @@ def _handed_receivers(source: str, end: int) -> list:
     r = _receiver_before(source, end)
     if r is None or r[1] or "." in r[0]:
         return []
-    return [w for m in _ITERATED.finditer(source) if m.group(1) == r[0] for w in _PLAIN_ARGUMENT.findall(m.group(2))]
+    return list(_iterated_arguments(source).get(r[0], ()))
+
+
+@lru_cache(maxsize=4)  # asked once per method call of the text: the loops found once, not once per call
+def _iterated_arguments(source: str) -> dict:
+    """The loop variable of each `for key, value in <iterable>.items():` -> the plain names given to the
+    calls of its iterable, every such loop's in the order of the text."""
+    out: dict = {}
+    for m in _ITERATED.finditer(source):
+        out.setdefault(m.group(1), []).extend(_PLAIN_ARGUMENT.findall(m.group(2)))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def mentioned(source: str) -> frozenset:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import builtins
 import re
+from functools import lru_cache
 from typing import Optional
 
 import libcst as cst
@@ -502,12 +503,7 @@ class EvalWithoutNoGrad(Rule):
     def _never_trained(self, name: str) -> bool:
         """Does the file never load weights into `name`, never take its `.parameters()`, and never hand
         it to anything (a trainer, an optimizer, a function that might train it)?"""
-        # (a submodule's too: `model.fc.parameters()` for an optimizer that trains the head; parameters
-        # listed for one: `SGD(params=[net.weight], ...)`)
-        pattern = rf"(?<![\w.]){re.escape(name)}(?:\s*\.\s*\w+)*\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
-                  rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]" \
-                  rf"|\[\s*{re.escape(name)}(?:\s*\.\s*\w+)+\s*[,\]]"  # `print(model)` hands on nothing
-        return re.search(pattern, self.flow.source) is None
+        return _never_trained_in(self.flow.source, name)
 
     def _constructs(self, node: cst.Call) -> bool:
         """`Net(...)`, `build_model(cfg)`, `Net(...).cuda()`, `Net().to(device).eval()`: a module made
@@ -4569,3 +4565,13 @@ def _frozen_in(code: str, target: str) -> bool:
         or re.search(rf"\b{t}\s*\.\s*(?:parameters|named_parameters)\s*\(", code) and re.search(r"requires_grad\s*=\s*False", code)
     )
 
+
+@lru_cache(maxsize=256)  # asked at every forward of a model the file evaluates: one search of the text per name
+def _never_trained_in(source: str, name: str) -> bool:
+    """`_never_trained` of `name` in the text `source`."""
+    # (a submodule's too: `model.fc.parameters()` for an optimizer that trains the head; parameters
+    # listed for one: `SGD(params=[net.weight], ...)`)
+    pattern = rf"(?<![\w.]){re.escape(name)}(?:\s*\.\s*\w+)*\s*\.\s*(?:load_state_dict|parameters|named_parameters|train)\s*\(" \
+              rf"|(?<!print)(?<!str)(?<!repr)(?<!type)(?<!len)[(,]\s*{re.escape(name)}\s*[,)]" \
+              rf"|\[\s*{re.escape(name)}(?:\s*\.\s*\w+)+\s*[,\]]"  # `print(model)` hands on nothing
+    return re.search(pattern, source) is None
