@@ -33,7 +33,7 @@ import libcst as cst
 from gradguard.engine import knowledge as K
 from gradguard.engine.backprop import Chains
 from gradguard.engine.syntax import place_key, string_value
-from gradguard.engine.walk import walk
+from gradguard.engine.walk import descendants, walk
 
 # Methods only an nn.Module has (a tensor, a NumPy array or an optimizer has none of them).
 MODULE_ONLY_METHODS = frozenset(
@@ -1056,7 +1056,10 @@ def trained_through_calls(module: cst.Module) -> frozenset:
     `params[0].grad`), gives them to an optimizer, or hands them on to a function of the file that
     does (`sgd(params, lr)`). What the leaves of a hand-written model are, where the file passes them
     to its training function instead of reading their `.grad` itself."""
-    defs = [n for n in _descendants(module) if isinstance(n, cst.FunctionDef)]
+    # (each scan read once: libcst's `children` rebuilds a node's child list on every read)
+    nodes = descendants(module)
+    defs = [n for n in nodes if isinstance(n, cst.FunctionDef)]
+    bodies = {d: descendants(d.body) for d in defs}
     by_name: dict = {}
     for d in defs:
         by_name.setdefault(d.name.value, []).append(d)
@@ -1064,12 +1067,12 @@ def trained_through_calls(module: cst.Module) -> frozenset:
     for d in defs:
         params = set(named_params(d))
         items = {}  # loop variable -> the parameter it runs over (`for p in params`)
-        for n in _descendants(d.body):
+        for n in bodies[d]:
             if isinstance(n, cst.For) and isinstance(n.target, cst.Name) and isinstance(n.iter, cst.Name) \
                     and n.iter.value in params:
                 items[n.target.value] = n.iter.value
         found = set()
-        for n in _descendants(d.body):
+        for n in bodies[d]:
             if isinstance(n, cst.Attribute) and n.attr.value == "grad":
                 base = n.value.value if isinstance(n.value, cst.Subscript) else n.value
                 if isinstance(base, cst.Name):
@@ -1079,18 +1082,18 @@ def trained_through_calls(module: cst.Module) -> frozenset:
         trains[d] = found & params
     for _ in range(2):  # handed on: `sgd(params, lr, batch_size)` in the training loop
         for d in defs:
-            for n in _descendants(d.body):
+            for n in bodies[d]:
                 if isinstance(n, cst.Call):
                     for name in _given_to_trainers(n, by_name, trains):
                         if name in named_params(d):
                             trains[d] = trains[d] | {name}
     lists = {}  # name -> the names of the list literal bound to it (`params = [W1, b1, W2, b2]`)
-    for n in _descendants(module):
+    for n in nodes:
         if isinstance(n, cst.Assign) and len(n.targets) == 1 and isinstance(n.targets[0].target, cst.Name) \
                 and isinstance(n.value, (cst.List, cst.Tuple)):
             lists[n.targets[0].target.value] = _names_in(n.value)
     out: set = set()
-    for n in _descendants(module):
+    for n in nodes:
         if isinstance(n, cst.Call):
             for given in _given_to_trainers(n, by_name, trains, values=True):
                 if isinstance(given, (cst.List, cst.Tuple)):
@@ -1098,14 +1101,6 @@ def trained_through_calls(module: cst.Module) -> frozenset:
                 elif isinstance(given, cst.Name):
                     out.update(lists.get(given.value, ()))
     return frozenset(out)
-
-
-def _descendants(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
 
 
 def _optimizer_call(call: cst.Call) -> bool:
