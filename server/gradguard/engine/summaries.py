@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
+from gradguard.engine.walk import descendants
 from gradguard.engine.bound import BUILTINS
 from gradguard.engine.model import (
     CLASS_KEY,
@@ -325,7 +326,7 @@ class Functions:
                 if not isinstance(small, (cst.Assign, cst.Return, cst.Expr)) or isinstance(small, cst.Expr) and not (
                         isinstance(small.value, cst.SimpleString) and st is body.body[0]):
                     return returns  # (a docstring only)
-        for node in evidence._descendants(body):
+        for node in descendants(body):
             if isinstance(node, (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.DictComp, cst.SetComp)):
                 return returns
             if isinstance(node, cst.Call) and self.values.get(node, UNKNOWN).kind is not Kind.TENSOR:
