@@ -196,17 +196,20 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
     reports: list[Report] = []
     internal: list[str] = []
     hooks: dict = {}
-    flow = FlowAnalysis(module, hooks, _printer(module), facts, strict=settings.strict, source=source,
+    flow = FlowAnalysis(module, hooks, _printer(module, parsed.memo.setdefault("printed", {})), facts, strict=settings.strict, source=source,
                         outside=dict(settings.outside), export_calls=export_calls,
                         imported=dict(settings.imported))
     flow.cell_starts = tuple(cells)
+    flow.memo = parsed.memo
     if joined:  # each joined statement, and the file it comes from
         flow.foreign = {stmt: where for stmt, (where, _, _) in zip(module.body[len(module.body) - joined:], settings.neighbours)}
     rules = [cls(flow, settings, reports) for cls in all_rules() if settings.enabled(cls.code)]
     for rule in rules:
         _register(rule, hooks, internal)
     flow.on_drop.append(lambda fns: reports.__setitem__(slice(None), [r for r in reports if r.function not in fns]))
+    _recall(parsed.memo, flow)
     flow.run()
+    _remember(parsed.memo, flow)
     for rule in rules:
         _guarded(rule, rule.finish, internal)()
     ranges = incremental.ranges if incremental is not None else None
@@ -240,6 +243,23 @@ def _walk(parsed, settings: Settings, keep_flow, line_label, incremental, facts,
         summaries=summaries,
         asked=asked,
     )
+
+
+def _recall(memo: dict, flow: FlowAnalysis) -> None:
+    """Give a walk what an earlier walk of the same parse read of the tree alone: each scope's uses
+    (evidence.uses_of, class_uses), each function's facts, the file's imports and helpers - none of
+    them depends on the settings or on what the walk found."""
+    if "uses" in memo:
+        flow.uses.update(memo["uses"])
+        flow.function_facts.update(memo["facts"])
+        flow.imported = memo["imported"]
+        if memo["helpers"] is not None:
+            flow.__dict__["_helpers"] = memo["helpers"]
+
+
+def _remember(memo: dict, flow: FlowAnalysis) -> None:
+    memo.update(uses=dict(flow.uses), facts=dict(flow.function_facts), imported=flow.imported,
+                helpers=flow.__dict__.get("_helpers"))
 
 
 def _line(positions: Positions, node: cst.CSTNode) -> int:
@@ -276,9 +296,9 @@ def _ascii_places(parsed, flow: FlowAnalysis, positions: Positions, names: dict)
     return out
 
 
-def _printer(module: cst.Module):
-    """`module.code_for_node`, once per node: re-analysed functions ask for the same code again."""
-    printed: dict = {}
+def _printer(module: cst.Module, printed: dict):
+    """`module.code_for_node`, once per node: re-analysed functions ask for the same code again
+    (`printed`: node -> its code, kept with the parse for its next analysis)."""
 
     def code_for(node: cst.CSTNode) -> str:
         code = printed.get(node)

@@ -12,7 +12,7 @@ analysed again, a bounded number of times; its earlier findings are dropped.
 from __future__ import annotations
 
 import builtins
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import libcst as cst
 
@@ -101,6 +101,8 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.not_tensors: list[str] = []  # code of expressions a tensor guard says are not tensors here
         self.on_drop: list[Callable[[set], None]] = []  # rules drop findings of re-analysed functions
         self.uses: dict = {}  # scope node -> evidence.Uses (how its code uses each name)
+        # what is read of the tree alone, kept with the parse for its next analysis (Parsed.memo): name -> value
+        self.memo: dict = {}
         self.imported: Optional[frozenset] = None  # names the file's imports bind (evidence.imported_names)
         self.mentions: Optional[frozenset] = None  # names that could have evidence in this file (evidence.mentioned)
         self.own_methods: frozenset = frozenset()  # evidence.class_methods: what tells an instance of a class
@@ -131,6 +133,12 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         # `from models import *` of a module that may be the project's: a name the file reads but never
         # binds is named "*.Net", which the project index resolves through the file's star imports
         self.star_imports = False
+
+    def of_tree(self, name: str, compute: Callable[[], Any]) -> Any:
+        """What `compute()` reads of the module's tree alone (no value, no setting), once per parse."""
+        if name not in self.memo:
+            self.memo[name] = compute()
+        return self.memo[name]
 
     def facts_of(self, node: cst.FunctionDef) -> FunctionFacts:
         found = self.function_facts.get(node)

@@ -104,7 +104,9 @@ class FunctionInfo:
     returns: Value = UNKNOWN
     returned: bool = False  # a `return` with a value was seen in the current analysis
     yields: Optional[Value] = None  # a generator: what its `yield`s gave in the current analysis
-    callers: set = field(default_factory=set)  # FunctionInfos whose analysis used `returns`
+    # FunctionInfos whose analysis used `returns`, in the order first seen (a dict: a set's order is the
+    # objects' addresses, and what walks up the callers and stops at the first answer must not vary run to run)
+    callers: dict = field(default_factory=dict)
     walked_at: Optional[tuple] = None  # (call, caller) its last analysis walked the body for; None: on its own
     called_at_top: bool = False  # module-level code calls it
     backwards: list = field(default_factory=list)  # the Backwards its last analysis ran (its callees' too)

@@ -53,6 +53,9 @@ class Parsed:
     header_breaks: int
     reparsed: int = 0  # statements parsed this time (all of them for a whole parse)
     _first_lines: dict = field(default_factory=dict, compare=False, repr=False)
+    # What the walk reads of the tree alone (engine._walk): kept for the next analysis of this very
+    # parse - an editor's document analysed again, unchanged, for what other files now say of it
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def breaks(self) -> tuple[int, ...]:

@@ -9,6 +9,7 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
+from gradguard.engine.walk import descendants
 from gradguard.engine.bound import BUILTINS
 from gradguard.engine.model import (
     CLASS_KEY,
@@ -261,7 +262,7 @@ class Functions:
         params = self._bind_params(fn, call, args, bound_self)
         mode = self.frame.mode
         if self.function is not None:
-            fn.callers.add(self.function)
+            fn.callers[self.function] = None
         else:
             fn.called_at_top = True
         fn.call_modes.add(mode)

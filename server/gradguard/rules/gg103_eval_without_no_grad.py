@@ -835,7 +835,7 @@ class EvalWithoutNoGrad(Rule):
         model(y)`) are one block: one finding whose fix wraps them all, if nothing between trains."""
         if len(groups) < 2:
             return groups
-        places = _Suites.of(self.flow.module)
+        places = self.flow.of_tree("gg103_suites", lambda: _Suites.of(self.flow.module))
         runs: dict = {}
         out = []
         for calls in groups:

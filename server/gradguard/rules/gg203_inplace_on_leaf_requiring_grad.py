@@ -176,7 +176,7 @@ class InplaceOnLeafRequiringGrad(Rule):
         `self.apply(self._init_weights)`)? By the tree's mentions of it (handing.uncalled_mentions),
         not a search of the text."""
         if self._handed is None:
-            self._handed = uncalled_mentions(self.flow.module)
+            self._handed = self.flow.of_tree("uncalled_mentions", lambda: uncalled_mentions(self.flow.module))
         names, attrs = self._handed
         return fn.name in (attrs if fn.cls is not None else names)
 
