@@ -9,7 +9,6 @@ import libcst as cst
 
 from gradguard.engine import evidence
 from gradguard.engine import knowledge as K
-from gradguard.engine.walk import descendants
 from gradguard.engine.bound import BUILTINS
 from gradguard.engine.model import (
     CLASS_KEY,
