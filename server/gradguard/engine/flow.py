@@ -121,6 +121,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.outside: dict = outside or {}
         self.outgoing: Optional[list] = [] if export_calls else None
         self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
+        self.summarized: dict = {}  # a call whose value another file's outside.Returns gave -> that summary
         self.asked: Optional[set] = set() if export_calls else None  # what the walk read of `outside` (outside_of)
         self.foreign: dict = {}  # module-level statement joined from another file (neighbours) -> that file
         self.foreign_names: dict = {}  # a joined class's name -> the qualname of the import it stands for
