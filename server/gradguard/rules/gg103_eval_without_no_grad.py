@@ -81,6 +81,13 @@ def _bound_by(stmt) -> set:
     return found
 
 
+def _leaves(v) -> bool:
+    """Is `v` a leaf that requires grad, or a list of them (`nn.ParameterList([W_xh, ...])`)?"""
+    if v.kind is Kind.CONTAINER and v.item is not None:
+        v = v.item
+    return v.leaf and v.grad is Grad.YES
+
+
 def _read_names(expr: cst.BaseExpression) -> list:
     """The names an expression reads (not `.attr`s, not keywords)."""
     nodes = descendants(expr)
@@ -182,7 +189,8 @@ class EvalWithoutNoGrad(Rule):
     no backward is one too - kept where they outlive the call only if the file
     reads that place only `.detach()`-ed (PPO's `memory.logprobs`); so is a call of a
     hand-written model, a function of the file computing from leaves the code
-    trains (`linreg(X, w, b)` where the code reads `w.grad`) - or of another file
+    trains (`linreg(X, w, b)` where the code reads `w.grad`, or its weights an
+    `nn.ParameterList` whose items' gradients the code reads) - or of another file
     of the project whose summary says it returns a graph it makes (d2l's
     `linreg`, `net = d2l.linreg`); outputs given to another file's function that
     returns what their graph becomes and does nothing else with them (d2l's
@@ -447,10 +455,11 @@ class EvalWithoutNoGrad(Rule):
             return False
         if self._trained is None:
             self._trained = evidence.trained_leaves(self.flow.source) | evidence.trained_through_calls(self.flow.module)
-        if any(self.flow.value(a.value).has_graph for a in node.args):
-            return False
-        if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and self.flow.value(a.value).leaf
-               and self.flow.value(a.value).grad is Grad.YES for a in node.args):
+        if any(self.flow.value(a.value).has_graph and not all_origins(self.flow.value(a.value)) <= {node}
+               for a in node.args):
+            return False  # (the state the same call returned, fed back in a generation loop, is its own graph)
+        if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and _leaves(self.flow.value(a.value))
+               for a in node.args):
             return True
         if made_elsewhere:
             return False  # (what it reads besides its arguments is another file's)
@@ -2796,6 +2805,44 @@ for epoch in range(3):
                                   ("d2l.squared_loss", Returns("squared_loss", False, path="d2l.py", through=((0, "y_hat"),))))},
             note="the summary of another file's loss says what becomes of the graph given to `y_hat`; this call gives its graph to `y`, of which it says nothing: handed to what the analysis cannot see",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def get_params():
+    W_xh = nn.Parameter(torch.randn(4, 8) * 0.1)
+    W_hh = nn.Parameter(torch.randn(8, 8) * 0.1)
+    W_hq = nn.Parameter(torch.randn(8, 4) * 0.1)
+    return nn.ParameterList([W_xh, W_hh, W_hq])
+
+
+def rnn(inputs, state, params):
+    W_xh, W_hh, W_hq = params
+    H, = state
+    outputs = []
+    for X in inputs:
+        H = torch.tanh(X @ W_xh + H @ W_hh)
+        outputs.append(H @ W_hq)
+    return outputs, (H,)
+
+
+def predict(first, num_chars, params):
+    state = (torch.zeros(1, 8),)
+    output = [first]
+    for t in range(num_chars):
+        X = [nn.functional.one_hot(torch.tensor([output[-1]]), 4).float()]
+        Y, state = rnn(X, state, params)
+        output.append(int(Y[0].argmax(dim=1).item()))
+    return output
+
+
+params = get_params()
+print(predict(0, 5, params))
+""",
+            note="an RNN over an `nn.ParameterList` that nothing trains (no item's gradient is read, no optimizer): a demonstration of the untrained model, as a smoke test is",
+        ),
     ]
 
     INVALID = [
@@ -4550,6 +4597,57 @@ for epoch in range(3):
                                   ("d2l.squared_loss", Returns("squared_loss", False, path="d2l.py", through=((0, "y_hat"),))))},
             note="another file's loss that returns what its argument's graph becomes and does nothing else with it (its summary): the model's outputs given to it reach only `.item()`",
             runtime='assert has_graph(train_l) and activations_alive(train_l)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def get_params():
+    W_xh = nn.Parameter(torch.randn(4, 8) * 0.1)
+    W_hh = nn.Parameter(torch.randn(8, 8) * 0.1)
+    W_hq = nn.Parameter(torch.randn(8, 4) * 0.1)
+    return nn.ParameterList([W_xh, W_hh, W_hq])
+
+
+def rnn(inputs, state, params):
+    W_xh, W_hh, W_hq = params
+    H, = state
+    outputs = []
+    for X in inputs:
+        H = torch.tanh(X @ W_xh + H @ W_hh)
+        outputs.append(H @ W_hq)
+    return outputs, (H,)
+
+
+def predict(first, num_chars, params):
+    state = (torch.zeros(1, 8),)
+    output = [first]
+    for t in range(num_chars):
+        X = [nn.functional.one_hot(torch.tensor([output[-1]]), 4).float()]
+        Y, state = rnn(X, state, params)
+        output.append(int(Y[0].argmax(dim=1).item()))
+    return output
+
+
+params = get_params()
+for epoch in range(2):
+    outputs, _ = rnn([torch.randn(2, 4) for _ in range(3)], (torch.zeros(2, 8),), params)
+    l = torch.cat(outputs).pow(2).mean()
+    for p in params:
+        p.grad = None
+    l.backward()
+    with torch.no_grad():
+        for p in params:
+            p -= 0.1 * p.grad
+    print(epoch, predict(0, 5, params))
+""",
+            range=(28, 19, 28, 40),
+            message='`rnn(X, state, params)` runs with grad enabled and its outputs reach only `.argmax()` (line 29), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\ndef get_params():\n    W_xh = nn.Parameter(torch.randn(4, 8) * 0.1)\n    W_hh = nn.Parameter(torch.randn(8, 8) * 0.1)\n    W_hq = nn.Parameter(torch.randn(8, 4) * 0.1)\n    return nn.ParameterList([W_xh, W_hh, W_hq])\n\n\ndef rnn(inputs, state, params):\n    W_xh, W_hh, W_hq = params\n    H, = state\n    outputs = []\n    for X in inputs:\n        H = torch.tanh(X @ W_xh + H @ W_hh)\n        outputs.append(H @ W_hq)\n    return outputs, (H,)\n\n\n@torch.no_grad()\ndef predict(first, num_chars, params):\n    state = (torch.zeros(1, 8),)\n    output = [first]\n    for t in range(num_chars):\n        X = [nn.functional.one_hot(torch.tensor([output[-1]]), 4).float()]\n        Y, state = rnn(X, state, params)\n        output.append(int(Y[0].argmax(dim=1).item()))\n    return output\n\n\nparams = get_params()\nfor epoch in range(2):\n    outputs, _ = rnn([torch.randn(2, 4) for _ in range(3)], (torch.zeros(2, 8),), params)\n    l = torch.cat(outputs).pow(2).mean()\n    for p in params:\n        p.grad = None\n    l.backward()\n    with torch.no_grad():\n        for p in params:\n            p -= 0.1 * p.grad\n    print(epoch, predict(0, 5, params))\n',),
+            note="d2l's RNN from scratch: its weights an `nn.ParameterList` whose items' gradients the code reads (`for p in params: p.grad`); decoding feeds the call's own state back, and only `.argmax()` is used",
+            runtime='seen = []\nreal = rnn\npredict.__globals__["rnn"] = lambda *a: seen.append(real(*a)) or seen[-1]\npredict(0, 3, params)\nassert has_graph(seen[-1][0][0]) and has_graph(seen[-1][1][0])',
         ),
     ]
 
