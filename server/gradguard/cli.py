@@ -403,7 +403,7 @@ def _summary_data(summary) -> list:
     if isinstance(summary, Keeps):
         return ["keeps", list(summary.params), [list(p) for p in summary.kept]]
     if isinstance(summary, Returns):
-        return ["returns", summary.name, summary.scalar, summary.backward]
+        return ["returns", summary.name, summary.scalar, summary.backward, [list(t) for t in summary.through]]
     if isinstance(summary, Gives):
         return ["gives", summary.shape]
     return ["builds", summary.parameterized, summary.where, list(summary.forwards)]
@@ -414,7 +414,7 @@ def _summary(data: list):
     if data[0] == "keeps":
         return Keeps(tuple(data[1]), tuple(map(tuple, data[2])))
     if data[0] == "returns":
-        return Returns(data[1], data[2], data[3])
+        return Returns(data[1], data[2], data[3], through=tuple(map(tuple, data[4])) if len(data) > 4 else ())
     if data[0] == "gives":
         return Gives(_tuples(data[1]))
     return Builds(data[1], data[2], tuple(data[3]))

@@ -1074,3 +1074,126 @@ def test_runtime_truth_of_the_returned_curves(tmp_path):
     engine = tmp_path / "engine.py"
     engine.write_text(engine.read_text().replace("history[\"loss\"].append(loss)", "history[\"loss\"].append(loss.item())"))
     assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).stdout == "no error\n"
+
+
+# d2l's notebooks and their utility module: `linreg` returns a graph it makes from the leaves it is given,
+# `squared_loss` returns what the graph given to `y_hat` becomes and does nothing else with it (their
+# summaries, read from utils.py, whose own training function calls them with graphs).
+D2L_UTILS = """\
+import torch
+
+
+def linreg(X, w, b):
+    return torch.mm(X, w) + b
+
+
+def squared_loss(y_hat, y):
+    return (y_hat - y.view(y_hat.size())) ** 2 / 2
+
+
+def sgd(params, lr, batch_size):
+    for param in params:
+        param.data -= lr * param.grad / batch_size
+
+
+def train(features, labels, epochs):
+    w = torch.zeros((3, 1), requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    for _ in range(epochs):
+        l = squared_loss(linreg(features, w, b), labels).sum()
+        l.backward()
+        sgd([w, b], 0.03, 10)
+        w.grad.data.zero_()
+        b.grad.data.zero_()
+"""
+D2L_MAIN = """\
+import torch
+from torch import nn
+
+import utils as d2l
+
+features = torch.randn(20, 3)
+labels = torch.randn(20, 1)
+net, loss = d2l.linreg, d2l.squared_loss
+
+
+def init_params():
+    w = torch.randn((3, 1), requires_grad=True)
+    b = torch.zeros(1, requires_grad=True)
+    return [w, b]
+
+
+def fit():
+    w, b = init_params()
+    train_ls = []
+    for _ in range(3):
+        l = loss(net(features, w, b), labels).sum()
+        if w.grad is not None:
+            w.grad.data.zero_()
+            b.grad.data.zero_()
+        l.backward()
+        d2l.sgd([w, b], 0.1, 20)
+        train_ls.append(loss(net(features, w, b), labels).mean().item())
+    return train_ls
+
+
+def fit_pytorch():
+    model = nn.Linear(3, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    train_ls = []
+    for _ in range(3):
+        l = loss(model(features), labels).mean()
+        opt.zero_grad()
+        l.backward()
+        opt.step()
+        train_ls.append(loss(model(features), labels).mean().item())
+    return train_ls
+"""
+D2L_FOUND = (
+    "main.py:27:30: warning: GG103 `net(features, w, b)` runs with grad enabled and its outputs reach only `.item()` "
+    "(line 27), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
+    "main.py:40:30: warning: GG103 `model(features)` runs with grad enabled and its outputs reach only `.item()` "
+    "(line 40), never a `.backward()`: autograd records the graph and keeps its activations for nothing\n"
+    "Found 2 findings (2 fixable with --fix). 2 files checked.\n"
+)
+
+
+def test_outputs_given_to_another_files_function_go_where_what_it_returns_goes(gradguard, tmp_path):
+    """A hand-written model of another file (`net = d2l.linreg`, given the leaves the caller trains) is a
+    forward, and outputs given to another file's loss that returns their graph reach only `.item()`: both
+    per-epoch losses are evaluations (also read from the cache); one file alone cannot tell."""
+    _write(tmp_path, {"utils.py": D2L_UTILS, "main.py": D2L_MAIN})
+    assert gradguard("check", ".").stdout == D2L_FOUND
+    assert gradguard("check", ".").stdout == D2L_FOUND  # from the cache: the summaries keep what they say
+    assert gradguard("check", "--no-cache", "--no-project", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+@pytest.mark.parametrize("utils", [
+    # it keeps what it is given: no summary says where the graph goes
+    D2L_UTILS.replace("    return (y_hat - y.view(y_hat.size())) ** 2 / 2\n",
+                      "    SEEN.append(y_hat)\n    return (y_hat - y.view(y_hat.size())) ** 2 / 2\n\n\nSEEN = []\n"),
+    # it back-propagates inside
+    D2L_UTILS.replace("    return (y_hat - y.view(y_hat.size())) ** 2 / 2\n",
+                      "    out = (y_hat - y.view(y_hat.size())) ** 2 / 2\n    out.sum().backward(retain_graph=True)\n    return out\n"),
+], ids=["keeps-its-argument", "back-propagates"])
+def test_a_loss_of_another_file_that_does_more_with_the_graph_leaves_it_unknown(gradguard, tmp_path, utils):
+    _write(tmp_path, {"utils.py": utils, "main.py": D2L_MAIN.replace("model(features)", "model(features + 0)")})
+    assert "main.py:40" not in gradguard("check", "--no-cache", ".").stdout
+
+
+def test_runtime_truth_of_the_evaluations_through_another_file(tmp_path):
+    """The per-epoch forwards carry a graph (each the model's), and both models still learn."""
+    _write(tmp_path, {"utils.py": D2L_UTILS, "main.py": D2L_MAIN})
+    check = (
+        "import torch, main, utils\n"
+        "seen = []\n"
+        "main.net = lambda *a: seen.append(utils.linreg(*a)) or seen[-1]\n"
+        "a = main.fit()\n"
+        "hooked = []\n"
+        "real = torch.nn.Linear.forward\n"
+        "torch.nn.Linear.forward = lambda self, x: hooked.append(real(self, x)) or hooked[-1]\n"
+        "b = main.fit_pytorch()\n"
+        "print(seen[-1].grad_fn is not None, hooked[-1].grad_fn is not None, a[0] > a[-1], b[0] > b[-1])\n"
+    )
+    run = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.stdout == "True True True True\n", run.stderr

@@ -19,6 +19,12 @@ PROJECT = {
         "            opt.zero_grad()\n            loss.backward()\n            opt.step()\n        return self\n"
     ),
     "encoder": "from torch import nn\n\nBaseEncoder = nn.Module\n",
+    # d2l's utility module (Dive into Deep Learning): a hand-written model, its loss, and SGD over leaves
+    "d2l": (
+        "import torch\n\n\ndef linreg(X, w, b):\n    return torch.mm(X, w) + b\n\n\n"
+        "def squared_loss(y_hat, y):\n    return (y_hat - y.view(y_hat.size())) ** 2 / 2\n\n\n"
+        "def sgd(params, lr, batch_size):\n    for param in params:\n        param.data -= lr * param.grad / batch_size\n"
+    ),
     "training": "def update_step(value):\n    value.sum().backward()\n",
     # yolov5's utils/torch_utils.py
     "torch_utils": (

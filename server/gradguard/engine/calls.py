@@ -86,8 +86,9 @@ class Calls:
                 why = Evidence(node, f"from `{self._short(node)}`, which is given a graph,")
                 origins = frozenset().union(*(a.origins for a in graphs)) | {node}
                 v = self._made(Value(kind=Kind.TENSOR, grad=Grad.YES, why=why, origins=origins), node)
-        if knows_nothing(fv) and isinstance(func, cst.Name):
-            # Handed to a function of another file (`update(loss)`), which may train on it.
+        if knows_nothing(fv) and isinstance(func, cst.Name) and not getattr(self.summarized.get(node), "through", ()):
+            # Handed to a function of another file (`update(loss)`), which may train on it (not one whose
+            # summary says it returns their graphs and does nothing else with them: outside.Returns.through).
             self.escaped |= reach([a for _, a in args])
             if not self._python_builtin(func):
                 self._opaque_call(node, args)

@@ -1033,6 +1033,10 @@ def trains(source: str) -> bool:
 
 # `w.grad` (hand SGD's `w.data -= lr * w.grad`, `w.grad.data.zero_()`), not `torch.autograd.grad(...)`
 _GRAD_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\.\s*grad\b(?!\s*\()")
+# `params[0].grad`: an item's gradient read - the list (an nn.ParameterList of a hand-written RNN) is trained
+_ITEM_GRAD_READ = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\[[^\]\n]*\]\s*\.\s*grad\b(?!\s*\()")
+# `for param in params:` (a loop variable whose gradient is read: the list it runs over is trained)
+_FOR_IN_NAME = re.compile(r"^[ \t]*for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]+([A-Za-z_]\w*)[ \t]*:", re.M)
 # `torch.optim.SGD([w, b], lr=0.1)`: the leaves listed are trained
 _OPTIMIZED = re.compile(r"optim\s*\.\s*[A-Z]\w*\s*\(\s*\[([^\]]*)\]")
 # `params = [W1, b1, W2, b2]` ... `torch.optim.SGD(params, lr=lr)` (d2l's MLP from scratch): a name
@@ -1042,8 +1046,11 @@ _OPTIMIZED_NAME = re.compile(r"optim\s*\.\s*[A-Z]\w*\s*\(\s*([A-Za-z_]\w*)\s*[,)
 
 def trained_leaves(source: str) -> frozenset:
     """Names whose gradient the code reads or that it lists for an optimizer: tensors it trains (the
-    leaves of a hand-written model, `def net(X): return X @ W + b`)."""
+    leaves of a hand-written model, `def net(X): return X @ W + b`); and lists of them whose items'
+    gradients it reads (`params[0].grad`, `for p in params: p.grad.data.zero_()`)."""
     names = {m.group(1) for m in _GRAD_READ.finditer(source)}
+    names.update(m.group(1) for m in _ITEM_GRAD_READ.finditer(source))
+    names.update(m.group(2) for m in _FOR_IN_NAME.finditer(source) if m.group(1) in names)
     for m in _OPTIMIZED.finditer(source):
         names.update(_WORD.findall(m.group(1)))
     for name in {m.group(1) for m in _OPTIMIZED_NAME.finditer(source)}:

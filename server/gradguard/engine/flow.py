@@ -123,6 +123,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.outside: dict = outside or {}
         self.outgoing: Optional[list] = [] if export_calls else None
         self.callee_summaries: dict = imported or {}  # what other files' functions keep or build (outside.Keeps, Builds)
+        self.summarized: dict = {}  # a call whose value another file's outside.Returns gave -> that summary
         self.asked: Optional[set] = set() if export_calls else None  # what the walk read of `outside` (outside_of)
         # a name bound by unpacking a call's result -> (the call, the item's position): `losses` of
         # `grads, losses = sweep(x, y)`, for a call of another file's function (outside.Border._passed)

@@ -20,7 +20,7 @@ from gradguard.engine import evidence
 from gradguard.engine.handing import constant_index
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
 from gradguard.engine.model import Backward, FunctionInfo, GradMode, Store, forward_code
-from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, all_origins
+from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, all_origins, combined_cuts
 
 # Where a call's callee comes from torch or the standard library, never from the project: not
 # exported. (Other packages are left to the index: checking timm itself, `timm.layers` is the project.)
@@ -107,6 +107,10 @@ class Returns:
     scalar: bool
     backward: int = 0  # 0: nothing back-propagated it yet
     path: str = ""  # its file, relative to the project root (set when handed to a caller)
+    # Not empty: it makes no graph itself but returns what its arguments' graphs become (a loss of its
+    # own, `def squared_loss(y_hat, y): return (y_hat - y) ** 2 / 2`): ((position, or -1 for a
+    # keyword-only one, parameter), ...) of the parameters whose graphs the result carries
+    through: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -194,6 +198,32 @@ def _made_inside(fn: FunctionInfo) -> bool:
         return False
     given = frozenset().union(*(all_origins(v) for v in fn.param_values.values()))
     return any(o not in given and not isinstance(o, cst.Param) for o in fn.returns.origins)
+
+
+def _carried(fn: FunctionInfo, stores: list, escapes: list) -> tuple:
+    """The parameters whose graphs `fn` returns, where it returns one tensor computed from what it was
+    given and nothing else (Returns.through): its last analysis, with grad on, was given graphs and
+    returned a graph made of them only; it keeps, hands on, yields and back-propagates none of them
+    (a caller's graph it returns is all that becomes of it). () where that is not so."""
+    if fn.decorated_mode is not None or fn.context is None or fn.context[0] is not GradMode.ON or fn.in_progress:
+        return ()
+    if fn.backwards or fn.kept or fn.yields is not None or fn.freezes or fn.repeated or not _one_graph(fn.returns):
+        return ()
+    p = fn.node.params
+    if isinstance(p.star_arg, cst.Param) or isinstance(p.star_kwarg, cst.Param):
+        return ()
+    positional = [x.name.value for x in (*p.posonly_params, *p.params)]
+    given = {name: v for name, v in fn.bound.items() if v.has_graph}
+    if not given:
+        return ()
+    made_of = frozenset().union(*(v.origins for v in given.values()))
+    returned = fn.returns.origins
+    if not returned or not returned <= made_of:
+        return ()
+    if any(s.function is fn for s in stores) or any(u.function is fn and u.origins & made_of for u in escapes):
+        return ()
+    return tuple((positional.index(name) if name in positional else -1, name)
+                 for name, v in given.items() if v.origins & returned)
 
 
 def _per_batch(fn: Optional[FunctionInfo], loops: tuple, forward: Optional[dict] = None) -> bool:
@@ -323,6 +353,7 @@ class Border:
             self.outgoing.append((self.function, target, by_name, self.frame.mode, self._how(), in_loop, node, named,
                                   self.frame.loops, () if by_name else self._passed(args)))
         summary = self.callee_summaries.get(target)
+        self.summarized.pop(node, None)
         if isinstance(summary, Keeps):
             self._kept_elsewhere(node, summary, args)
         elif isinstance(summary, Builds) and not by_name:
@@ -330,8 +361,40 @@ class Border:
                          forwards=frozenset(summary.forwards),
                          why=Evidence(node, f"`{self._short(node.func)}` {summary.where}", elsewhere=True))
         elif isinstance(summary, Returns) and not by_name and self.frame.mode is not GradMode.OFF:
-            return self._returned_elsewhere(node, summary)
+            found = self._carried_here(node, summary, args) if summary.through else self._returned_elsewhere(node, summary)
+            if found is not None:
+                self.summarized[node] = summary
+            return found
         return None
+
+    def _carried_here(self, node: cst.Call, summary: Returns, args: list) -> Optional[Value]:
+        """What another file's function that returns its arguments' graphs (Returns.through) returns
+        at this call: the graphs this call gives those parameters (`loss(net(X), y)` with d2l's
+        `squared_loss`), which it neither keeps nor trains on. None (the call is evaluated as it is:
+        handed to what the analysis cannot see) where the call gives a graph or a leaf that requires
+        grad to another parameter, or unpacks arguments: the summary says nothing of those."""
+        by_position = {i: name for i, name in summary.through if i >= 0}
+        names = {name for _, name in summary.through}
+        carried, positional = [], 0
+        for a, v in args:
+            if a.star:
+                return None
+            if a.keyword is not None:
+                inside = a.keyword.value in names
+            else:
+                inside = positional in by_position
+                positional += 1
+            if inside:
+                carried.append(v)
+            elif v.grad is Grad.YES:
+                return None
+        graphs = [v for v in carried if v.has_graph]
+        if not graphs or any(v.grad is Grad.YES and v.leaf for v in carried):
+            return None
+        cuts, pred = combined_cuts(carried)
+        return Value(kind=Kind.TENSOR, grad=Grad.YES if self.frame.mode is GradMode.ON else Grad.UNKNOWN,
+                     scalar=summary.scalar, origins=frozenset().union(*(v.origins for v in graphs)),
+                     why=graphs[0].why, cuts=cuts, pred_cuts=pred)
 
     def _returned_elsewhere(self, node: cst.Call, summary: Returns) -> Value:
         """The graph another file's function returns, made at this call (each call its own, as a
@@ -524,6 +587,9 @@ class Border:
                 graph = fn.returns.origins
                 done = next((b for b in fn.backwards if b.origins & graph), None)
                 out[symbol] = Returns(fn.name, fn.returns.scalar, line_of(done.at) if done is not None else 0)
+            elif fn.cls is None and symbol is not None and fn.node not in self.foreign and (
+                    through := _carried(fn, self.stores, self.escapes)):
+                out[symbol] = Returns(fn.name, fn.returns.scalar, through=through)
             elif fn.cls is None and symbol is not None and fn.node not in self.foreign \
                     and (fn.returns.elements is not None or fn.returns.keyed):
                 given = frozenset().union(*(all_origins(v) for v in fn.param_values.values()))

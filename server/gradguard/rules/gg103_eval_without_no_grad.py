@@ -12,6 +12,7 @@ from gradguard.engine.knowledge import FUNCTIONAL_LOSSES, forward_like
 from gradguard.engine.evidence import named_params
 from gradguard.engine.sinks import DISPLAYED, Use
 from gradguard.engine.model import ClassInfo, FunctionInfo, GradMode
+from gradguard.engine.outside import Returns
 from gradguard.engine.steps import backpropagates_in, step_of
 from gradguard.engine.syntax import SELF_PREFIX, place_key
 from gradguard.engine.values import Grad, Kind, all_origins
@@ -79,6 +80,13 @@ def _bound_by(stmt) -> set:
         for t in targets:
             found.update(e.value for e in descendants(t) if isinstance(e, cst.Name))
     return found
+
+
+def _leaves(v) -> bool:
+    """Is `v` a leaf that requires grad, or a list of them (`nn.ParameterList([W_xh, ...])`)?"""
+    if v.kind is Kind.CONTAINER and v.item is not None:
+        v = v.item
+    return v.leaf and v.grad is Grad.YES
 
 
 def _read_names(expr: cst.BaseExpression) -> list:
@@ -182,7 +190,12 @@ class EvalWithoutNoGrad(Rule):
     no backward is one too - kept where they outlive the call only if the file
     reads that place only `.detach()`-ed (PPO's `memory.logprobs`); so is a call of a
     hand-written model, a function of the file computing from leaves the code
-    trains (`linreg(X, w, b)` where the code reads `w.grad`). So is a forward
+    trains (`linreg(X, w, b)` where the code reads `w.grad`, or its weights an
+    `nn.ParameterList` whose items' gradients the code reads) - or of another file
+    of the project whose summary says it returns a graph it makes (d2l's
+    `linreg`, `net = d2l.linreg`); outputs given to another file's function that
+    returns what their graph becomes and does nothing else with them (d2l's
+    `squared_loss`) go on to where its result goes. So is a forward
     whose outputs without a graph are read and whose outputs with one never are
     (`action, log_prob = policy.act(state)` with the action an `.item()` and
     `log_prob` never read again), unless a function of the file keeps a graph
@@ -435,15 +448,22 @@ class EvalWithoutNoGrad(Rule):
         nothing with a graph: the graph comes from the model's own parameters (d2l-style books). Or
         `linreg(X, w, b)`: such leaves given as arguments (`net = linreg` ... `net(features, w, b)`)."""
         fn = callee.cls if callee.kind is Kind.FUNCTION else None
-        if not isinstance(fn, FunctionInfo) or fn.cls is not None or not self.flow.value(node).has_graph:
+        elsewhere = self.flow.summarized.get(node)
+        # (or a function of another file that returns a graph it makes itself and back-propagates nothing:
+        # d2l's `linreg` called from a notebook, `net = d2l.linreg`)
+        made_elsewhere = isinstance(elsewhere, Returns) and not elsewhere.through and not elsewhere.backward
+        if not (made_elsewhere or isinstance(fn, FunctionInfo) and fn.cls is None) or not self.flow.value(node).has_graph:
             return False
         if self._trained is None:
             self._trained = evidence.trained_leaves(self.flow.source) | evidence.trained_through_calls(self.flow.module)
-        if any(self.flow.value(a.value).has_graph for a in node.args):
-            return False
-        if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and self.flow.value(a.value).leaf
-               and self.flow.value(a.value).grad is Grad.YES for a in node.args):
+        if any(self.flow.value(a.value).has_graph and not all_origins(self.flow.value(a.value)) <= {node}
+               for a in node.args):
+            return False  # (the state the same call returned, fed back in a generation loop, is its own graph)
+        if any(isinstance(a.value, cst.Name) and a.value.value in self._trained and _leaves(self.flow.value(a.value))
+               for a in node.args):
             return True
+        if made_elsewhere:
+            return False  # (what it reads besides its arguments is another file's)
         for name in (self.flow.facts_of(fn.node).body_names & self._trained) - set(named_params(fn.node)):
             scope = fn.scope
             while scope is not None and name not in scope.env:
@@ -2759,6 +2779,66 @@ def train(model, batches, opt):
             note='the object a rollout makes is kept (`records.append(record)`) and what it holds is back-propagated by the caller: the forward is meant to train, though the rollout prints a look at it',
             runtime='model = nn.Linear(4, 3)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntrain(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))], opt)\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+import d2l
+
+features, labels = torch.randn(20, 3), torch.randn(20, 1)
+net, loss = nn.Linear(3, 1), d2l.squared_loss
+opt = torch.optim.SGD(net.parameters(), lr=0.03)
+for epoch in range(3):
+    l = loss(net(features), labels).mean()
+    opt.zero_grad()
+    l.backward()
+    opt.step()
+    train_l = loss(labels, net(features))
+    print(epoch, train_l.mean().item())
+""",
+            settings={"imported": (("d2l.linreg", Returns("linreg", False, path="d2l.py")),
+                                  ("d2l.squared_loss", Returns("squared_loss", False, path="d2l.py", through=((0, "y_hat"),))))},
+            note="the summary of another file's loss says what becomes of the graph given to `y_hat`; this call gives its graph to `y`, of which it says nothing: handed to what the analysis cannot see",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+def get_params():
+    W_xh = nn.Parameter(torch.randn(4, 8) * 0.1)
+    W_hh = nn.Parameter(torch.randn(8, 8) * 0.1)
+    W_hq = nn.Parameter(torch.randn(8, 4) * 0.1)
+    return nn.ParameterList([W_xh, W_hh, W_hq])
+
+
+def rnn(inputs, state, params):
+    W_xh, W_hh, W_hq = params
+    H, = state
+    outputs = []
+    for X in inputs:
+        H = torch.tanh(X @ W_xh + H @ W_hh)
+        outputs.append(H @ W_hq)
+    return outputs, (H,)
+
+
+def predict(first, num_chars, params):
+    state = (torch.zeros(1, 8),)
+    output = [first]
+    for t in range(num_chars):
+        X = [nn.functional.one_hot(torch.tensor([output[-1]]), 4).float()]
+        Y, state = rnn(X, state, params)
+        output.append(int(Y[0].argmax(dim=1).item()))
+    return output
+
+
+params = get_params()
+print(predict(0, 5, params))
+""",
+            note="an RNN over an `nn.ParameterList` that nothing trains (no item's gradient is read, no optimizer): a demonstration of the untrained model, as a smoke test is",
+        ),
     ]
 
     INVALID = [
@@ -4460,6 +4540,110 @@ def train(net, loss, batches, features, labels, opt):
             fixes=('\nimport torch\nfrom torch import nn\n\n\ndef as_dict(value):\n    return {"out": value}\n\n\ndef train(net, loss, batches, features, labels, opt):\n    for epoch in range(2):\n        for X, y in batches:\n            opt.zero_grad()\n            l = loss(net(X), y).sum()\n            l.backward()\n            opt.step()\n        with torch.no_grad():\n            for key, value in as_dict(loss(net(features), labels)).items():\n                train_l = value\n        print(f"epoch {epoch}, loss {train_l.mean().item():f}")\n',),
             note="d2l's epoch loss read through a loop over a dict: `train_l`, bound from the loop's `value`, is the loss of the forward, and it is only looked at (`.item()`)",
             runtime='built = []\nnet = nn.Linear(4, 1)\nnet.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\ntrain(net, lambda p, y: (p - y) ** 2, [(torch.randn(5, 4), torch.randn(5, 1))], torch.randn(5, 4), torch.randn(5, 1),\n      torch.optim.SGD(net.parameters(), lr=0.1))\nassert built[-1] is True',
+        ),
+        Invalid(
+            """
+import torch
+
+import d2l
+
+features, labels = torch.randn(20, 3), torch.randn(20, 1)
+w = torch.zeros((3, 1), requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+net, loss = d2l.linreg, d2l.squared_loss
+for epoch in range(3):
+    l = loss(net(features, w, b), labels).sum()
+    l.backward()
+    d2l.sgd([w, b], 0.03, 20)
+    w.grad.data.zero_()
+    b.grad.data.zero_()
+    train_l = loss(net(features, w, b), labels)
+    print(epoch, train_l.mean().item())
+""",
+            range=(16, 19, 16, 38),
+            message='`net(features, w, b)` runs with grad enabled and its outputs reach only `.item()` (line 17), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\n\nimport d2l\n\nfeatures, labels = torch.randn(20, 3), torch.randn(20, 1)\nw = torch.zeros((3, 1), requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\nnet, loss = d2l.linreg, d2l.squared_loss\nfor epoch in range(3):\n    l = loss(net(features, w, b), labels).sum()\n    l.backward()\n    d2l.sgd([w, b], 0.03, 20)\n    w.grad.data.zero_()\n    b.grad.data.zero_()\n    with torch.no_grad():\n        train_l = loss(net(features, w, b), labels)\n    print(epoch, train_l.mean().item())\n',),
+            settings={"imported": (("d2l.linreg", Returns("linreg", False, path="d2l.py")),
+                                  ("d2l.squared_loss", Returns("squared_loss", False, path="d2l.py", through=((0, "y_hat"),))))},
+            note="d2l's weight-decay notebook: `linreg` and `squared_loss` are another file's (the project's summaries, given here: `linreg` returns a graph it makes, `squared_loss` the graph of its `y_hat`); `linreg` is given the leaves the code trains, so it is a hand-written model, and the epoch loss of its outputs is only printed",
+            runtime='assert has_graph(train_l) and activations_alive(train_l)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+import d2l
+
+features, labels = torch.randn(20, 3), torch.randn(20, 1)
+net, loss = nn.Linear(3, 1), d2l.squared_loss
+opt = torch.optim.SGD(net.parameters(), lr=0.03)
+for epoch in range(3):
+    l = loss(net(features), labels).mean()
+    opt.zero_grad()
+    l.backward()
+    opt.step()
+    train_l = loss(net(features), labels)
+    print(epoch, train_l.mean().item())
+""",
+            range=(15, 19, 15, 32),
+            message='`net(features)` runs with grad enabled and its outputs reach only `.item()` (line 16), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\nimport d2l\n\nfeatures, labels = torch.randn(20, 3), torch.randn(20, 1)\nnet, loss = nn.Linear(3, 1), d2l.squared_loss\nopt = torch.optim.SGD(net.parameters(), lr=0.03)\nfor epoch in range(3):\n    l = loss(net(features), labels).mean()\n    opt.zero_grad()\n    l.backward()\n    opt.step()\n    with torch.no_grad():\n        train_l = loss(net(features), labels)\n    print(epoch, train_l.mean().item())\n',),
+            settings={"imported": (("d2l.linreg", Returns("linreg", False, path="d2l.py")),
+                                  ("d2l.squared_loss", Returns("squared_loss", False, path="d2l.py", through=((0, "y_hat"),))))},
+            note="another file's loss that returns what its argument's graph becomes and does nothing else with it (its summary): the model's outputs given to it reach only `.item()`",
+            runtime='assert has_graph(train_l) and activations_alive(train_l)',
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def get_params():
+    W_xh = nn.Parameter(torch.randn(4, 8) * 0.1)
+    W_hh = nn.Parameter(torch.randn(8, 8) * 0.1)
+    W_hq = nn.Parameter(torch.randn(8, 4) * 0.1)
+    return nn.ParameterList([W_xh, W_hh, W_hq])
+
+
+def rnn(inputs, state, params):
+    W_xh, W_hh, W_hq = params
+    H, = state
+    outputs = []
+    for X in inputs:
+        H = torch.tanh(X @ W_xh + H @ W_hh)
+        outputs.append(H @ W_hq)
+    return outputs, (H,)
+
+
+def predict(first, num_chars, params):
+    state = (torch.zeros(1, 8),)
+    output = [first]
+    for t in range(num_chars):
+        X = [nn.functional.one_hot(torch.tensor([output[-1]]), 4).float()]
+        Y, state = rnn(X, state, params)
+        output.append(int(Y[0].argmax(dim=1).item()))
+    return output
+
+
+params = get_params()
+for epoch in range(2):
+    outputs, _ = rnn([torch.randn(2, 4) for _ in range(3)], (torch.zeros(2, 8),), params)
+    l = torch.cat(outputs).pow(2).mean()
+    for p in params:
+        p.grad = None
+    l.backward()
+    with torch.no_grad():
+        for p in params:
+            p -= 0.1 * p.grad
+    print(epoch, predict(0, 5, params))
+""",
+            range=(28, 19, 28, 40),
+            message='`rnn(X, state, params)` runs with grad enabled and its outputs reach only `.argmax()` (line 29), never a `.backward()`: autograd records the graph and keeps its activations for nothing',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\ndef get_params():\n    W_xh = nn.Parameter(torch.randn(4, 8) * 0.1)\n    W_hh = nn.Parameter(torch.randn(8, 8) * 0.1)\n    W_hq = nn.Parameter(torch.randn(8, 4) * 0.1)\n    return nn.ParameterList([W_xh, W_hh, W_hq])\n\n\ndef rnn(inputs, state, params):\n    W_xh, W_hh, W_hq = params\n    H, = state\n    outputs = []\n    for X in inputs:\n        H = torch.tanh(X @ W_xh + H @ W_hh)\n        outputs.append(H @ W_hq)\n    return outputs, (H,)\n\n\n@torch.no_grad()\ndef predict(first, num_chars, params):\n    state = (torch.zeros(1, 8),)\n    output = [first]\n    for t in range(num_chars):\n        X = [nn.functional.one_hot(torch.tensor([output[-1]]), 4).float()]\n        Y, state = rnn(X, state, params)\n        output.append(int(Y[0].argmax(dim=1).item()))\n    return output\n\n\nparams = get_params()\nfor epoch in range(2):\n    outputs, _ = rnn([torch.randn(2, 4) for _ in range(3)], (torch.zeros(2, 8),), params)\n    l = torch.cat(outputs).pow(2).mean()\n    for p in params:\n        p.grad = None\n    l.backward()\n    with torch.no_grad():\n        for p in params:\n            p -= 0.1 * p.grad\n    print(epoch, predict(0, 5, params))\n',),
+            note="d2l's RNN from scratch: its weights an `nn.ParameterList` whose items' gradients the code reads (`for p in params: p.grad`); decoding feeds the call's own state back, and only `.argmax()` is used",
+            runtime='seen = []\nreal = rnn\npredict.__globals__["rnn"] = lambda *a: seen.append(real(*a)) or seen[-1]\npredict(0, 3, params)\nassert has_graph(seen[-1][0][0]) and has_graph(seen[-1][1][0])',
         ),
     ]
 
