@@ -284,7 +284,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
             self._augassign(s)
         elif t is cst.Return:
             if s.value is not None:
-                v = self._eval(s.value)
+                v = self.added_to_parameter(s.value, self._eval(s.value))  # (`return total + loss`)
                 fn = self.function
                 if fn is not None:
                     fn.returns = merge(fn.returns, v) if fn.returned else v
