@@ -2763,9 +2763,78 @@ def train(model, batches, opt):
             note='the object a rollout makes is kept (`records.append(record)`) and what it holds is back-propagated by the caller: the forward is meant to train, though the rollout prints a look at it',
             runtime='model = nn.Linear(4, 3)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\ntrain(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))], opt)\nassert model.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 8)
+        self.heat = nn.Linear(8, 2)
+        self.boxes = nn.Linear(8, 4)
+
+    def forward(self, x):
+        feat = torch.relu(self.backbone(x))
+        return self.heat(feat), self.boxes(feat)
+
+
+def detect(model, image):
+    heat, box = run(model, image)
+    return heat.argmax(-1).tolist(), box.cpu().tolist()
+
+
+@torch.no_grad()
+def run(model, image):
+    heat, box = model(image)
+    return heat, box
+""",
+            note="the same helper under `@torch.no_grad()`",
+            runtime="outs = []\nmodel = Detector()\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "detect(model, torch.randn(3, 4))\nassert not outs[0][1].requires_grad",
+        ),
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 8)
+        self.heat = nn.Linear(8, 2)
+        self.boxes = nn.Linear(8, 4)
+
+    def forward(self, x):
+        feat = torch.relu(self.backbone(x))
+        return self.heat(feat), self.boxes(feat)
+
+
+def detect(model, image):
+    heat, box = run(model, image)
+    return heat.argmax(-1).tolist(), box.cpu().tolist()
+
+
+def run(model, image):
+    heat, box = model(image)
+    return heat, box
+""",
+            range=(19, 16, 19, 33),
+            message="`run(model, image)` runs with grad enabled and its outputs reach only `.argmax()` and `.tolist()` (line 20), "
+            "never a `.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Detector(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.backbone = nn.Linear(4, 8)\n        self.heat = nn.Linear(8, 2)\n        self.boxes = nn.Linear(8, 4)\n\n    def forward(self, x):\n        feat = torch.relu(self.backbone(x))\n        return self.heat(feat), self.boxes(feat)\n\n\n@torch.no_grad()\ndef detect(model, image):\n    heat, box = run(model, image)\n    return heat.argmax(-1).tolist(), box.cpu().tolist()\n\n\ndef run(model, image):\n    heat, box = model(image)\n    return heat, box\n',),
+            runtime="outs = []\nmodel = Detector()\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "detect(model, torch.randn(3, 4))\nassert has_graph(outs[0][1]) and activations_alive(outs[0][1])",
+            note="the model's call moved into a helper defined after its caller (issue 33's extract variants): `model` "
+                 "is called as `Detector.forward()` returns, its two results unpacked by `run()` and used as a tensor "
+                 "(`box.cpu()`) by its caller - evidence through the helper that hands them back",
+        ),
         Invalid(
             """
 import torch
