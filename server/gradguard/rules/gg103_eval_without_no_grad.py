@@ -2795,9 +2795,78 @@ def run(model, image):
             runtime="outs = []\nmodel = Detector()\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\n"
             "detect(model, torch.randn(3, 4))\nassert not outs[0][1].requires_grad",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(8, 4)
+        self.dec = nn.Linear(4, 8)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+@torch.no_grad()
+def reconstruct(ae, x):
+    z = encode_with(ae, x)
+    return ae.decode(z).tolist()
+
+
+def encode_with(ae, x):
+    return ae.encode(x)
+""",
+            note="the same reconstruction under `@torch.no_grad()`",
+            runtime="outs = []\nae = AutoEncoder()\nae.enc.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "reconstruct(ae, torch.randn(2, 8))\nassert not outs[0].requires_grad",
+        ),
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(8, 4)
+        self.dec = nn.Linear(4, 8)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def reconstruct(ae, x):
+    z = encode_with(ae, x)
+    return ae.decode(z).tolist()
+
+
+def encode_with(ae, x):
+    return ae.encode(x)
+""",
+            range=(20, 8, 20, 26),
+            message="`encode_with(ae, x)` runs with grad enabled and its outputs reach only `.tolist()` (line 21), never a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass AutoEncoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.Linear(8, 4)\n        self.dec = nn.Linear(4, 8)\n\n    def encode(self, x):\n        return self.enc(x)\n\n    def decode(self, z):\n        return self.dec(z)\n\n\n@torch.no_grad()\ndef reconstruct(ae, x):\n    z = encode_with(ae, x)\n    return ae.decode(z).tolist()\n\n\ndef encode_with(ae, x):\n    return ae.encode(x)\n',),
+            runtime="outs = []\nae = AutoEncoder()\nae.enc.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "reconstruct(ae, torch.randn(2, 8))\nassert has_graph(outs[0]) and activations_alive(outs[0])",
+            note="opensora's VAE with its `encode` call in a helper defined after its caller (issue 33's extract variants): "
+                 "`ae` is an `AutoEncoder` by the two methods only it defines, `.decode` used here and `.encode` by the "
+                 "helper it is passed to (evidence through helpers)",
+        ),
         Invalid(
             """
 import torch
