@@ -73,6 +73,9 @@ class Uses:
     predicts: dict = field(default_factory=dict)  # key -> a loss call given its output (`criterion(model(x), y)`)
     unpacked: dict = field(default_factory=dict)  # call -> the names its results are unpacked to (`hm, box = net(x)`)
     keys_read: dict = field(default_factory=dict)  # call -> the constant keys read from its result (`out["state"]`)
+    param_keys: dict = field(default_factory=dict)  # parameter -> the constant keys read from it (`outputs["weight"]`)
+    passed: dict = field(default_factory=dict)  # call -> (call, name): calls its result is passed to by name (`stop(outputs)`)
+    given: dict = field(default_factory=dict)  # name -> the calls it is passed to as an argument (`encode(vae, x)`)
     tensors: dict = field(default_factory=dict)  # name -> a use only a tensor allows (`box.flatten(2).numpy()`)
     # Evidence flowing back from a backward (backprop.py): names a back-propagated value was computed
     # from -> the backward; callables that computed it from data -> (their call, the backward).
@@ -124,6 +127,12 @@ class Uses:
             self.tensors.setdefault(key, node)
         for call, keys in other.keys_read.items():
             self.keys_read.setdefault(call, set()).update(keys)
+        for name, keys in other.param_keys.items():
+            self.param_keys.setdefault(name, set()).update(keys)
+        for call, calls in other.passed.items():
+            self.passed.setdefault(call, []).extend(calls)
+        for name, calls in other.given.items():
+            self.given.setdefault(name, []).extend(calls)
         for key, attrs in other.members.items():
             mine = self.members.setdefault(key, {})
             for name, node in attrs.items():
@@ -248,6 +257,8 @@ class _UseFinder(cst.CSTVisitor):
             self.bound.get(place_key(node.value)) if place_key(node.value) else None)
         if isinstance(call, cst.Call) and isinstance(key, str):
             self.uses.keys_read.setdefault(call, set()).add(key)
+        elif type(node.value) is cst.Name and node.value.value in self.params and isinstance(key, str):
+            self.uses.param_keys.setdefault(node.value.value, set()).add(key)  # (what a helper reads of what it is given)
 
     def _criterion(self, node: cst.Call) -> None:
         """`crit(out, y).item()`, `err = crit(out, y); err.backward()`: a call given a prediction and
@@ -278,6 +289,13 @@ class _UseFinder(cst.CSTVisitor):
         key = dotted(func)
         if key is not None and (key.rsplit(".", 1)[-1] in K.FUNCTIONAL_LOSSES or key in self.built_losses):
             self._prediction(node)
+        for a in node.args:  # `stop(outputs)` after `outputs = model(x)`: the result handed to another call
+            if type(a.value) is not cst.Name or a.star:
+                continue
+            self.uses.given.setdefault(a.value.value, []).append(node)
+            made = self.bound.get(a.value.value)
+            if made is not None:
+                self.uses.passed.setdefault(made, []).append((node, a.value.value))
         if isinstance(func, cst.Attribute):
             key = dotted(self.handed(func.value))  # (`as_dict(model)["out"].eval()`: a method of `model`)
             method = func.attr.value

@@ -91,7 +91,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
         self.classes: list[ClassInfo] = []
         self.class_members: dict = {}  # ClassInfo -> names its instances have (evidence.class_members)
         self.class_submodules: dict = {}  # ClassInfo -> attributes its `__init__` sets to modules
-        self.call_fits: dict = {}  # call -> the instance its shape says, or None (_instance_by_call)
+        self.call_fits: dict = {}  # (call, the helper's call it is handed back to) -> the instance its shape says, or None (_instance_by_call)
         self.function_facts: dict = {}  # a function's node -> FunctionFacts (what its code mentions)
         self.scratch: Optional[dict] = None  # method node -> its scratch attributes (scratch.py), when first asked
         self.frame: Frame = Frame(Scope("module", None))
@@ -297,7 +297,7 @@ class FlowAnalysis(Functions, Places, GradModes, Containers, Calls, Expressions,
             self._augassign(s)
         elif t is cst.Return:
             if s.value is not None:
-                v = self._eval(s.value)
+                v = self.added_to_parameter(s.value, self._eval(s.value))  # (`return total + loss`)
                 fn = self.function
                 if fn is not None:
                     fn.returns = merge(fn.returns, v) if fn.returned else v

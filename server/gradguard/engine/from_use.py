@@ -117,7 +117,7 @@ class FromUse:
         and that other objects do not share (evidence.COMMON_METHODS: `tokenizer.encode(s)` is not a
         VAE's `encode`), is an instance of that class - duck typing, as the code's author meant it,
         whatever the name is called."""
-        used = uses.members.get(key)
+        used = {**self._members_used_by_helpers(key, uses), **uses.members.get(key, {})}
         if not used or not self.classes:
             return None
         for info in self.classes:
@@ -184,13 +184,21 @@ class FromUse:
         call = uses.called.get(key)
         if call is None or "." in key or not self.classes:
             return None
-        if call in self.call_fits:
-            return self.call_fits[call]
+        outer = self._handed_back_to(key)
+        fit_key = (call, outer[0] if outer is not None else None)
+        if fit_key in self.call_fits:
+            return self.call_fits[fit_key]
         # only classes whose forward takes one of the call's keywords, or returns what is unpacked or read
         named = {a.keyword.value for a in call.args if a.keyword is not None}
         unpacked = uses.unpacked.get(call)
         keys = frozenset(uses.keys_read.get(call, ()))
         tensors = frozenset(n for n in unpacked or () if n in uses.tensors)
+        keys |= self._keys_read_by_helpers(call, uses)
+        if outer is not None:  # what the caller does with the helper's result, it does with the call's
+            at, there = outer
+            unpacked = unpacked or there.unpacked.get(at)
+            keys |= frozenset(there.keys_read.get(at, ()))
+            tensors |= frozenset(n for n in there.unpacked.get(at) or () if n in there.tensors)
         fits = []
         for info in self.classes:
             forward = info.methods.get("forward")
@@ -207,8 +215,53 @@ class FromUse:
             why = Evidence(call, f"`{self._short(call)}`: the call fits `{info.name}.forward()` ({', '.join(agree)}), "
                                  f"an nn.Module of {self._file_of(info)};")
             found = Value(kind=Kind.MODULE, grad=Grad.NO, cls=info, parameterized=info.parameterized, why=why)
-        self.call_fits[call] = found
+        self.call_fits[fit_key] = found
         return found
+
+    def _members_used_by_helpers(self, key: str, uses: "evidence.Uses") -> dict:
+        """The members functions of the file use on the parameter `key` is passed to (`encode(vae, x)`
+        calling `vae.encode(x)`): what a helper does with what it is given, its caller does."""
+        found: dict = {}
+        helpers = self._file_helpers()
+        for passed in uses.given.get(key, ()) if "." not in key else ():
+            fn = helpers.defs.get(passed.func.value) if isinstance(passed.func, cst.Name) else None
+            if not isinstance(fn, cst.FunctionDef):
+                continue
+            members = self._scope_uses(fn).members
+            for param in evidence.named_params(fn):
+                arg = handing.argument(fn, passed, param, (), bound=False)
+                if type(arg) is cst.Name and arg.value == key:
+                    for name, node in members.get(param, {}).items():
+                        found.setdefault(name, node)
+        return found
+
+    def _keys_read_by_helpers(self, call: cst.Call, uses: "evidence.Uses") -> frozenset:
+        """The keys functions of the file read of the parameter the call's result is passed to
+        (`outputs = model(points, cage)`, then `stop(outputs)` reading `outputs["weight"]`): what a helper
+        does with what it is given, its caller does (evidence through helpers)."""
+        found: set = set()
+        helpers = self._file_helpers()
+        for passed, name in uses.passed.get(call, ()):
+            fn = helpers.defs.get(passed.func.value) if isinstance(passed.func, cst.Name) else None
+            if not isinstance(fn, cst.FunctionDef):
+                continue
+            read = self._scope_uses(fn).param_keys
+            for param in read:
+                arg = handing.argument(fn, passed, param, (), bound=False)
+                if type(arg) is cst.Name and arg.value == name:
+                    found |= read[param]
+        return frozenset(found)
+
+    def _handed_back_to(self, key: str) -> Optional[tuple]:
+        """(the call, its scope's Uses) of the call this analysis of the function walks it for, when the
+        function hands back what it calls `key` for (`outputs = model(ids, state=state); return outputs`,
+        handing.returned_callee): the caller reads `outputs["state"]` of the helper's result, and so of
+        the call's (evidence through helpers, whichever is defined first)."""
+        fn = self.function
+        if fn is None or fn.walked_at is None or handing.returned_callee(fn.node) != key:
+            return None
+        at, caller = fn.walked_at
+        return at, self._scope_uses(caller.node if caller is not None else self.module)
 
     def _evidence(self, call: cst.Call, suffix: str) -> Evidence:
         """One Evidence per use and wording (the code of the call is printed once, not per read)."""

@@ -32,6 +32,13 @@ class Binding:
     token: object = field(default_factory=object, repr=False)
 
 
+def param_token(fn: "FunctionInfo", name: str) -> tuple:
+    """The identity of the binding of `fn`'s parameter `name` (the same in every analysis of `fn`): a
+    value that holds what the parameter held, written to (`total += loss`) or added to and rebound
+    (`total = total + loss`), carries it among its origins, and so does what `fn` returns of it."""
+    return ("param", fn, name)
+
+
 @dataclass(eq=False)
 class Scope:
     kind: str  # "module" | "function" | "class"

@@ -8,7 +8,8 @@ from typing import Optional
 import libcst as cst
 
 from gradguard.engine.evidence import dotted
-from gradguard.engine.model import Binding, ClassInfo, GradMode, Kept, Store
+from gradguard.engine.handing import argument
+from gradguard.engine.model import Binding, ClassInfo, FunctionInfo, GradMode, Kept, Store, param_token
 from gradguard.engine.scratch import scratch_attributes
 from gradguard.engine.walk import descendants
 from gradguard.engine.syntax import SELF_PREFIX, is_self_attribute, literal_bool, literal_key, place_key
@@ -133,7 +134,7 @@ class Places:
         if t is cst.Name:
             if self._maybe_reassign_store(target, v, rhs):
                 return
-            self._bind(target, v, rhs)
+            self._bind(target, self.added_to_parameter(rhs, v), rhs)
         elif t in (cst.Tuple, cst.List):
             elems = [e.value for e in target.elements]
             if v.elements is not None and len(v.elements) == len(elems):
@@ -337,9 +338,12 @@ class Places:
             return False
         pair = self._pure_combination(rhs, target)
         items = self._summed_items(rhs, target)
+        summed = self._summed_by_call(rhs, target, v)
         if pair is not None:  # `total = accumulate(total, loss)`: a helper that only adds them
             rhs = whole = pair[1]
             operands = (pair,)
+        elif summed is not None:  # `total = step(total, batch)`: a helper that returns `total + loss`
+            operands = (summed,)
         elif items is not None:  # the whole sum is stored (a tuple of sums: no `.detach()` of one term fixes it)
             rhs = items[1]
             operands = (items,)
@@ -354,8 +358,10 @@ class Places:
                 if not ov.has_graph or b is None:
                     return False
                 # The stored expression: the added term, or the whole conditional (each branch is detached)
-                self._store(target, other if whole is rhs else whole, ov, "accumulate")
-                new = v.but(origins=v.origins | {b.token})
+                store = self._store(target, other if whole is rhs else whole, ov, "accumulate")
+                # (the place's identity: a backward of what is read back from it - `self.loss.backward()` after
+                # callbacks added to `self.loss` - needs what it keeps)
+                new = v.but(origins=v.origins | {b.token} | ({store.token} if store is not None else set()))
                 if isinstance(target, cst.Name):
                     self._rebind_mutated(target.value, new)
                 else:
@@ -363,6 +369,37 @@ class Places:
                     self._mutate_own_attribute(target, new)
                 return True
         return False
+
+    def _summed_by_call(self, rhs, target: cst.BaseExpression, v: Value):
+        """`total = step(total, batch)`, a function of the file that returns what it was given for `total`
+        added to (`total = total + loss; return total`: the value carries its parameter's token,
+        model.param_token): (the argument, the call) - the call adds a graph to the running sum."""
+        if not isinstance(rhs, cst.Call):
+            return None
+        fv = self.values.get(rhs.func, UNKNOWN)
+        fn = fv.cls if fv.kind is Kind.FUNCTION else None
+        if not isinstance(fn, FunctionInfo):
+            return None
+        bound = fn.cls is not None and isinstance(rhs.func, cst.Attribute)
+        for o in all_origins(v):
+            if type(o) is tuple and len(o) == 3 and o == param_token(fn, o[2]):
+                own = argument(fn.node, rhs, o[2], (), bound=bound)
+                if own is not None and _same_place(own, target):
+                    return own, rhs
+        return None
+
+    def added_to_parameter(self, expr, v: Value) -> Value:
+        """`total + loss` where `total` holds what a parameter of the function was given: outside the
+        function's loops, the sum holds the parameter's value (its token, as `total += loss` writes it), and
+        what the function returns of it is its caller's running sum added to (_summed_by_call)."""
+        if self.frame.loops or self.function is None or not v.has_graph or not isinstance(expr, cst.BinaryOperation) \
+                or not isinstance(expr.operator, (cst.Add, cst.Subtract)):
+            return v
+        for side in (expr.left, expr.right):
+            b = self.place_binding(side) if isinstance(side, cst.Name) else None
+            if b is not None and isinstance(b.node, cst.Param):
+                return v.but(origins=v.origins | {b.token})
+        return v
 
     def _pure_combination(self, rhs, target: cst.Name):
         """`accumulate(total, loss)`, a function of the file that makes no graph of its own (no model

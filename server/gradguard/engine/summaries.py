@@ -20,6 +20,7 @@ from gradguard.engine.model import (
     GradMode,
     Scope,
     Store,
+    param_token,
 )
 from gradguard.engine.values import (
     NUMBER,
@@ -450,7 +451,9 @@ class Functions:
                 v = NUMBER
             else:
                 v = UNKNOWN
-            scope.env[name] = Binding(v, (), param)
+            # (its identity names the parameter: a sum the function returns of it - `total = total + loss`,
+            # `total += loss` - carries it, and a caller that passes its running sum reads the call as an addition)
+            scope.env[name] = Binding(v, (), param, token=param_token(fn, name))
             fn.bound[name] = v
         for star in (p.star_arg, p.star_kwarg):
             if isinstance(star, cst.Param):

@@ -1296,6 +1296,40 @@ import torch
 from torch import nn
 
 
+class L1Penalty:
+    def __init__(self, model, beta=0.01):
+        self.model, self.beta = model, beta
+
+    def after_loss(self, loss):
+        return loss + self.beta * sum(p.abs().sum() for p in self.model.parameters())
+
+
+class Trainer:
+    def fit(self, model, batches, loss_fn, opt, callbacks):
+        for x, y in batches:
+            self.loss = loss_fn(model(x), y)
+            for cb in callbacks:
+                self.loss = self.loss + cb.beta * sum(p.abs().sum() for p in cb.model.parameters())
+            opt.zero_grad()
+            self.loss.backward()
+            opt.step()
+
+
+model = nn.Linear(3, 1)
+trainer = Trainer()
+trainer.fit(model, [(torch.randn(4, 3), torch.randn(4, 1))], nn.MSELoss(), torch.optim.SGD(model.parameters(), lr=0.0),
+            [L1Penalty(model)])
+""",
+            note="the same penalty added in the loop's body (`self.loss = self.loss + ...`): the backward reads the sum "
+                 "back from `self.loss`, which training needs as it is",
+            runtime="assert model.weight.grad is not None and not activations_alive(trainer.loss)",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
 class DepthNet(nn.Module):
     def __init__(self):
         super().__init__()
@@ -2417,6 +2451,42 @@ def fit(net, opt, x, y, epochs):
                 '\nimport torch\nimport torch.nn.functional as F\n\n\ndef one_step(net, opt, x, y):\n    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    return loss\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n    for _ in range(epochs):\n        total = total + one_step(net, opt, x, y).detach().item()\n    return total / epochs\n',
             ),
             note="the PyTorch FAQ's accumulation through a helper: `one_step()` back-propagates and returns the loss, so the loop that calls it trains",
+            runtime='net = torch.nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.01), torch.randn(4, 3), torch.randn(4, 1), 3)\nassert has_graph(mean) and graph_size(mean) > 3',
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = add_step(total, net, opt, x, y)
+    return total / epochs
+
+
+def add_step(total, net, opt, x, y):
+    total = total + one_step(net, opt, x, y)
+    return total
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+""",
+            range=(9, 16, 9, 47),
+            message="`add_step(total, net, opt, x, y)` carries an autograd graph; `.backward()` on line 21 (in `add_step()`) freed its activations, but storing it in `total` keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=(
+                '\nimport torch\nimport torch.nn.functional as F\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n    for _ in range(epochs):\n        total = add_step(total, net, opt, x, y).detach()\n    return total / epochs\n\n\ndef add_step(total, net, opt, x, y):\n    total = total + one_step(net, opt, x, y)\n    return total\n\n\ndef one_step(net, opt, x, y):\n    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    return loss\n',
+                '\nimport torch\nimport torch.nn.functional as F\n\n\ndef fit(net, opt, x, y, epochs):\n    total = 0.0\n    for _ in range(epochs):\n        total = add_step(total, net, opt, x, y).detach().item()\n    return total / epochs\n\n\ndef add_step(total, net, opt, x, y):\n    total = total + one_step(net, opt, x, y)\n    return total\n\n\ndef one_step(net, opt, x, y):\n    loss = F.huber_loss(net(x), y)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    return loss\n',
+            ),
+            note="the same sum made by a helper defined after its caller (issue 33's extract variants): `add_step()` returns "
+                 "what it was given for `total` added to, so the call adds to the caller's running sum",
             runtime='net = torch.nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.01), torch.randn(4, 3), torch.randn(4, 1), 3)\nassert has_graph(mean) and graph_size(mean) > 3',
         ),
         Invalid(

@@ -5,6 +5,8 @@ import re
 import libcst as cst
 
 from gradguard.engine import steps
+from gradguard.engine.handing import argument
+from gradguard.engine.reaching import reaches_backward
 from gradguard.engine.model import Binding, GradMode
 from gradguard.engine.syntax import is_self_attribute, place_key
 from gradguard.engine.values import UNKNOWN, Kind, all_origins, holds_graph
@@ -118,12 +120,30 @@ class RecurrentStateNotDetached(Rule):
             return
         if callee.kind is Kind.FUNCTION and callee.cls is not None and not callee.cls.makes_graph:
             return  # a helper that calls no model (`accumulate(total, loss)`): no recurrence
-        for arg in node.args:
-            for place in _places(arg.value):
-                b = self._binding(place)
-                if b is not None and loops[-1] not in b.loops:
-                    self._fed.setdefault((loops[-1], b), []).append((node, place))
-                    self._fed_name.setdefault((loops[-1], place_key(place)), []).append(node)
+        for place in [p for arg in node.args for p in _places(arg.value)] + self._fed_by_method(node, callee):
+            b = self._binding(place)
+            if b is not None and loops[-1] not in b.loops:
+                self._fed.setdefault((loops[-1], b), []).append((node, place))
+                self._fed_name.setdefault((loops[-1], place_key(place)), []).append(node)
+
+    def _fed_by_method(self, node: cst.Call, callee) -> list:
+        """The `self.x` a method of the class, called on `self` (`self.run(text)`), feeds into a model
+        itself (`self(text, self.previous_hidden)` in its body): the call feeds them as if they were its
+        arguments - a place the method assigns is its own, not the caller's state."""
+        fn = callee.cls if callee.kind is Kind.FUNCTION else None
+        current = self.flow.function
+        if fn is None or current is None or fn.cls is None or fn.cls is not current.cls or fn is current \
+                or not (isinstance(node.func, cst.Attribute) and is_self_attribute(node.func)):
+            return []
+        assigned = {place_key(t) for n in descendants(fn.node.body) if isinstance(n, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+                    for t in ([x.target for x in n.targets] if isinstance(n, cst.Assign) else [n.target])
+                    for t in [t, *descendants(t)] if is_self_attribute(t)}
+        places = []
+        for call in descendants(fn.node.body):
+            if not isinstance(call, cst.Call) or not _model_call(self.flow, call):
+                continue
+            places += [p for arg in call.args for p in _places(arg.value) if is_self_attribute(p) and place_key(p) not in assigned]
+        return places
 
     def visit_If(self, node: cst.If) -> None:
         loops = self.flow.frame.loops
@@ -153,7 +173,7 @@ class RecurrentStateNotDetached(Rule):
             return False
         if loop not in source.loops:
             return True
-        return not _depends_on(loop, place_key(rhs), name)
+        return not _depends_on(loop, place_key(rhs), name, frozenset(self._fed_name.get((loop, name), ())))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.flow.frame.loops:
@@ -248,7 +268,8 @@ class RecurrentStateNotDetached(Rule):
                     break  # reset by the `if` that holds every use of the state (PPLM's horizon)
                 across.append(loop)
                 fn = stamp[0]
-                if any(loop in b.loops and b.origins & all_origins(new) for b in self.flow.backwards) or (
+                if any(loop in b.loops and b.origins & all_origins(new) and _reaches(b, call, name_node)
+                       for b in self.flow.backwards) or (
                         fn is not None and loop is fn.node and steps.framework_backward(fn, all_origins(new))):
                     carried = loop  # (a `training_step()`: the framework back-propagates the loss it returns)
                     break
@@ -762,9 +783,132 @@ def greedy(steps):
             note="a decoding loop that rebuilds `h` from the token each step before the layers of a dict run on it: no state carries over from one step to the next (the forward's own no_grad question is GG103's)",
             runtime='words = greedy(3)\nassert len(words) == 3 and not words[0].requires_grad',
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def fit(net, opt, x, y, epochs):
+    total = 0.0
+    for _ in range(epochs):
+        total = add_step(total, net, opt, x, y)
+    return total / epochs
+
+
+def add_step(total, net, opt, x, y):
+    total = total + one_step(net, opt, x, y)
+    return total
+
+
+def one_step(net, opt, x, y):
+    loss = F.huber_loss(net(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return loss
+""",
+            note="a running sum a helper adds to (issue 33's extract variant of brax): the backward inside it "
+                 "never reaches what the caller passes for `total` (it shares only the nodes every call makes); "
+                 "GG101 reports the sum",
+            runtime='net = torch.nn.Linear(3, 1)\nmean = fit(net, torch.optim.SGD(net.parameters(), lr=0.01), torch.randn(4, 3), torch.randn(4, 1), 3)\nassert mean.requires_grad',
+        ),
+        Valid(
+            """
+import lightning as L
+import torch
+from torch import nn
+
+
+class CharModel(L.LightningModule):
+    def __init__(self, vocab=10, dim=6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+        self.state = None
+
+    def forward(self, tokens, state=None):
+        out, state = self.rnn(self.embed(tokens), state)
+        return self.head(out), state
+
+    def training_step(self, batch, batch_idx):
+        tokens, targets = batch
+        logits, state = self.run(tokens)
+        self.state = state.detach()
+        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+    def run(self, tokens):
+        return self(tokens, self.state)
+""",
+            note="the state a method of the step feeds to the model, stored detached",
+            runtime='model = CharModel()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nbatch = (torch.randint(0, 10, (2, 5)), torch.randint(0, 10, (2, 5)))\nfor i in range(2):\n    loss = model.training_step(batch, i)\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\nassert model.rnn.weight_hh_l0.grad is not None',
+        ),
     ]
 
     INVALID = [
+        Invalid(
+            """
+import lightning as L
+import torch
+from torch import nn
+
+
+class CharModel(L.LightningModule):
+    def __init__(self, vocab=10, dim=6):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
+        self.head = nn.Linear(dim, vocab)
+        self.state = None
+
+    def forward(self, tokens, state=None):
+        out, state = self.rnn(self.embed(tokens), state)
+        return self.head(out), state
+
+    def training_step(self, batch, batch_idx):
+        tokens, targets = batch
+        logits, state = self.run(tokens)
+        self.state = state
+        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())
+
+    def run(self, tokens):
+        return self(tokens, self.state)
+""",
+            range=(26, 28, 26, 38),
+            message='`self.state` carries the previous step\'s graph into `self.run(tokens)`: without `self.state.detach()` at the start of `training_step()` the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=('\nimport lightning as L\nimport torch\nfrom torch import nn\n\n\nclass CharModel(L.LightningModule):\n    def __init__(self, vocab=10, dim=6):\n        super().__init__()\n        self.embed = nn.Embedding(vocab, dim)\n        self.rnn = nn.GRU(dim, dim, batch_first=True)\n        self.head = nn.Linear(dim, vocab)\n        self.state = None\n\n    def forward(self, tokens, state=None):\n        out, state = self.rnn(self.embed(tokens), state)\n        return self.head(out), state\n\n    def training_step(self, batch, batch_idx):\n        if isinstance(self.state, tuple):\n            self.state = type(self.state)(*(s.detach() for s in self.state)) if hasattr(self.state, "_fields") else tuple(s.detach() for s in self.state)\n        elif self.state is not None:\n            self.state = self.state.detach()\n        tokens, targets = batch\n        logits, state = self.run(tokens)\n        self.state = state\n        return nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten())\n\n    def run(self, tokens):\n        return self(tokens, self.state)\n',),
+            note="the step's model call moved into a method of the class (issue 33's extract variants): `run()` reads "
+                 "`self.state` itself, so the call `self.run(tokens)` feeds it",
+            runtime="model = CharModel()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\nbatch = (torch.randint(0, 10, (2, 5)), torch.randint(0, 10, (2, 5)))\nfor i in range(2):\n    loss = model.training_step(batch, i)\n    opt.zero_grad()\n    try:\n        loss.backward()\n    except RuntimeError as e:\n        assert 'backward through the graph a second time' in str(e) and i == 1\n    else:\n        assert i == 0\n    opt.step()",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def step(rnn, opt, x, h):
+    out, h = rnn(x, h)
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    return h
+
+
+rnn = nn.RNN(3, 5)
+opt = torch.optim.SGD(rnn.parameters(), lr=0.1)
+h = torch.zeros(1, 2, 5)
+for x in [torch.randn(4, 2, 3) for _ in range(3)]:
+    h = step(rnn, opt, x, h)
+""",
+            range=(19, 26, 19, 27),
+            message='`h` carries the previous iteration\'s graph into `step(rnn, opt, x, h)`: without `h.detach()` at the start of the iteration the graph grows with every batch, and the next `.backward()` fails with "Trying to backward through the graph a second time"',
+            fixes=('\nimport torch\nfrom torch import nn\n\n\ndef step(rnn, opt, x, h):\n    out, h = rnn(x, h)\n    loss = out.pow(2).mean()\n    opt.zero_grad()\n    loss.backward()\n    opt.step()\n    return h\n\n\nrnn = nn.RNN(3, 5)\nopt = torch.optim.SGD(rnn.parameters(), lr=0.1)\nh = torch.zeros(1, 2, 5)\nfor x in [torch.randn(4, 2, 3) for _ in range(3)]:\n    h = h.detach()\n    h = step(rnn, opt, x, h)\n',),
+            note="the backward runs inside the helper the state is fed to: the parameter given the state reaches what it back-propagates",
+            raises=SECOND_TIME,
+        ),
         Invalid(
             """
 import torch
@@ -1616,10 +1760,11 @@ def _detach_lines(name: str, init, indent: str) -> tuple[list, str]:
     return lines, f"Detach `{name}` (a tensor, a tuple or `None`) at the start of the loop body"
 
 
-def _depends_on(loop, source: str, name: str) -> bool:
+def _depends_on(loop, source: str, name: str, fed: frozenset = frozenset()) -> bool:
     """Is what `source` holds computed, through the loop body's assignments, from `name`?
     (`decoder_hidden = encoder_hidden`, the encoder's state for this sentence: no; `h = h_prev`
-    after `h_prev = cell(x, h)`: yes.)"""
+    after `h_prev = cell(x, h)`: yes; `hidden` of `output, hidden = self.run(text)`, a call `fed`
+    the state - a method that reads `self.hidden` itself: yes.)"""
     defs: dict = {}
     for node in descendants(loop.body):
         if isinstance(node, cst.Assign):
@@ -1640,6 +1785,8 @@ def _depends_on(loop, source: str, name: str) -> bool:
             continue
         seen.add(current)
         for expr in defs.get(current, ()):
+            if fed and any(n in fed for n in [expr, *descendants(expr)]):
+                return True
             todo.extend(place_key(n) for n in descendants(expr) if isinstance(n, cst.Name) or is_self_attribute(n))
     return False
 
@@ -1654,7 +1801,22 @@ def _places(expr) -> list:
     return []
 
 
-
+def _reaches(backward, call: cst.Call, place) -> bool:
+    """Does `backward`, which shares a graph node with the new state, reach the state fed to `call`?
+    One that ran inside that very call (`total = step(total, batch)` back-propagating in `step()`)
+    makes its graphs at the same nodes as every other call of the function, so sharing them proves
+    nothing: it reaches the state only if the parameter given the state may reach what it
+    back-propagates (reaching.py)."""
+    fn = backward.through
+    if backward.node is not call or fn is None:
+        return True  # the call's output (made from the state) is what the loop back-propagates
+    bound = fn.cls is not None and isinstance(call.func, cst.Attribute)
+    p = fn.node.params
+    for param in (x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)):
+        arg = argument(fn.node, call, param, (), bound=bound)
+        if arg is not None and (arg is place or place in descendants(arg)):
+            return reaches_backward(fn, param)
+    return False  # (`step(*args)`: not known to reach it)
 
 
 def _model_call(flow, call) -> bool:

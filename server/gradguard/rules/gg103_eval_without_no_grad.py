@@ -2839,9 +2839,147 @@ print(predict(0, 5, params))
 """,
             note="an RNN over an `nn.ParameterList` that nothing trains (no item's gradient is read, no optimizer): a demonstration of the untrained model, as a smoke test is",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 8)
+        self.heat = nn.Linear(8, 2)
+        self.boxes = nn.Linear(8, 4)
+
+    def forward(self, x):
+        feat = torch.relu(self.backbone(x))
+        return self.heat(feat), self.boxes(feat)
+
+
+def detect(model, image):
+    heat, box = run(model, image)
+    return heat.argmax(-1).tolist(), box.cpu().tolist()
+
+
+@torch.no_grad()
+def run(model, image):
+    heat, box = model(image)
+    return heat, box
+""",
+            note="the same helper under `@torch.no_grad()`",
+            runtime="outs = []\nmodel = Detector()\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "detect(model, torch.randn(3, 4))\nassert not outs[0][1].requires_grad",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(8, 4)
+        self.dec = nn.Linear(4, 8)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+@torch.no_grad()
+def reconstruct(ae, x):
+    z = encode_with(ae, x)
+    return ae.decode(z).tolist()
+
+
+def encode_with(ae, x):
+    return ae.encode(x)
+""",
+            note="the same reconstruction under `@torch.no_grad()`",
+            runtime="outs = []\nae = AutoEncoder()\nae.enc.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "reconstruct(ae, torch.randn(2, 8))\nassert not outs[0].requires_grad",
+        ),
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(8, 4)
+        self.dec = nn.Linear(4, 8)
+
+    def encode(self, x):
+        return self.enc(x)
+
+    def decode(self, z):
+        return self.dec(z)
+
+
+def reconstruct(ae, x):
+    z = encode_with(ae, x)
+    return ae.decode(z).tolist()
+
+
+def encode_with(ae, x):
+    return ae.encode(x)
+""",
+            range=(20, 8, 20, 26),
+            message="`encode_with(ae, x)` runs with grad enabled and its outputs reach only `.tolist()` (line 21), never a "
+            "`.backward()`: autograd records the graph and keeps its activations for nothing; so does 1 more forward pass in the same block",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass AutoEncoder(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.enc = nn.Linear(8, 4)\n        self.dec = nn.Linear(4, 8)\n\n    def encode(self, x):\n        return self.enc(x)\n\n    def decode(self, z):\n        return self.dec(z)\n\n\n@torch.no_grad()\ndef reconstruct(ae, x):\n    z = encode_with(ae, x)\n    return ae.decode(z).tolist()\n\n\ndef encode_with(ae, x):\n    return ae.encode(x)\n',),
+            runtime="outs = []\nae = AutoEncoder()\nae.enc.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "reconstruct(ae, torch.randn(2, 8))\nassert has_graph(outs[0]) and activations_alive(outs[0])",
+            note="opensora's VAE with its `encode` call in a helper defined after its caller (issue 33's extract variants): "
+                 "`ae` is an `AutoEncoder` by the two methods only it defines, `.decode` used here and `.encode` by the "
+                 "helper it is passed to (evidence through helpers)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Linear(4, 8)
+        self.heat = nn.Linear(8, 2)
+        self.boxes = nn.Linear(8, 4)
+
+    def forward(self, x):
+        feat = torch.relu(self.backbone(x))
+        return self.heat(feat), self.boxes(feat)
+
+
+def detect(model, image):
+    heat, box = run(model, image)
+    return heat.argmax(-1).tolist(), box.cpu().tolist()
+
+
+def run(model, image):
+    heat, box = model(image)
+    return heat, box
+""",
+            range=(19, 16, 19, 33),
+            message="`run(model, image)` runs with grad enabled and its outputs reach only `.argmax()` and `.tolist()` (line 20), "
+            "never a `.backward()`: autograd records the graph and keeps its activations for nothing",
+            fixes=('\nimport torch\nfrom torch import nn\n\n\nclass Detector(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.backbone = nn.Linear(4, 8)\n        self.heat = nn.Linear(8, 2)\n        self.boxes = nn.Linear(8, 4)\n\n    def forward(self, x):\n        feat = torch.relu(self.backbone(x))\n        return self.heat(feat), self.boxes(feat)\n\n\n@torch.no_grad()\ndef detect(model, image):\n    heat, box = run(model, image)\n    return heat.argmax(-1).tolist(), box.cpu().tolist()\n\n\ndef run(model, image):\n    heat, box = model(image)\n    return heat, box\n',),
+            runtime="outs = []\nmodel = Detector()\nmodel.register_forward_hook(lambda m, i, o: outs.append(o))\n"
+            "detect(model, torch.randn(3, 4))\nassert has_graph(outs[0][1]) and activations_alive(outs[0][1])",
+            note="the model's call moved into a helper defined after its caller (issue 33's extract variants): `model` "
+                 "is called as `Detector.forward()` returns, its two results unpacked by `run()` and used as a tensor "
+                 "(`box.cpu()`) by its caller - evidence through the helper that hands them back",
+        ),
         Invalid(
             """
 import torch

@@ -1070,6 +1070,40 @@ class GAN:
             note='the same scoring method called by the discriminator step, which steps the discriminator: the detach is right there',
             runtime='gan = GAN(torch.nn.Linear(2, 3), torch.nn.Linear(3, 1))\ngan.discriminator_step(torch.randn(4, 2))\nassert gan.d.weight.grad is not None and gan.g.weight.grad is None',
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Deformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight_net = nn.Linear(3, 4)
+        self.offset_net = nn.Linear(3, 3)
+
+    def forward(self, points, cage):
+        weights = torch.softmax(self.weight_net(points), dim=-1)
+        return {"deformed": weights @ (cage + self.offset_net(cage)), "weight": weights}
+
+
+def weight_penalty(weights):
+    return (weights ** 2).mean()
+
+
+def compute_loss(model, points, cage, target, reg=1.0):
+    outputs = model(points, cage)
+    weights = weights_of(outputs)
+    loss = ((outputs["deformed"] - target) ** 2).mean()
+    return loss + weight_penalty(weights) * reg
+
+
+def weights_of(outputs):
+    return outputs["weight"]
+""",
+            runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert not torch.allclose(g, model.weight_net.weight.grad)",
+            note="the helper hands the predicted weights on undetached: the penalty trains them",
+        ),
     ]
 
     INVALID = [
@@ -1553,6 +1587,44 @@ def compute_loss(model, points, cage, target, reg=1.0):
             message='`outputs["weight"].detach()` makes `weight_penalty(weights) * reg` a constant to the loss returned on line 25: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
             runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
             note="deep_cage: a loss helper regularises the predicted weights after detaching them; the caller back-propagates what it returns, and the penalty changes no gradient (the same with reg=100 and reg=0)",
+        ),
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+class Deformer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight_net = nn.Linear(3, 4)
+        self.offset_net = nn.Linear(3, 3)
+
+    def forward(self, points, cage):
+        weights = torch.softmax(self.weight_net(points), dim=-1)
+        return {"deformed": weights @ (cage + self.offset_net(cage)), "weight": weights}
+
+
+def weight_penalty(weights):
+    return (weights ** 2).mean()
+
+
+def compute_loss(model, points, cage, target, reg=1.0):
+    outputs = model(points, cage)
+    weights = frozen_weights(outputs)
+    loss = ((outputs["deformed"] - target) ** 2).mean()
+    return loss + weight_penalty(weights) * reg
+
+
+def frozen_weights(outputs):
+    return outputs["weight"].detach()
+""",
+            range=(29, 11, 29, 37),
+            message='`outputs["weight"].detach()` makes `weight_penalty(weights) * reg` a constant to the loss returned on line 25: cut from its graph, it changes the loss value and trains nothing; if it should train, pass the tensor itself',
+            runtime="torch.manual_seed(0)\nmodel = Deformer()\nargs = (torch.randn(5, 3), torch.randn(4, 3), torch.randn(5, 3))\ncompute_loss(model, *args, reg=100.0).backward()\ng = model.weight_net.weight.grad.clone()\nmodel.zero_grad()\ncompute_loss(model, *args, reg=0.0).backward()\nassert torch.allclose(g, model.weight_net.weight.grad)",
+            note="the same with the detach in a helper defined after its caller (issue 33's extract variants): `model` is a "
+                 "`Deformer` by the keys read of its result, `outputs[\"deformed\"]` here and `outputs[\"weight\"]` in the "
+                 "helper it is passed to (evidence through helpers)",
         ),
         Invalid(
             """

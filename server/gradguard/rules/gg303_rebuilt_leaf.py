@@ -7,6 +7,7 @@ import libcst as cst
 
 from gradguard.engine import knowledge as K
 from gradguard.engine.evidence import named_params
+from gradguard.engine.handing import argument
 from gradguard.engine.model import GradMode
 from gradguard.engine.syntax import is_self_attribute, keyword, literal_bool, place_key
 from gradguard.engine.values import Evidence, Grad, Kind
@@ -133,6 +134,7 @@ class RebuiltLeaf(Rule):
             self._backward(node, node.args[0].value)
             return
         self._uses(node)
+        self._setter_by_helper(node)
         if isinstance(func, cst.Attribute) and func.attr.value == "requires_grad_":
             flag = literal_bool(self.flow.handed_on(node.args[0].value)) if node.args else True
             if flag is not False:
@@ -402,7 +404,28 @@ class RebuiltLeaf(Rule):
                 r.backward = node
 
     # -------------------------------------------------------------- report
-    def _loss_module_setter(self, node: cst.Assign, place: cst.BaseExpression):
+    def _setter_by_helper(self, node: cst.Call) -> None:
+        """`make_leaf(mean_losses)` in a loss module's forward, a function of the file that sets
+        `requires_grad = True` on the parameter the argument binds: the setter runs at the call (the
+        function's summary, applied where it is called, whichever is defined first)."""
+        f = self.flow.value(node.func)
+        fn = f.cls if f.kind is Kind.FUNCTION and not f.callees else None
+        if not isinstance(getattr(fn, "node", None), cst.FunctionDef):
+            return
+        for stmt in descendants(fn.node.body, stop=(cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            target = stmt.targets[0].target if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 else None
+            if not (isinstance(target, cst.Attribute) and target.attr.value == "requires_grad"
+                    and isinstance(target.value, cst.Name) and literal_bool(stmt.value) is True):
+                continue
+            bound = fn.cls is not None and isinstance(node.func, cst.Attribute)
+            arg = argument(fn.node, node, target.value.value, (), bound=bound)
+            if arg is not None and (isinstance(arg, cst.Name) or is_self_attribute(arg)):
+                message = self._loss_module_setter(node, arg, via=node)
+                if message is not None:
+                    self.report(node, message)
+                return
+
+    def _loss_module_setter(self, node: cst.Assign, place: cst.BaseExpression, via: Optional[cst.Call] = None):
         """`mean_losses.requires_grad = True` in the `forward()` of a loss module, on a value it computed
         from the prediction it was given: with a graph the setter raises; where it runs, the
         prediction arrived already cut from its model (the triplet-loss thread's no_grad), and the
@@ -430,11 +453,13 @@ class RebuiltLeaf(Rule):
         if isinstance(made, cst.Call) and (self.flow._qualname(made.func) or "").startswith(FRESH):
             return None  # `loss = torch.tensor(0.0, device=pred.device)`: a fresh leaf (an empty batch's zero loss)
         first = next(iter(p.name.value for p in fn.node.params.params[1:2]), "its input")
-        made = f"{self.code_of(place)}.requires_grad = True"
+        made = f"`{self.code_of(place)}.requires_grad = True`"
+        if via is not None:  # (a helper of the file sets it: `make_leaf(mean_losses)`)
+            made = f"`{short(self.code_of(via))}`, which sets {made},"
 
         def message(line_of):
             return (
-                f"`{made}` in `{cls.name}.forward()`, on a loss computed from `{first}`: if that has a graph, this "
+                f"{made} in `{cls.name}.forward()`, on a loss computed from `{first}`: if that has a graph, this "
                 f"line raises \"{NON_LEAF}\"; if it runs, the prediction arrived already cut from its model (a "
                 "detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never "
                 "learns; remove the line and find the cut"
@@ -863,6 +888,25 @@ class MaskedL1(nn.Module):
             runtime='loss = MaskedL1()(torch.randn(3), torch.randn(3), torch.zeros(3))\nloss.backward()\nassert loss.item() == 0.0',
             note="a loss module's zero loss for an empty batch kept on `self`: a fresh tensor made a leaf, not a loss computed from the prediction",
         ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class EmptyBatchLoss(nn.Module):
+    def forward(self, pred):
+        loss = torch.tensor(0.0)
+        make_trainable(loss)
+        return loss
+
+
+def make_trainable(loss):
+    loss.requires_grad = True
+""",
+            runtime="loss = EmptyBatchLoss()(torch.randn(3))\nloss.backward()\nassert loss.grad is not None",
+            note="a helper that makes a fresh zero loss a leaf (an empty batch's): nothing was cut",
+        ),
     ]
     INVALID = [
         Invalid(
@@ -1141,6 +1185,33 @@ class TripletLoss(nn.Module):
             message='`loss.requires_grad = True` in `TripletLoss.forward()`, on a loss computed from `anchor`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
             runtime="encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTripletLoss()(a, p, n).backward()\nassert encoder.weight.grad is None",
             note="the triplet-loss thread's workaround inside the loss module: the embeddings came through a no_grad regulariser, the setter hides it, backward() runs and the encoder never learns",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TripletLoss(nn.Module):
+    def __init__(self, margin=1.0):
+        super().__init__()
+        self.margin = margin
+
+    def forward(self, anchor, positive, negative):
+        losses = F.relu((anchor - positive).pow(2).sum(1) - (anchor - negative).pow(2).sum(1) + self.margin)
+        loss = losses.mean()
+        make_trainable(loss)
+        return loss
+
+
+def make_trainable(loss):
+    loss.requires_grad = True
+""",
+            range=(15, 8, 15, 28),
+            message='`make_trainable(loss)`, which sets `loss.requires_grad = True`, in `TripletLoss.forward()`, on a loss computed from `anchor`: if that has a graph, this line raises "you can only change requires_grad flags of leaf variables."; if it runs, the prediction arrived already cut from its model (a detach or no_grad upstream), and back-propagating this loss reaches no parameter - the model never learns; remove the line and find the cut',
+            runtime="encoder = nn.Linear(4, 4)\nwith torch.no_grad():\n    a, p, n = (encoder(torch.randn(3, 4)) for _ in range(3))\nTripletLoss()(a, p, n).backward()\nassert encoder.weight.grad is None",
+            note="the same setter in a helper of the file defined after the module (issue 33's extract variants of triplet_kws): the call sets it",
         ),
         Invalid(
             """
