@@ -729,6 +729,12 @@ class Calls:
             return self._made(self._element_of(vals[0], node).but(leaf=False), node)
         if name == "enumerate" and vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, self._element_of(vals[0], node))))
+        if name == "zip" and len(args) == 1 and args[0][0].star == "*":
+            # `columns = zip(*rows)`: its tuples are columns, each holding one item of every row (a collate
+            # function's examples, one column per field)
+            cell = self._element_of(self._element_of(vals[0], node), node)
+            column = self._container([cell])
+            return Value(kind=Kind.CONTAINER, grad=column.grad, item=column, why=column.why, origins=column.origins)
         if name == "zip" and vals:
             # tuples of one element of each: a pair holds the graph its tensor does
             parts = [self._element_of(v, node) for v in vals]
