@@ -264,6 +264,10 @@ class Calls:
                 return recv  # `Variable(x, volatile=True).cuda()`, `.unsqueeze(0)`: the same input, moved or reshaped
             if name == "item":
                 return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
+            if name in ("argmax", "argmin"):
+                # indices, of a tensor or of an array: never a graph (not known to be a tensor: NumPy's
+                # `a.argmax()` is a number `torch.tensor()` copies without a warning)
+                return Value(kind=Kind.UNKNOWN, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
             if name == "tolist":
                 return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
             if name == "detach":

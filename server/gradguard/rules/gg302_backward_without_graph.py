@@ -658,6 +658,24 @@ penalty.backward()
             note="a dict returned under no_grad still holds the module's parameter, a leaf that requires grad",
             runtime="assert model.log_scale.grad is not None",
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def train_step(model, optimizer, inp, bins_gt):
+    logits_x, logits_y = model(inp)
+    loss = F.cross_entropy(logits_x, bins_gt[:, 0]) + F.cross_entropy(logits_y, bins_gt[:, 1])
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    coor = torch.stack([logits_x.argmax(1), logits_y.argmax(1)], 1)
+    return loss.item(), coor.float().mean().item()
+""",
+            note="CDPN's answer: the loss is taken on the bin logits; the argmax-decoded coordinates are only reported",
+            runtime='class Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x, self.y = torch.nn.Linear(4, 8), torch.nn.Linear(4, 8)\n\n    def forward(self, inp):\n        return self.x(inp), self.y(inp)\n\n\nhead = Head()\ntrain_step(head, torch.optim.SGD(head.parameters(), lr=0.0), torch.randn(3, 4), torch.randint(0, 8, (3, 2)))\nassert head.x.weight.grad is not None\n',
+        ),
     ]
 
     INVALID = [
@@ -897,6 +915,26 @@ trainer.adapt_on_val(batch)
             raises=ERROR,
             note="monodepth2's trainer adapting on a validation batch: the helper the training step also calls "
                  "returns its prediction and a dict of losses; called inside no_grad, what they hold has no graph",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def train_step(model, optimizer, inp, coor_gt):
+    coor_x, coor_y = model(inp)
+    coor = torch.stack([coor_x.argmax(1), coor_y.argmax(1)], 1)
+    loss = F.l1_loss(coor.float() / 7.0, coor_gt)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            range=(11, 4, 11, 19),
+            message='`loss` carries no graph (`.argmax()` on line 8); `.backward()` on it raises "element 0 of '
+            'tensors does not require grad and does not have a grad_fn"',
+            runtime='class Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x, self.y = torch.nn.Linear(4, 8), torch.nn.Linear(4, 8)\n\n    def forward(self, inp):\n        return self.x(inp), self.y(inp)\n\n\nhead = Head()\ntry:\n    train_step(head, torch.optim.SGD(head.parameters(), lr=0.1), torch.randn(3, 4), torch.rand(3, 2))\nexcept RuntimeError as e:\n    assert "element 0 of tensors does not require grad" in str(e)\nelse:\n    raise AssertionError("no error")\n',
+            note="CDPN's coordinates decoded with `.argmax()` before the loss: indices, whatever the model returns",
         ),
     ]
 

@@ -232,6 +232,21 @@ collate([([4, 8], 1), ([15, 16], 0)])
             note="the collate function's examples are lists of ints and ints: `torch.tensor()` makes the tensors",
             runtime="assert collate([([4, 8], 1)])[0].tolist() == [[4, 8]]",
         ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+
+def best_index(scores):
+    return torch.tensor(scores.argmax())
+
+
+best_index(np.array([0.1, 0.7, 0.2]))
+""",
+            note="`.argmax()` of a receiver nothing tells may be NumPy's, a number `torch.tensor()` copies silently",
+            runtime="assert best_index(np.array([0.3, 0.1])).item() == 0",
+        ),
     ]
 
     INVALID = [
