@@ -170,6 +170,9 @@ class Expressions:
             if base.origins and base.grad is not Grad.NO:
                 return Value(grad=Grad.UNKNOWN, origins=base.origins)  # a field of an output built from graphs
             return UNKNOWN
+        if kind is Kind.OBJECT and base.cls is None and base.keyed:
+            # an object another file of the project passes, with the tensor attributes it said it has
+            return dict(base.keyed).get(attr, UNKNOWN)
         if kind is Kind.CLASS and isinstance(base.cls, ClassInfo):
             return base.cls.attrs.get(attr, UNKNOWN)
         if kind is Kind.NDARRAY:
