@@ -65,14 +65,18 @@ def test_table_and_listing(tmp_path):
 
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-# (program, found with its caller in another module, found alone): the first three need what only the
-# caller says (the optimizer class it passes, the tensors, an instance built in a file without torch);
-# the fourth lacks evidence in either shape; the look-alike's caller freezes the networks it passes
+# (program, found with its caller in another module, found alone): the first five need what only the
+# caller says (the optimizer class it passes, the tensors, an instance built in a file without torch, the
+# rows of tensors whose columns `zip(*data)` makes, the tensor attribute of an object of its own class); the
+# sixth lacks evidence in either shape (the step count in a `SimpleNamespace`); the look-alike's caller
+# freezes the networks it passes
 PROJECT_PROGRAMS = {
     "GG302/custom_optimizer_step_closure_no_grad": (True, False),
     "GG402/eigenpro_tensor_of_tensor": (True, False),
     "GG102/location_attention_alignment_fed_back": (True, False),
-    "GG402/collate_column_tensor_copy": (False, False),
+    "GG402/collate_column_tensor_copy": (True, False),
+    "GG402/lanpaint_sigmas_copy": (True, False),
+    "GG302/b33_maml_one_update_step_query_no_grad": (False, False),
     "GG103/b29_stylegan2_generator_phase_fakes": (None, None),
 }
 
@@ -84,26 +88,28 @@ def test_project_mode_checks_each_program_with_its_caller_in_another_module(tmp_
     run = subprocess.run([sys.executable, str(BENCH), "--root", str(tmp_path), "--modes", "default,project",
                           "--verbose"], capture_output=True, text=True, check=True)
     assert run.stdout.splitlines() == [
-        "== default (5 programs)",
+        "== default (7 programs)",
         "class    bugs  found  recall  look-alikes  false +",
         "GG102       1      0      0%            0        0",
         "GG103       0      0       -            1        0",
-        "GG302       1      0      0%            0        0",
-        "GG402       2      0      0%            0        0",
-        "all         4      0      0%            1        0",
+        "GG302       2      0      0%            0        0",
+        "GG402       3      0      0%            0        0",
+        "all         6      0      0%            1        0",
         "  missed GG102/location_attention_alignment_fed_back (GG102:28); reported: nothing",
+        "  missed GG302/b33_maml_one_update_step_query_no_grad (GG302:71); reported: nothing",
         "  missed GG302/custom_optimizer_step_closure_no_grad (GG302:41); reported: nothing",
         "  missed GG402/collate_column_tensor_copy (GG402:23); reported: nothing",
         "  missed GG402/eigenpro_tensor_of_tensor (GG402:13); reported: nothing",
+        "  missed GG402/lanpaint_sigmas_copy (GG402:14); reported: nothing",
         "",
-        "== project (5 programs)",
+        "== project (7 programs)",
         "class    bugs  found  recall  look-alikes  false +",
         "GG102       1      1    100%            0        0",
         "GG103       0      0       -            1        0",
-        "GG302       1      1    100%            0        0",
-        "GG402       2      1     50%            0        0",
-        "all         4      3     75%            1        0",
-        "  missed GG402/collate_column_tensor_copy (GG402:23); reported: nothing",
+        "GG302       2      1     50%            0        0",
+        "GG402       3      3    100%            0        0",
+        "all         6      5     83%            1        0",
+        "  missed GG302/b33_maml_one_update_step_query_no_grad (GG302:71); reported: nothing",
         "",
     ]
 

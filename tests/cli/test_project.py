@@ -1197,3 +1197,57 @@ def test_runtime_truth_of_the_evaluations_through_another_file(tmp_path):
     )
     run = subprocess.run([sys.executable, "-c", check], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert run.stdout == "True True True True\n", run.stderr
+
+# LanPaint's sampler (tests/corpus GG402/lanpaint_sigmas_copy): the caller passes an object of its own
+# class, whose `sigmas` is a tensor; the sampler copies it with `torch.tensor(...)`.
+SAMPLER = """\
+import torch
+
+
+class InpaintSampler:
+    def __init__(self, model_sampling):
+        self.model_sampling = model_sampling
+
+    def schedule(self, sigmas):
+        return torch.cat((torch.zeros(1, device=sigmas.device),
+                          torch.tensor(self.model_sampling.sigmas, device=sigmas.device)))
+"""
+SAMPLER_MAIN = """\
+import torch
+
+from sampler import InpaintSampler
+
+
+class Sampling:
+    sigmas = torch.linspace(0.1, 10.0, 5)
+
+
+print(InpaintSampler(Sampling()).schedule(torch.ones(3)))
+"""
+
+
+def test_an_object_of_the_callers_own_class_tells_its_tensor_attributes(gradguard, tmp_path):
+    """`Sampling()`, of a class main.py defines, is passed with what its tensor attributes are: the
+    sampler's `self.model_sampling.sigmas` is a tensor, and `torch.tensor()` of it copies it."""
+    _write(tmp_path, {"sampler.py": SAMPLER, "main.py": SAMPLER_MAIN})
+    assert gradguard("check", "--no-cache", ".").stdout == (
+        "sampler.py:10:27: warning: GG402 `self.model_sampling.sigmas` is already a tensor: `torch.tensor()` copies "
+        "it and warns \"To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()\"; "
+        "use `self.model_sampling.sigmas.clone()...`\n"
+        "Found 1 finding (1 fixable with --fix). 2 files checked.\n")
+
+
+def test_an_attribute_that_is_a_list_tells_nothing(gradguard, tmp_path):
+    _write(tmp_path, {"sampler.py": SAMPLER,
+                      "main.py": SAMPLER_MAIN.replace("torch.linspace(0.1, 10.0, 5)", "[0.1, 2.5, 10.0]")})
+    assert gradguard("check", "--no-cache", ".").stdout == "All checks passed! 2 files checked.\n"
+
+
+def test_runtime_truth_of_the_sampling_object(tmp_path):
+    """With the tensor, the copy warns; with the list, it does not."""
+    _write(tmp_path, {"sampler.py": SAMPLER, "main.py": SAMPLER_MAIN})
+    run = [sys.executable, "-W", "error::UserWarning", "main.py"]
+    assert "To copy construct from a tensor" in subprocess.run(run, cwd=tmp_path, capture_output=True, text=True,
+                                                               timeout=120).stderr
+    (tmp_path / "main.py").write_text(SAMPLER_MAIN.replace("torch.linspace(0.1, 10.0, 5)", "[0.1, 2.5, 10.0]"))
+    assert subprocess.run(run, cwd=tmp_path, capture_output=True, text=True, timeout=120).returncode == 0

@@ -265,6 +265,10 @@ class Calls:
                 return recv  # `Variable(x, volatile=True).cuda()`, `.unsqueeze(0)`: the same input, moved or reshaped
             if name == "item":
                 return Value(kind=Kind.NUMBER, grad=Grad.NO, why=Evidence(node, "`.item()`"))
+            if name in ("argmax", "argmin"):
+                # indices, of a tensor or of an array: never a graph (not known to be a tensor: NumPy's
+                # `a.argmax()` is a number `torch.tensor()` copies without a warning)
+                return Value(kind=Kind.UNKNOWN, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
             if name == "tolist":
                 return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
             if name == "detach":
@@ -735,6 +739,12 @@ class Calls:
             return self._made(self._element_of(vals[0], node).but(leaf=False), node)
         if name == "enumerate" and vals:
             return Value(kind=Kind.CONTAINER, grad=Grad.NO, item=Value(kind=Kind.CONTAINER, elements=(NUMBER, self._element_of(vals[0], node))))
+        if name == "zip" and len(args) == 1 and args[0][0].star == "*":
+            # `columns = zip(*rows)`: its tuples are columns, each holding one item of every row (a collate
+            # function's examples, one column per field)
+            cell = self._element_of(self._element_of(vals[0], node), node)
+            column = self._container([cell])
+            return Value(kind=Kind.CONTAINER, grad=column.grad, item=column, why=column.why, origins=column.origins)
         if name == "zip" and vals:
             # tuples of one element of each: a pair holds the graph its tensor does
             parts = [self._element_of(v, node) for v in vals]

@@ -69,6 +69,8 @@ class Expressions:
                 and self.frame.mode is GradMode.OFF):
             # Whatever a call computes under no_grad carries no graph (`teacher(x)` of an unknown teacher).
             v = v.but(grad=Grad.NO, why=self._off_why(node), origins=frozenset())
+        elif t is cst.Call and v.kind is Kind.CONTAINER and self.frame.mode is GradMode.OFF:
+            v = self._computed_off(v, self._off_why(node))  # its items too (`outputs, losses = process(batch)`)
         if (t is cst.Name or t is cst.Attribute) and (
             knows_nothing(v) or v.grad is Grad.UNKNOWN and v.kind is Kind.TENSOR or v.has_graph and not v.scalar
         ):
@@ -82,6 +84,20 @@ class Expressions:
             for hook in hooks:
                 hook(node)
         return v
+
+    def _computed_off(self, v: Value, why: Evidence) -> Value:
+        """A tuple, list or dict a call returns under no_grad: what it holds was computed under no_grad
+        too - a helper's `(outputs, losses)` walked for callers in both modes (unknown there), or a
+        forward's dict - and carries no graph; a parameter it holds (a leaf that requires grad) still
+        requires grad."""
+        if v.kind in (Kind.TENSOR, Kind.UNKNOWN):
+            return v.but(grad=Grad.NO, why=why, origins=frozenset()) if v.grad is Grad.UNKNOWN else v
+        if v.kind is not Kind.CONTAINER or v.grad is Grad.YES:
+            return v
+        return v.but(grad=Grad.NO if v.grad is Grad.UNKNOWN else v.grad, origins=frozenset(),
+                     elements=tuple(self._computed_off(e, why) for e in v.elements) if v.elements is not None else None,
+                     item=self._computed_off(v.item, why) if v.item is not None else None,
+                     keyed=tuple((k, self._computed_off(e, why)) for k, e in v.keyed))
 
     def _eval_children(self, node) -> Value:
         for child in node.children:
@@ -154,6 +170,9 @@ class Expressions:
             if base.origins and base.grad is not Grad.NO:
                 return Value(grad=Grad.UNKNOWN, origins=base.origins)  # a field of an output built from graphs
             return UNKNOWN
+        if kind is Kind.OBJECT and base.cls is None and base.keyed:
+            # an object another file of the project passes, with the tensor attributes it said it has
+            return dict(base.keyed).get(attr, UNKNOWN)
         if kind is Kind.CLASS and isinstance(base.cls, ClassInfo):
             return base.cls.attrs.get(attr, UNKNOWN)
         if kind is Kind.NDARRAY:

@@ -19,7 +19,7 @@ import libcst as cst
 from gradguard.engine import evidence
 from gradguard.engine.handing import constant_index
 from gradguard.engine.knowledge import AUTOGRAD_NAMES
-from gradguard.engine.model import Backward, FunctionInfo, GradMode, Store, forward_code
+from gradguard.engine.model import Backward, ClassInfo, FunctionInfo, GradMode, Store, forward_code
 from gradguard.engine.values import UNKNOWN, Evidence, Grad, Kind, Value, all_origins, combined_cuts
 
 # Where a call's callee comes from torch or the standard library, never from the project: not
@@ -178,6 +178,12 @@ def describe(v: Value) -> Optional[tuple]:
     if v.kind is Kind.CONTAINER and v.item is not None and not v.keyed:
         inner = describe(v.item)
         return ("items", inner) if inner is not None else None
+    if v.kind is Kind.OBJECT and isinstance(v.cls, ClassInfo):
+        # an object of a class the caller defines (LanPaint's model sampling, whose `sigmas` is a
+        # tensor): ("fields", ((attribute, what it is), ...)) for its tensor attributes
+        fields = tuple(sorted((name, what) for name, a in v.cls.attrs.items()
+                              if a.kind is Kind.TENSOR and (what := describe(a)) is not None))
+        return ("fields", fields) if fields else None
     return None
 
 
@@ -336,6 +342,9 @@ class Border:
             entries = [(k, self._described(p, param, why)) for k, p in what[1]]
             entries = [(k, e) for k, e in entries if e is not None]
             return self._container([e for _, e in entries]).but(keyed=tuple(entries)) if entries else None
+        if what[0] == "fields":  # (read by `_e_attribute`: `model_sampling.sigmas`)
+            fields = tuple((name, v) for name, w in what[1] if (v := self._described(w, param, why)) is not None)
+            return Value(kind=Kind.OBJECT, grad=Grad.NO, keyed=fields, why=why) if fields else None
         return None
 
     def _border_call(self, node: cst.Call, fv, args: list) -> Optional[Value]:

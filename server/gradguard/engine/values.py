@@ -131,7 +131,8 @@ def join_grad(values) -> tuple[Grad, Optional[Evidence], frozenset]:
         origins = frozenset().union(*(v.origins for v in yes))
         return Grad.YES, yes[0].why, origins
     if all(v.grad is Grad.NO for v in values):
-        why = next((v.why for v in values if v.why is not None and v.kind is Kind.TENSOR), None)
+        why = next((v.why for v in values if v.why is not None and v.kind is Kind.TENSOR), None) or next(
+            (v.why for v in values if v.why is not None and v.kind in (Kind.UNKNOWN, Kind.CONTAINER)), None)
         return Grad.NO, why, frozenset()
     # Unknown: the graphs it may carry are those of its operands (a backward on it
     # reaches them, which excuses their retention).

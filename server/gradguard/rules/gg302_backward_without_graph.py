@@ -594,6 +594,88 @@ qq(net, lambda t: other(t), torch.randn(3, 4), torch.optim.SGD(other.parameters(
             note="a loss's target a call of the function computed (here a model's output): it may carry the graph",
             runtime='assert other.weight.grad is not None',
         ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def process(self, batch):
+        pred = self.model(batch["x"])
+        return pred, {"mse": F.mse_loss(pred, batch["y"])}
+
+    def train_step(self, batch):
+        pred, losses = self.process(batch)
+        self.optimizer.zero_grad()
+        losses["mse"].backward()
+        self.optimizer.step()
+
+    def val_step(self, batch):
+        with torch.no_grad():
+            pred, losses = self.process(batch)
+        return losses["mse"].item()
+
+
+trainer = Trainer(nn.Linear(3, 1))
+batch = {"x": torch.randn(4, 3), "y": torch.randn(4, 1)}
+trainer.train_step(batch)
+trainer.val_step(batch)
+""",
+            note="the helper's losses, computed under no_grad, are only read as numbers; the training step "
+                 "back-propagates the ones it computes with grad on",
+            runtime="trainer.optimizer.zero_grad()\ntrainer.train_step(batch)\n"
+                    "assert trainer.model.weight.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+from torch import nn
+
+
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 1)
+        self.log_scale = nn.Parameter(torch.zeros(1))
+
+    def parts(self, x):
+        return {"out": self.fc(x), "log_scale": self.log_scale}
+
+
+model = Scaled()
+x = torch.randn(4, 3)
+with torch.no_grad():
+    parts = model.parts(x)
+penalty = parts["log_scale"].exp().sum()
+penalty.backward()
+""",
+            note="a dict returned under no_grad still holds the module's parameter, a leaf that requires grad",
+            runtime="assert model.log_scale.grad is not None",
+        ),
+        Valid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def train_step(model, optimizer, inp, bins_gt):
+    logits_x, logits_y = model(inp)
+    loss = F.cross_entropy(logits_x, bins_gt[:, 0]) + F.cross_entropy(logits_y, bins_gt[:, 1])
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    coor = torch.stack([logits_x.argmax(1), logits_y.argmax(1)], 1)
+    return loss.item(), coor.float().mean().item()
+""",
+            note="CDPN's answer: the loss is taken on the bin logits; the argmax-decoded coordinates are only reported",
+            runtime='class Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x, self.y = torch.nn.Linear(4, 8), torch.nn.Linear(4, 8)\n\n    def forward(self, inp):\n        return self.x(inp), self.y(inp)\n\n\nhead = Head()\ntrain_step(head, torch.optim.SGD(head.parameters(), lr=0.0), torch.randn(3, 4), torch.randint(0, 8, (3, 2)))\nassert head.x.weight.grad is not None\n',
+        ),
     ]
 
     INVALID = [
@@ -791,6 +873,68 @@ qq(net, xb, yb, torch.optim.SGD(net.parameters(), lr=0.1))
             raises=ERROR,
             note="a loss's target the function was given (`zz`, a parameter, a batch nothing tells), not one it "
             "computed: data, whatever it is called - the cut prediction leaves the loss no graph",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def process(self, batch):
+        pred = self.model(batch["x"])
+        return pred, {"mse": F.mse_loss(pred, batch["y"])}
+
+    def train_step(self, batch):
+        pred, losses = self.process(batch)
+        self.optimizer.zero_grad()
+        losses["mse"].backward()
+        self.optimizer.step()
+
+    def adapt_on_val(self, batch):
+        with torch.no_grad():
+            pred, losses = self.process(batch)
+        self.optimizer.zero_grad()
+        losses["mse"].backward()
+        self.optimizer.step()
+
+
+trainer = Trainer(nn.Linear(3, 1))
+batch = {"x": torch.randn(4, 3), "y": torch.randn(4, 1)}
+trainer.train_step(batch)
+trainer.adapt_on_val(batch)
+""",
+            range=(26, 8, 26, 32),
+            message='`losses["mse"]` carries no graph (computed inside `torch.no_grad()` on line 24); `.backward()` on '
+            'it raises "element 0 of tensors does not require grad and does not have a grad_fn"',
+            raises=ERROR,
+            note="monodepth2's trainer adapting on a validation batch: the helper the training step also calls "
+                 "returns its prediction and a dict of losses; called inside no_grad, what they hold has no graph",
+        ),
+        Invalid(
+            """
+import torch
+import torch.nn.functional as F
+
+
+def train_step(model, optimizer, inp, coor_gt):
+    coor_x, coor_y = model(inp)
+    coor = torch.stack([coor_x.argmax(1), coor_y.argmax(1)], 1)
+    loss = F.l1_loss(coor.float() / 7.0, coor_gt)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            range=(11, 4, 11, 19),
+            message='`loss` carries no graph (`.argmax()` on line 8); `.backward()` on it raises "element 0 of '
+            'tensors does not require grad and does not have a grad_fn"',
+            runtime='class Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.x, self.y = torch.nn.Linear(4, 8), torch.nn.Linear(4, 8)\n\n    def forward(self, inp):\n        return self.x(inp), self.y(inp)\n\n\nhead = Head()\ntry:\n    train_step(head, torch.optim.SGD(head.parameters(), lr=0.1), torch.randn(3, 4), torch.rand(3, 2))\nexcept RuntimeError as e:\n    assert "element 0 of tensors does not require grad" in str(e)\nelse:\n    raise AssertionError("no error")\n',
+            note="CDPN's coordinates decoded with `.argmax()` before the loss: indices, whatever the model returns",
         ),
     ]
 

@@ -215,6 +215,38 @@ class PPO(nn.Module):
             note="Popular-RL-Algorithms' PPO: every caller in the file passes a tensor, but the conversion sits under `isinstance(x, (np.ndarray, np.generic))`, where x is an array",
             runtime="ppo = PPO()\nppo.train_net([[0.0] * 4] * 3, [[1.0]] * 3)\nassert ppo.v(np.zeros((2, 4), dtype=np.float32)).shape == (2, 1) and ppo.fc_v.weight.grad is not None",
         ),
+        Valid(
+            """
+import torch
+
+
+def collate(batch):
+    out = []
+    for column in zip(*batch):
+        out.append(torch.stack([torch.tensor(example) for example in column]))
+    return out
+
+
+collate([([4, 8], 1), ([15, 16], 0)])
+""",
+            note="the collate function's examples are lists of ints and ints: `torch.tensor()` makes the tensors",
+            runtime="assert collate([([4, 8], 1)])[0].tolist() == [[4, 8]]",
+        ),
+        Valid(
+            """
+import numpy as np
+import torch
+
+
+def best_index(scores):
+    return torch.tensor(scores.argmax())
+
+
+best_index(np.array([0.1, 0.7, 0.2]))
+""",
+            note="`.argmax()` of a receiver nothing tells may be NumPy's, a number `torch.tensor()` copies silently",
+            runtime="assert best_index(np.array([0.3, 0.1])).item() == 0",
+        ),
     ]
 
     INVALID = [
@@ -409,6 +441,27 @@ metric = Similarity()
                  '`list()` of a tuple of tensors holds tensors',
             runtime='assert [w.shape[1] for w in metric.weights] == [4, 8]',
             warns=WARNING,
+        ),
+        Invalid(
+            """
+import torch
+
+
+def collate(batch):
+    out = []
+    for column in zip(*batch):
+        out.append(torch.stack([torch.tensor(example) for example in column]))
+    return out
+
+
+collate([(torch.randn(2), torch.tensor(1)), (torch.randn(2), torch.tensor(0))])
+""",
+            range=(8, 32, 8, 53),
+            message='`example` is already a tensor: `torch.tensor()` copies it and warns "To copy construct from a '
+            'tensor, it is recommended to use sourceTensor.detach().clone()"; use `example.clone().detach()`',
+            fixes=('\nimport torch\n\n\ndef collate(batch):\n    out = []\n    for column in zip(*batch):\n        out.append(torch.stack([example.clone().detach() for example in column]))\n    return out\n\n\ncollate([(torch.randn(2), torch.tensor(1)), (torch.randn(2), torch.tensor(0))])\n',),
+            warns=WARNING,
+            note="flambe's collate: `zip(*batch)` turns rows of tensors into columns of tensors",
         ),
     ]
 
