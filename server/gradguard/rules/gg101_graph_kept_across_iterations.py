@@ -299,36 +299,6 @@ class GraphKeptAcrossIterations(Rule):
     VALID = [
         Valid(
             """
-import torch
-
-
-class Reporter:
-    def __init__(self):
-        self.observation = {}
-
-    def report(self, values):
-        for key, value in values.items():
-            self.observation[key] = value
-
-
-def train(model, loader, optimizer, reporter):
-    for x, y in loader:
-        reporter.observation = {}
-        loss = ((model(x) - y) ** 2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        reporter.report({"loss": loss})
-    return reporter.observation
-""",
-            note="`reporter.observation = {}` first in every iteration: what `report()` writes there is the current "
-                 "step's loss only, dropped by the next step (one graph at a time, not a pile)",
-            runtime='net = torch.nn.Linear(4, 1)\nrep = Reporter()\n'
-                    'last = train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 3, torch.optim.SGD(net.parameters(), lr=0.1), rep)\n'
-                    'assert list(last) == ["loss"]',
-        ),
-        Valid(
-            """
 from collections import defaultdict
 
 import torch
@@ -1645,10 +1615,7 @@ def train(model, optimizer, batches):
             note="the in-place add under no_grad adds the number only (a sync-free device-side running loss)",
             runtime='model = nn.Linear(3, 1)\nr = train(model, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(3)])\nassert not r.requires_grad and r.item() > 0',
         ),
-    ]
-
-    INVALID = [
-        Invalid(
+        Valid(
             """
 import torch
 
@@ -1663,25 +1630,24 @@ class Reporter:
 
 
 def train(model, loader, optimizer, reporter):
-    for step, (x, y) in enumerate(loader):
-        if step % 10 == 0:
-            reporter.observation = {}
+    for x, y in loader:
+        reporter.observation = {}
         loss = ((model(x) - y) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        reporter.report({f"loss/{step}": loss})
+        reporter.report({"loss": loss})
     return reporter.observation
 """,
-            range=(22, 41, 22, 45),
-            message="`loss` carries an autograd graph; `.backward()` on line 20 freed its activations, but storing it in `reporter.observation` (through `report()`) keeps the graph's nodes alive across iterations",
-            severity=Severity.WARNING,
-            fixes=('\nimport torch\n\n\nclass Reporter:\n    def __init__(self):\n        self.observation = {}\n\n    def report(self, values):\n        for key, value in values.items():\n            self.observation[key] = value\n\n\ndef train(model, loader, optimizer, reporter):\n    for step, (x, y) in enumerate(loader):\n        if step % 10 == 0:\n            reporter.observation = {}\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        reporter.report({f"loss/{step}": loss.detach()})\n    return reporter.observation\n', '\nimport torch\n\n\nclass Reporter:\n    def __init__(self):\n        self.observation = {}\n\n    def report(self, values):\n        for key, value in values.items():\n            self.observation[key] = value\n\n\ndef train(model, loader, optimizer, reporter):\n    for step, (x, y) in enumerate(loader):\n        if step % 10 == 0:\n            reporter.observation = {}\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        reporter.report({f"loss/{step}": loss.detach().item()})\n    return reporter.observation\n',),
-            note="the place is made afresh only every tenth iteration (under an `if`): the steps between pile up",
+            note="`reporter.observation = {}` first in every iteration: what `report()` writes there is the current "
+                 "step's loss only, dropped by the next step (one graph at a time, not a pile)",
             runtime='net = torch.nn.Linear(4, 1)\nrep = Reporter()\n'
                     'last = train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 3, torch.optim.SGD(net.parameters(), lr=0.1), rep)\n'
-                    'assert len(last) == 3 and all(has_graph(t) for t in last.values())',
+                    'assert list(last) == ["loss"]',
         ),
+    ]
+
+    INVALID = [
         Invalid(
             """
 import torch
@@ -3067,6 +3033,40 @@ def train(model, optimizer, batches):
             fixes=('\nimport torch\nimport torch.nn as nn\n\n\ndef train(model, optimizer, batches):\n    running = torch.zeros(())\n    for x, y in batches:\n        loss = nn.functional.mse_loss(model(x), y)\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        running.add_(loss.detach())\n    return running\n', '\nimport torch\nimport torch.nn as nn\n\n\ndef train(model, optimizer, batches):\n    running = torch.zeros(())\n    for x, y in batches:\n        loss = nn.functional.mse_loss(model(x), y)\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        running.add_(loss.detach().item())\n    return running\n'),
             note="issue 33 (NVIDIA DeepLearningExamples#1102, corpus b35): `running.add_(loss)` is the method form of `running += loss` - the in-place add keeps each step's graph on the running sum",
             runtime='def run(n):\n    model = nn.Linear(3, 1)\n    return train(model, torch.optim.SGD(model.parameters(), lr=0.1), [(torch.randn(4, 3), torch.randn(4, 1)) for _ in range(n)])\none, three = run(1), run(3)\nassert has_graph(three) and graph_size(three) > graph_size(one)',
+        ),
+        Invalid(
+            """
+import torch
+
+
+class Reporter:
+    def __init__(self):
+        self.observation = {}
+
+    def report(self, values):
+        for key, value in values.items():
+            self.observation[key] = value
+
+
+def train(model, loader, optimizer, reporter):
+    for step, (x, y) in enumerate(loader):
+        if step % 10 == 0:
+            reporter.observation = {}
+        loss = ((model(x) - y) ** 2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        reporter.report({f"loss/{step}": loss})
+    return reporter.observation
+""",
+            range=(22, 41, 22, 45),
+            message="`loss` carries an autograd graph; `.backward()` on line 20 freed its activations, but storing it in `reporter.observation` (through `report()`) keeps the graph's nodes alive across iterations",
+            severity=Severity.WARNING,
+            fixes=('\nimport torch\n\n\nclass Reporter:\n    def __init__(self):\n        self.observation = {}\n\n    def report(self, values):\n        for key, value in values.items():\n            self.observation[key] = value\n\n\ndef train(model, loader, optimizer, reporter):\n    for step, (x, y) in enumerate(loader):\n        if step % 10 == 0:\n            reporter.observation = {}\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        reporter.report({f"loss/{step}": loss.detach()})\n    return reporter.observation\n', '\nimport torch\n\n\nclass Reporter:\n    def __init__(self):\n        self.observation = {}\n\n    def report(self, values):\n        for key, value in values.items():\n            self.observation[key] = value\n\n\ndef train(model, loader, optimizer, reporter):\n    for step, (x, y) in enumerate(loader):\n        if step % 10 == 0:\n            reporter.observation = {}\n        loss = ((model(x) - y) ** 2).mean()\n        optimizer.zero_grad()\n        loss.backward()\n        optimizer.step()\n        reporter.report({f"loss/{step}": loss.detach().item()})\n    return reporter.observation\n',),
+            note="the place is made afresh only every tenth iteration (under an `if`): the steps between pile up",
+            runtime='net = torch.nn.Linear(4, 1)\nrep = Reporter()\n'
+                    'last = train(net, [(torch.randn(5, 4), torch.randn(5, 1))] * 3, torch.optim.SGD(net.parameters(), lr=0.1), rep)\n'
+                    'assert len(last) == 3 and all(has_graph(t) for t in last.values())',
         ),
     ]
 
