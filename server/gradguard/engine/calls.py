@@ -271,6 +271,10 @@ class Calls:
                 return Value(kind=Kind.UNKNOWN, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
             if name == "tolist":
                 return Value(kind=Kind.CONTAINER, grad=Grad.NO, why=Evidence(node, "`.tolist()`"), item=NUMBER)
+            if name in K.SHAPE_QUERIES:
+                # `target.size(0)` of a tensor, an array or anything else: a size, never a graph, and asking
+                # it hands the receiver to nothing that trains (an accuracy helper's `* 100.0 / target.size(0)`)
+                return Value(kind=Kind.UNKNOWN, grad=Grad.NO, why=Evidence(node, f"`.{name}()`"))
             if name == "detach":
                 return Value(kind=Kind.TENSOR, grad=Grad.NO, why=Evidence(node, "`.detach()`"),
                              alias=self._alias(func.value, "detach", node, UNKNOWN))

@@ -24,6 +24,9 @@ NUMBER_METHODS = frozenset(
     """size dim ndimension numel nelement element_size is_contiguous is_floating_point
     is_complex data_ptr stride storage_offset get_device equal allclose item""".split()
 )
+# Of those, the ones that ask a shape: whatever the receiver is (a tensor, an array, a frame), the
+# answer carries no graph.
+SHAPE_QUERIES = frozenset("size dim ndimension numel nelement element_size stride".split())
 # Tensor attributes that are not differentiable tensors.
 NEVER_GRAD_ATTRIBUTES = frozenset(
     "shape dtype device ndim requires_grad is_leaf grad grad_fn is_cuda layout names data".split()

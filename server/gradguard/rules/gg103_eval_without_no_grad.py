@@ -998,6 +998,30 @@ class EvalWithoutNoGrad(Rule):
         Valid(
             """
 import torch
+from torch import nn
+
+
+def accuracy(output, target):
+    _, pred = output.topk(1, 1)
+    correct = pred.t().eq(target.view(1, -1))
+    return correct.float().sum().item() * 100.0 / target.size(0)
+
+
+def validate(model, loader):
+    model.eval()
+    scores = []
+    for images, target in loader:
+        with torch.no_grad():
+            output = model(images)
+        scores.append(accuracy(output, target))
+    return sum(scores) / len(scores)
+""",
+            note="the same accuracy helper, the forward under no_grad",
+            runtime='built = []\nmodel = nn.Linear(4, 3)\nmodel.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nvalidate(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,)))])\nassert built == [False]',
+        ),
+        Valid(
+            """
+import torch
 
 W = torch.randn(4, 3, requires_grad=True)
 b = torch.zeros(3, requires_grad=True)
@@ -2906,6 +2930,33 @@ def encode_with(ae, x):
     ]
 
     INVALID = [
+        Invalid(
+            """
+import torch
+from torch import nn
+
+
+def accuracy(output, target):
+    _, pred = output.topk(1, 1)
+    correct = pred.t().eq(target.view(1, -1))
+    return correct.float().sum().item() * 100.0 / target.size(0)
+
+
+def validate(model, loader):
+    model.eval()
+    scores = []
+    for images, target in loader:
+        output = model(images)
+        scores.append(accuracy(output, target))
+    return sum(scores) / len(scores)
+""",
+            range=(16, 17, 16, 30),
+            message="`model(images)` runs with grad enabled after `.eval()` on line 13 and its output never reaches a `.backward()`: autograd records the graph and keeps its activations for nothing (`eval()` does not disable gradients)",
+            severity=Severity.WARNING,
+            fixes=('\nimport torch\nfrom torch import nn\n\n\ndef accuracy(output, target):\n    _, pred = output.topk(1, 1)\n    correct = pred.t().eq(target.view(1, -1))\n    return correct.float().sum().item() * 100.0 / target.size(0)\n\n\ndef validate(model, loader):\n    model.eval()\n    scores = []\n    with torch.no_grad():\n        for images, target in loader:\n            output = model(images)\n            scores.append(accuracy(output, target))\n    return sum(scores) / len(scores)\n',),
+            note="issue 29/33 (AlwaysBeDreaming-DFCIL#9, corpus b35; the ImageNet example's accuracy helper): `target.size(0)` of a target nothing types is a size whatever it is - the helper returns a number, so the outputs end in its `.topk()` and `.item()` (it was taken for anything, carrying the outputs' graph back to the caller)",
+            runtime='built = []\nmodel = nn.Linear(4, 3)\nmodel.register_forward_hook(lambda m, i, o: built.append(o.requires_grad))\nscore = validate(model, [(torch.randn(5, 4), torch.randint(0, 3, (5,))) for _ in range(2)])\nassert built == [True, True] and isinstance(score, float)',
+        ),
         Invalid(
             """
 import torch
