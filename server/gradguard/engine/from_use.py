@@ -222,17 +222,10 @@ class FromUse:
         """The members functions of the file use on the parameter `key` is passed to (`encode(vae, x)`
         calling `vae.encode(x)`): what a helper does with what it is given, its caller does."""
         found: dict = {}
-        helpers = self._file_helpers()
-        for passed in uses.given.get(key, ()) if "." not in key else ():
-            fn = helpers.defs.get(passed.func.value) if isinstance(passed.func, cst.Name) else None
-            if not isinstance(fn, cst.FunctionDef):
-                continue
-            members = self._scope_uses(fn).members
-            for param in evidence.named_params(fn):
-                arg = handing.argument(fn, passed, param, (), bound=False)
-                if type(arg) is cst.Name and arg.value == key:
-                    for name, node in members.get(param, {}).items():
-                        found.setdefault(name, node)
+        calls = [(passed, key) for passed in uses.given.get(key, ())] if "." not in key else []
+        for fn, param in self._helper_parameters(calls):
+            for name, node in self._scope_uses(fn).members.get(param, {}).items():
+                found.setdefault(name, node)
         return found
 
     def _keys_read_by_helpers(self, call: cst.Call, uses: "evidence.Uses") -> frozenset:
@@ -240,17 +233,24 @@ class FromUse:
         (`outputs = model(points, cage)`, then `stop(outputs)` reading `outputs["weight"]`): what a helper
         does with what it is given, its caller does (evidence through helpers)."""
         found: set = set()
+        for fn, param in self._helper_parameters(uses.passed.get(call, ())):
+            found |= self._scope_uses(fn).param_keys.get(param, set())
+        return frozenset(found)
+
+    def _helper_parameters(self, calls) -> list:
+        """(function, parameter) for each (call, name) where the call is of a function the file defines
+        at its top level and gives it the name for that parameter (`stop(outputs)`: `stop`'s first)."""
+        found = []
         helpers = self._file_helpers()
-        for passed, name in uses.passed.get(call, ()):
+        for passed, name in calls:
             fn = helpers.defs.get(passed.func.value) if isinstance(passed.func, cst.Name) else None
             if not isinstance(fn, cst.FunctionDef):
                 continue
-            read = self._scope_uses(fn).param_keys
-            for param in read:
+            for param in evidence.named_params(fn):
                 arg = handing.argument(fn, passed, param, (), bound=False)
                 if type(arg) is cst.Name and arg.value == name:
-                    found |= read[param]
-        return frozenset(found)
+                    found.append((fn, param))
+        return found
 
     def _handed_back_to(self, key: str) -> Optional[tuple]:
         """(the call, its scope's Uses) of the call this analysis of the function walks it for, when the

@@ -21,6 +21,7 @@ from typing import Optional
 
 import libcst as cst
 
+from gradguard.engine.evidence import named_params
 from gradguard.engine.handing import argument
 from gradguard.engine.model import FunctionInfo
 from gradguard.engine.walk import descendants
@@ -51,7 +52,8 @@ def _reaching(fn: FunctionInfo, seen: set) -> frozenset:
             bound = callee.cls is not None and isinstance(node.func, cst.Attribute)
             inner = _reaching(callee, seen)
             seeds += [a for p in inner if (a := argument(callee.node, node, p, (), bound=bound)) is not None]
-            if bound and _ordered(callee.node) and _ordered(callee.node)[0] in inner:
+            first = next(iter(named_params(callee.node)), None)
+            if bound and first is not None and first in inner:
                 seeds.append(node.func.value)  # `self` of the method: the receiver
         else:
             seeds.append(node)  # `loss.backward()`, `torch.autograd.grad(loss, params)`, another file's call
@@ -59,22 +61,17 @@ def _reaching(fn: FunctionInfo, seen: set) -> frozenset:
     return frozenset(names & params)
 
 
-def _ordered(fn: cst.FunctionDef) -> list:
-    p = fn.params
-    return [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
-
-
 def _params(fn: cst.FunctionDef) -> frozenset:
     p = fn.params
     stars = [s.name.value for s in (p.star_arg, p.star_kwarg) if isinstance(s, cst.Param)]
-    return frozenset(_ordered(fn) + stars)
+    return frozenset([*named_params(fn), *stars])
 
 
 def _reads(node: cst.CSTNode) -> set:
     """The names an expression reads (not the attribute names of `a.b`, nor keywords of a call)."""
     skip = set()
     found = set()
-    for n in [node, *descendants(node)]:
+    for n in descendants(node):  # (the node itself first)
         t = type(n)
         if t is cst.Attribute:
             skip.add(id(n.attr))
